@@ -1,0 +1,1 @@
+//! Cairn storage engine (work in progress).

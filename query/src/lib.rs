@@ -1,0 +1,1 @@
+//! The EXPLORE / ASK language (work in progress).

@@ -1,0 +1,1 @@
+//! Cairn: embedded graph database.
