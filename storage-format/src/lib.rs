@@ -1,10 +1,21 @@
 //! Cairn's on-disk format: identifiers, key layouts, value records and the record codec.
 //!
 //! This crate has no storage dependency: it only says how bytes look. Every layout here is
-//! documented byte by byte in `docs/FORMAT.md` and pinned by golden-byte tests.
+//! documented byte by byte in `docs/FORMAT.md` and pinned by golden-byte tests
+//! (`tests/golden.rs`), so an accidental format change fails loudly.
 
+pub mod codec;
+pub mod error;
 pub mod ids;
+pub mod keys;
+pub mod records;
 pub mod value;
 
+pub use error::FormatError;
 pub use ids::{LabelId, NodeId, PropKeyId, RelId};
+pub use keys::{ExternalKey, InEdgeKey, MetaKey, NodeKey, OutEdgeKey, PropIndexKey};
+pub use records::{
+    CatalogRecord, Degree, EdgeProps, EmbedderDef, IndexDef, NodeRecord, RelationDef,
+    FORMAT_VERSION,
+};
 pub use value::Value;

@@ -1,0 +1,201 @@
+//! Value records: what the column families store under their keys.
+
+use crate::codec;
+use crate::error::FormatError;
+use crate::ids::{LabelId, PropKeyId, RelId};
+use crate::value::{take_u64, Value};
+use serde::{Deserialize, Serialize};
+
+/// The database format version, stored under `meta/format`. A database whose version is higher
+/// than this build's is refused at open instead of being misread.
+pub const FORMAT_VERSION: u32 = 1;
+
+/// Value of the `node` column family.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct NodeRecord {
+    pub label: LabelId,
+    /// External key, unique per label (the id from the dump).
+    pub key: String,
+    /// Properties sorted by key id, at most one value per key.
+    pub props: Vec<(PropKeyId, Value)>,
+    /// One-sentence description read by agents and embedders; `None` means "derive one".
+    pub description: Option<String>,
+}
+
+impl NodeRecord {
+    pub fn encode(&self) -> Vec<u8> {
+        codec::encode(self)
+    }
+    pub fn decode(bytes: &[u8]) -> Result<Self, FormatError> {
+        codec::decode(bytes)
+    }
+    /// The value of property `key`, if set.
+    pub fn prop(&self, key: PropKeyId) -> Option<&Value> {
+        self.props
+            .binary_search_by_key(&key, |(k, _)| *k)
+            .ok()
+            .map(|i| &self.props[i].1)
+    }
+}
+
+/// Value of the `out` and `in` column families: the edge's properties.
+///
+/// Most edges have none, so an edge without weight and properties is stored as the empty byte
+/// string (no version byte); anything else is a versioned record. The same bytes are written
+/// under both directions so that listing in-neighbours needs no second lookup.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct EdgeProps {
+    pub weight: Option<f32>,
+    pub props: Vec<(PropKeyId, Value)>,
+}
+
+impl EdgeProps {
+    pub fn is_empty(&self) -> bool {
+        self.weight.is_none() && self.props.is_empty()
+    }
+    pub fn encode(&self) -> Vec<u8> {
+        if self.is_empty() {
+            Vec::new()
+        } else {
+            codec::encode(self)
+        }
+    }
+    pub fn decode(bytes: &[u8]) -> Result<Self, FormatError> {
+        if bytes.is_empty() {
+            Ok(EdgeProps::default())
+        } else {
+            codec::decode(bytes)
+        }
+    }
+}
+
+/// A relation type in the catalog, with its optional parent in the relation hierarchy.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RelationDef {
+    pub name: String,
+    pub parent: Option<RelId>,
+    /// Which (source label, destination label) pairs this relation has connected: the schema
+    /// the planner reads to choose relation paths. Sorted, deduplicated.
+    pub endpoints: Vec<(LabelId, LabelId)>,
+}
+
+/// A declared property index.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct IndexDef {
+    pub label: LabelId,
+    pub prop: PropKeyId,
+}
+
+/// The embedder whose vectors the database holds; a database never mixes two.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EmbedderDef {
+    pub id: String,
+    pub dim: u32,
+}
+
+/// Value of `meta/catalog`. Ids are positions: `labels[i]` is `LabelId(i)`, and so on, so ids
+/// are dense and never reused.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CatalogRecord {
+    pub labels: Vec<String>,
+    pub relations: Vec<RelationDef>,
+    pub prop_keys: Vec<String>,
+    pub indexes: Vec<IndexDef>,
+    pub embedder: Option<EmbedderDef>,
+}
+
+impl CatalogRecord {
+    pub fn encode(&self) -> Vec<u8> {
+        codec::encode(self)
+    }
+    pub fn decode(bytes: &[u8]) -> Result<Self, FormatError> {
+        codec::decode(bytes)
+    }
+}
+
+/// Value of the `degree` column family, and the merge operand that updates it.
+///
+/// ```text
+/// +----------------+----------------+
+/// | out i64 BE     | in i64 BE      |   16 bytes
+/// +----------------+----------------+
+/// ```
+/// Stored values are counts; merge operands are signed deltas summed by the merge operator, so
+/// an edge insert updates both endpoints' degrees without reading them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Degree {
+    pub out: i64,
+    pub inc: i64,
+}
+
+impl Degree {
+    pub const LEN: usize = 16;
+
+    pub fn encode(&self) -> [u8; 16] {
+        let mut out = [0u8; 16];
+        out[..8].copy_from_slice(&self.out.to_be_bytes());
+        out[8..].copy_from_slice(&self.inc.to_be_bytes());
+        out
+    }
+
+    pub fn decode(bytes: &[u8]) -> Result<Self, FormatError> {
+        if bytes.len() != Self::LEN {
+            return Err(FormatError::KeyLength {
+                expected: Self::LEN,
+                found: bytes.len(),
+            });
+        }
+        let (out, rest) = take_u64(bytes, "out degree")?;
+        let (inc, _) = take_u64(rest, "in degree")?;
+        Ok(Degree {
+            out: out as i64,
+            inc: inc as i64,
+        })
+    }
+
+    pub fn plus(self, other: Degree) -> Degree {
+        Degree {
+            out: self.out.saturating_add(other.out),
+            inc: self.inc.saturating_add(other.inc),
+        }
+    }
+}
+
+/// Value of the `vector` column family: `dim` f32 values, little-endian (the in-memory layout of
+/// every platform we build for, so loading is a plain copy).
+pub fn encode_vector(v: &[f32]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(v.len() * 4);
+    for x in v {
+        out.extend_from_slice(&x.to_le_bytes());
+    }
+    out
+}
+
+/// Decodes a vector written by [`encode_vector`], checking its dimension.
+pub fn decode_vector(bytes: &[u8], dim: usize) -> Result<Vec<f32>, FormatError> {
+    if bytes.len() != dim * 4 {
+        return Err(FormatError::KeyLength {
+            expected: dim * 4,
+            found: bytes.len(),
+        });
+    }
+    Ok(bytes
+        .chunks_exact(4)
+        .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect())
+}
+
+/// Value of `meta/format` and `meta/next_node_id`: a big-endian integer.
+pub fn encode_u64(v: u64) -> [u8; 8] {
+    v.to_be_bytes()
+}
+
+pub fn decode_u64(bytes: &[u8]) -> Result<u64, FormatError> {
+    if bytes.len() != 8 {
+        return Err(FormatError::KeyLength {
+            expected: 8,
+            found: bytes.len(),
+        });
+    }
+    Ok(take_u64(bytes, "u64")?.0)
+}
