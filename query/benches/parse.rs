@@ -1,0 +1,2 @@
+// placeholder until the parse benchmark lands (helper)
+fn main() {}

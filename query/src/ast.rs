@@ -1,0 +1,546 @@
+//! The syntax tree. Every node carries the byte [`Span`] it was parsed from.
+//!
+//! The tree is purely syntactic: names are unresolved strings and numbers are unchecked (a
+//! `BEAM 0` parses; the compiler rejects it with a span-pointed error). [`crate::print`] turns any
+//! tree back into canonical text, and parsing that text gives the same tree (spans aside).
+
+use crate::span::Span;
+use cairn_storage_format::Value;
+
+/// One statement.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Statement {
+    /// `EXPLORE "goal" …`
+    Explore(Box<Explore>),
+    /// `ASK "question"`
+    Ask(Ask),
+    /// `EXPLAIN <statement>` (not nestable).
+    Explain(Explain),
+    /// `SHOW LABELS`, `SHOW RELATIONS`, `SHOW INDEXES`.
+    Show(Show),
+    /// `DESCRIBE Label`
+    Describe(Describe),
+    /// `RELATION Child UNDER Parent`
+    DeclareRelation(DeclareRelation),
+    /// `CREATE INDEX ON Label(property)`
+    CreateIndex(CreateIndex),
+}
+
+impl Statement {
+    /// Span of the whole statement.
+    pub fn span(&self) -> Span {
+        match self {
+            Statement::Explore(s) => s.span,
+            Statement::Ask(s) => s.span,
+            Statement::Explain(s) => s.span,
+            Statement::Show(s) => s.span,
+            Statement::Describe(s) => s.span,
+            Statement::DeclareRelation(s) => s.span,
+            Statement::CreateIndex(s) => s.span,
+        }
+    }
+}
+
+/// `EXPLORE "goal" [FROM …] [VIA …] [TARGET …] [WHERE …] [SCORE …] [BEAM n] [DEPTH n] [BUDGET n]
+/// [UNTIL …] [RETURN …]`. Clauses may come in any order, each at most once.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Explore {
+    pub span: Span,
+    pub goal: StrLit,
+    pub from: Option<FromClause>,
+    pub via: Option<ViaClause>,
+    pub target: Option<TargetClause>,
+    pub filter: Option<WhereClause>,
+    pub score: Option<ScoreClause>,
+    pub beam: Option<CountClause>,
+    pub depth: Option<CountClause>,
+    pub budget: Option<CountClause>,
+    pub until: Option<UntilClause>,
+    pub ret: Option<ReturnClause>,
+}
+
+/// `ASK "question"`
+#[derive(Clone, Debug, PartialEq)]
+pub struct Ask {
+    pub span: Span,
+    pub question: StrLit,
+}
+
+/// `EXPLAIN <statement>`
+#[derive(Clone, Debug, PartialEq)]
+pub struct Explain {
+    pub span: Span,
+    pub statement: Box<Statement>,
+}
+
+/// `SHOW LABELS | RELATIONS | INDEXES`
+#[derive(Clone, Debug, PartialEq)]
+pub struct Show {
+    pub span: Span,
+    pub what: ShowWhat,
+}
+
+/// What `SHOW` lists.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ShowWhat {
+    Labels,
+    Relations,
+    Indexes,
+}
+
+/// `DESCRIBE Label`
+#[derive(Clone, Debug, PartialEq)]
+pub struct Describe {
+    pub span: Span,
+    pub label: Name,
+}
+
+/// `RELATION Child UNDER Parent`
+#[derive(Clone, Debug, PartialEq)]
+pub struct DeclareRelation {
+    pub span: Span,
+    pub relation: Name,
+    pub parent: Name,
+}
+
+/// `CREATE INDEX ON Label(property)`
+#[derive(Clone, Debug, PartialEq)]
+pub struct CreateIndex {
+    pub span: Span,
+    pub label: Name,
+    pub property: Name,
+}
+
+/// A label, relation or property name (plain identifier, or backquoted).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Name {
+    pub text: String,
+    pub span: Span,
+}
+
+/// A string literal, unescaped.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StrLit {
+    pub value: String,
+    pub span: Span,
+}
+
+/// A numeric literal as written: integer or decimal.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Number {
+    pub value: NumberValue,
+    pub span: Span,
+}
+
+/// The value of a [`Number`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum NumberValue {
+    Int(i64),
+    Float(f64),
+}
+
+impl NumberValue {
+    /// The value as a float.
+    pub fn as_f64(self) -> f64 {
+        match self {
+            NumberValue::Int(i) => i as f64,
+            NumberValue::Float(f) => f,
+        }
+    }
+}
+
+/// A literal value in a predicate: `null`, `true`, `42`, `0.5`, `"text"`, `[1, 2]`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Literal {
+    pub value: Value,
+    pub span: Span,
+}
+
+/// `FROM entry {, entry}`
+#[derive(Clone, Debug, PartialEq)]
+pub struct FromClause {
+    pub span: Span,
+    pub entries: Vec<Entry>,
+}
+
+/// One entry form.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Entry {
+    pub span: Span,
+    pub kind: EntryKind,
+}
+
+/// The entry forms.
+#[derive(Clone, Debug, PartialEq)]
+pub enum EntryKind {
+    /// `SEARCH "text" [IN Label] [TOP k]`: nearest neighbours of the text's embedding.
+    Search {
+        text: StrLit,
+        label: Option<Name>,
+        top: Option<Number>,
+    },
+    /// `Label "key"`: the node with this external key.
+    Key { label: Name, key: StrLit },
+    /// `Label WHERE prop op value {AND …}`: nodes of the label matching every predicate.
+    Match {
+        label: Name,
+        predicates: Vec<Predicate>,
+    },
+    /// `#123`: a node by internal id.
+    Id { id: u64 },
+}
+
+/// `[Label.]property op value`
+#[derive(Clone, Debug, PartialEq)]
+pub struct Predicate {
+    pub span: Span,
+    pub label: Option<Name>,
+    pub property: Name,
+    pub op: CmpOp,
+    pub op_span: Span,
+    pub value: Literal,
+}
+
+/// Comparison operators.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CmpOp {
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    /// `IN [v, …]`
+    In,
+}
+
+/// `VIA step {, step}` (a set) or `VIA step {-> step}` (an ordered path).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ViaClause {
+    pub span: Span,
+    pub mode: ViaMode,
+    pub steps: Vec<RelStep>,
+}
+
+/// How the `VIA` steps are used.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ViaMode {
+    /// `a, b, c`: any listed relation may be followed at any hop.
+    Set,
+    /// `a -> b -> c`: hop *i* follows step *i*.
+    Path,
+}
+
+/// `R`, `<R`, `<R>` or `ANY`, with an optional `:weight`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RelStep {
+    pub span: Span,
+    pub relation: RelRef,
+    pub direction: Direction,
+    pub weight: Option<Number>,
+}
+
+/// A relation type, or every relation type.
+#[derive(Clone, Debug, PartialEq)]
+pub enum RelRef {
+    Named(Name),
+    /// `ANY`: every relation type, both directions.
+    Any,
+}
+
+/// Direction an edge is followed in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Direction {
+    /// `R`: from source to destination.
+    Out,
+    /// `<R`: from destination back to source.
+    In,
+    /// `<R>` (and `ANY`): either way.
+    Both,
+}
+
+/// `TARGET Label {, Label}`
+#[derive(Clone, Debug, PartialEq)]
+pub struct TargetClause {
+    pub span: Span,
+    pub labels: Vec<Name>,
+}
+
+/// `WHERE predicate {AND predicate}` (filters on result nodes).
+#[derive(Clone, Debug, PartialEq)]
+pub struct WhereClause {
+    pub span: Span,
+    pub predicates: Vec<Predicate>,
+}
+
+/// `SCORE component weight {, component weight}`
+#[derive(Clone, Debug, PartialEq)]
+pub struct ScoreClause {
+    pub span: Span,
+    pub terms: Vec<ScoreTerm>,
+}
+
+/// One `SCORE` term.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ScoreTerm {
+    pub span: Span,
+    pub component: ScoreComponent,
+    pub weight: Number,
+}
+
+/// The three terms of the neighbour score.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ScoreComponent {
+    /// α: similarity of the node to the goal.
+    Semantic,
+    /// β: log-degree of the node.
+    Connectivity,
+    /// γ: closeness to the nearest entry node.
+    Distance,
+}
+
+/// `BEAM n`, `DEPTH n`, `BUDGET n`
+#[derive(Clone, Debug, PartialEq)]
+pub struct CountClause {
+    /// Span of the whole clause (keyword and number).
+    pub span: Span,
+    pub value: Number,
+}
+
+/// `UNTIL condition`
+#[derive(Clone, Debug, PartialEq)]
+pub struct UntilClause {
+    pub span: Span,
+    pub condition: Cond,
+}
+
+/// A stop condition or a combination of them.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Cond {
+    pub span: Span,
+    pub kind: CondKind,
+}
+
+/// Stop conditions. `AND` binds tighter than `OR`; parentheses group.
+#[derive(Clone, Debug, PartialEq)]
+pub enum CondKind {
+    /// `sufficient [>= x]`
+    Sufficient { threshold: Option<Number> },
+    /// `found n [Label]`
+    Found { count: Number, label: Option<Name> },
+    /// `stale k`
+    Stale { rounds: Number },
+    /// `steps n`
+    Steps { count: Number },
+    /// `depth n`
+    Depth { hops: Number },
+    /// `time 30s`
+    Time { duration: DurationLit },
+    /// `judge`
+    Judge,
+    /// `a AND b {AND c}` (at least two operands)
+    And(Vec<Cond>),
+    /// `a OR b {OR c}` (at least two operands)
+    Or(Vec<Cond>),
+}
+
+/// A duration: an integer immediately followed by `ms`, `s`, `m` or `h`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct DurationLit {
+    pub span: Span,
+    pub amount: u64,
+    pub unit: TimeUnit,
+}
+
+/// Units of [`DurationLit`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TimeUnit {
+    Millis,
+    Seconds,
+    Minutes,
+    Hours,
+}
+
+impl TimeUnit {
+    /// The unit's suffix.
+    pub fn suffix(self) -> &'static str {
+        match self {
+            TimeUnit::Millis => "ms",
+            TimeUnit::Seconds => "s",
+            TimeUnit::Minutes => "m",
+            TimeUnit::Hours => "h",
+        }
+    }
+
+    /// Milliseconds in one unit.
+    pub fn millis(self) -> u64 {
+        match self {
+            TimeUnit::Millis => 1,
+            TimeUnit::Seconds => 1000,
+            TimeUnit::Minutes => 60_000,
+            TimeUnit::Hours => 3_600_000,
+        }
+    }
+}
+
+/// `RETURN kind [LIMIT n]`
+#[derive(Clone, Debug, PartialEq)]
+pub struct ReturnClause {
+    pub span: Span,
+    pub kind: ReturnKind,
+    pub limit: Option<Number>,
+}
+
+/// What an exploration returns.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ReturnKind {
+    /// Ranked result nodes, each with the path that reached it.
+    Nodes,
+    /// The evidence paths themselves.
+    Paths,
+    /// The subgraph of visited nodes and followed edges.
+    Subgraph,
+    /// A natural-language answer written from the evidence.
+    Answer,
+    /// The full decision trace of the search.
+    Trace,
+}
+
+// ---------------------------------------------------------------------------------------------
+// Span clearing, so that trees can be compared by structure alone.
+
+impl Statement {
+    /// Sets every span in the tree to [`Span::DUMMY`] (used to compare trees by structure).
+    pub fn clear_spans(&mut self) {
+        match self {
+            Statement::Explore(e) => e.clear_spans(),
+            Statement::Ask(a) => {
+                a.span = Span::DUMMY;
+                a.question.span = Span::DUMMY;
+            }
+            Statement::Explain(e) => {
+                e.span = Span::DUMMY;
+                e.statement.clear_spans();
+            }
+            Statement::Show(s) => s.span = Span::DUMMY,
+            Statement::Describe(d) => {
+                d.span = Span::DUMMY;
+                d.label.span = Span::DUMMY;
+            }
+            Statement::DeclareRelation(d) => {
+                d.span = Span::DUMMY;
+                d.relation.span = Span::DUMMY;
+                d.parent.span = Span::DUMMY;
+            }
+            Statement::CreateIndex(c) => {
+                c.span = Span::DUMMY;
+                c.label.span = Span::DUMMY;
+                c.property.span = Span::DUMMY;
+            }
+        }
+    }
+}
+
+fn clear_name(n: &mut Name) {
+    n.span = Span::DUMMY;
+}
+
+fn clear_num(n: &mut Number) {
+    n.span = Span::DUMMY;
+}
+
+fn clear_pred(p: &mut Predicate) {
+    p.span = Span::DUMMY;
+    p.op_span = Span::DUMMY;
+    p.value.span = Span::DUMMY;
+    p.label.iter_mut().for_each(clear_name);
+    clear_name(&mut p.property);
+}
+
+impl Explore {
+    fn clear_spans(&mut self) {
+        self.span = Span::DUMMY;
+        self.goal.span = Span::DUMMY;
+        if let Some(f) = &mut self.from {
+            f.span = Span::DUMMY;
+            for e in &mut f.entries {
+                e.span = Span::DUMMY;
+                match &mut e.kind {
+                    EntryKind::Search { text, label, top } => {
+                        text.span = Span::DUMMY;
+                        label.iter_mut().for_each(clear_name);
+                        top.iter_mut().for_each(clear_num);
+                    }
+                    EntryKind::Key { label, key } => {
+                        clear_name(label);
+                        key.span = Span::DUMMY;
+                    }
+                    EntryKind::Match { label, predicates } => {
+                        clear_name(label);
+                        predicates.iter_mut().for_each(clear_pred);
+                    }
+                    EntryKind::Id { .. } => {}
+                }
+            }
+        }
+        if let Some(v) = &mut self.via {
+            v.span = Span::DUMMY;
+            for s in &mut v.steps {
+                s.span = Span::DUMMY;
+                if let RelRef::Named(n) = &mut s.relation {
+                    clear_name(n);
+                }
+                s.weight.iter_mut().for_each(clear_num);
+            }
+        }
+        if let Some(t) = &mut self.target {
+            t.span = Span::DUMMY;
+            t.labels.iter_mut().for_each(clear_name);
+        }
+        if let Some(w) = &mut self.filter {
+            w.span = Span::DUMMY;
+            w.predicates.iter_mut().for_each(clear_pred);
+        }
+        if let Some(s) = &mut self.score {
+            s.span = Span::DUMMY;
+            for t in &mut s.terms {
+                t.span = Span::DUMMY;
+                clear_num(&mut t.weight);
+            }
+        }
+        for c in [&mut self.beam, &mut self.depth, &mut self.budget]
+            .into_iter()
+            .flatten()
+        {
+            c.span = Span::DUMMY;
+            clear_num(&mut c.value);
+        }
+        if let Some(u) = &mut self.until {
+            u.span = Span::DUMMY;
+            u.condition.clear_spans();
+        }
+        if let Some(r) = &mut self.ret {
+            r.span = Span::DUMMY;
+            r.limit.iter_mut().for_each(clear_num);
+        }
+    }
+}
+
+impl Cond {
+    fn clear_spans(&mut self) {
+        self.span = Span::DUMMY;
+        match &mut self.kind {
+            CondKind::Sufficient { threshold } => threshold.iter_mut().for_each(clear_num),
+            CondKind::Found { count, label } => {
+                clear_num(count);
+                label.iter_mut().for_each(clear_name);
+            }
+            CondKind::Stale { rounds: n }
+            | CondKind::Steps { count: n }
+            | CondKind::Depth { hops: n } => clear_num(n),
+            CondKind::Time { duration } => duration.span = Span::DUMMY,
+            CondKind::Judge => {}
+            CondKind::And(cs) | CondKind::Or(cs) => cs.iter_mut().for_each(Cond::clear_spans),
+        }
+    }
+}

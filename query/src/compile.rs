@@ -1,0 +1,454 @@
+//! The plan compiler: resolves names through a [`Catalog`], checks values, fills in defaults.
+
+use crate::ast::*;
+use crate::catalog::Catalog;
+use crate::error::{nearest, ErrorKind, NameKind, QueryError};
+use crate::limits::*;
+use crate::plan::*;
+use crate::span::Span;
+use cairn_storage_format::{NodeId, Value};
+use std::collections::HashMap;
+use std::time::Duration;
+
+type R<T> = Result<T, QueryError>;
+
+/// Compiles a parsed statement. Errors carry spans but no source text; attach it with
+/// [`QueryError::with_source`] (or use [`crate::prepare`], which does).
+pub fn compile(stmt: &Statement, catalog: &dyn Catalog) -> R<Compiled> {
+    let c = Compiler { catalog };
+    c.statement(stmt)
+}
+
+struct Compiler<'c> {
+    catalog: &'c dyn Catalog,
+}
+
+fn err<T>(kind: ErrorKind) -> R<T> {
+    Err(QueryError::new(kind))
+}
+
+/// A whole number in `min..=max`.
+fn count(n: &Number, what: &'static str, min: u32, max: u32) -> R<u32> {
+    match n.value {
+        NumberValue::Float(_) => err(ErrorKind::NotAnInteger { span: n.span, what }),
+        NumberValue::Int(v) => match u32::try_from(v) {
+            Ok(v) if (min..=max).contains(&v) => Ok(v),
+            _ => err(ErrorKind::OutOfRange {
+                span: n.span,
+                what,
+                min: min.to_string(),
+                max: max.to_string(),
+            }),
+        },
+    }
+}
+
+fn weight(n: &Number, what: &'static str) -> R<f64> {
+    let w = n.value.as_f64();
+    if w < 0.0 {
+        return err(ErrorKind::NegativeWeight { span: n.span, what });
+    }
+    Ok(w)
+}
+
+fn not_empty(s: &StrLit, what: &'static str) -> R<String> {
+    if s.value.trim().is_empty() {
+        return err(ErrorKind::Empty { span: s.span, what });
+    }
+    Ok(s.value.clone())
+}
+
+fn fmt_dur(d: Duration) -> String {
+    struct D(Duration);
+    impl std::fmt::Display for D {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            fmt_duration(f, self.0)
+        }
+    }
+    D(d).to_string()
+}
+
+impl Compiler<'_> {
+    fn unknown(&self, n: &Name, kind: NameKind) -> QueryError {
+        let names = match kind {
+            NameKind::Label => self.catalog.label_names(),
+            NameKind::Relation => self.catalog.relation_names(),
+            NameKind::Property => self.catalog.property_names(),
+        };
+        QueryError::new(ErrorKind::UnknownName {
+            span: n.span,
+            kind,
+            name: n.text.clone(),
+            suggestions: nearest(&n.text, names.iter().map(String::as_str)),
+        })
+    }
+
+    fn label(&self, n: &Name) -> R<LabelRef> {
+        match self.catalog.label(&n.text) {
+            Some(id) => Ok(LabelRef {
+                id,
+                name: n.text.clone(),
+            }),
+            None => Err(self.unknown(n, NameKind::Label)),
+        }
+    }
+
+    fn relation(&self, n: &Name) -> R<RelationRef> {
+        match self.catalog.relation(&n.text) {
+            Some(id) => Ok(RelationRef {
+                id,
+                name: n.text.clone(),
+            }),
+            None => Err(self.unknown(n, NameKind::Relation)),
+        }
+    }
+
+    fn property(&self, n: &Name) -> R<PropertyRef> {
+        match self.catalog.property(&n.text) {
+            Some(id) => Ok(PropertyRef {
+                id,
+                name: n.text.clone(),
+            }),
+            None => Err(self.unknown(n, NameKind::Property)),
+        }
+    }
+
+    fn statement(&self, stmt: &Statement) -> R<Compiled> {
+        Ok(match stmt {
+            Statement::Explore(e) => Compiled::Explore(self.explore(e)?),
+            Statement::Ask(a) => Compiled::Ask {
+                question: not_empty(&a.question, "the question")?,
+            },
+            Statement::Explain(e) => Compiled::Explain(Box::new(self.statement(&e.statement)?)),
+            Statement::Show(s) => Compiled::Show(s.what),
+            Statement::Describe(d) => Compiled::Describe(self.label(&d.label)?),
+            Statement::DeclareRelation(d) => {
+                let relation = self.relation(&d.relation)?;
+                let parent = self.relation(&d.parent)?;
+                if relation.id == parent.id {
+                    return err(ErrorKind::Duplicate {
+                        span: d.parent.span,
+                        first: d.relation.span,
+                        item: format!("relation `{}`", d.relation.text),
+                    });
+                }
+                Compiled::DeclareRelation { relation, parent }
+            }
+            Statement::CreateIndex(c) => Compiled::CreateIndex {
+                label: self.label(&c.label)?,
+                property: self.property(&c.property)?,
+            },
+        })
+    }
+
+    fn filter(&self, p: &Predicate) -> R<Filter> {
+        let label = p.label.as_ref().map(|l| self.label(l)).transpose()?;
+        let property = self.property(&p.property)?;
+        let bad = match (&p.op, &p.value.value) {
+            (CmpOp::Lt | CmpOp::Le | CmpOp::Gt | CmpOp::Ge, Value::Null) => Some("null"),
+            (CmpOp::Lt | CmpOp::Le | CmpOp::Gt | CmpOp::Ge, Value::Bool(_)) => Some("a boolean"),
+            (CmpOp::Lt | CmpOp::Le | CmpOp::Gt | CmpOp::Ge, Value::List(_)) => Some("a list"),
+            (CmpOp::In, Value::List(_)) => None,
+            (CmpOp::In, _) => Some("a single value"),
+            _ => None,
+        };
+        if let Some(value) = bad {
+            return err(ErrorKind::BadOperand {
+                span: p.value.span,
+                op: match p.op {
+                    CmpOp::Eq => "=",
+                    CmpOp::Ne => "!=",
+                    CmpOp::Lt => "<",
+                    CmpOp::Le => "<=",
+                    CmpOp::Gt => ">",
+                    CmpOp::Ge => ">=",
+                    CmpOp::In => "IN",
+                },
+                value,
+            });
+        }
+        Ok(Filter {
+            label,
+            property,
+            op: p.op,
+            value: p.value.value.clone(),
+        })
+    }
+
+    fn entry(&self, e: &Entry) -> R<EntryPlan> {
+        Ok(match &e.kind {
+            EntryKind::Search { text, label, top } => EntryPlan::Search {
+                text: not_empty(text, "the search text")?,
+                label: label.as_ref().map(|l| self.label(l)).transpose()?,
+                top: match top {
+                    Some(t) => count(t, "TOP", 1, MAX_SEARCH_TOP)?,
+                    None => DEFAULT_SEARCH_TOP,
+                },
+            },
+            EntryKind::Key { label, key } => EntryPlan::Key {
+                label: self.label(label)?,
+                key: if key.value.is_empty() {
+                    return err(ErrorKind::Empty {
+                        span: key.span,
+                        what: "a node key",
+                    });
+                } else {
+                    key.value.clone()
+                },
+            },
+            EntryKind::Match { label, predicates } => EntryPlan::Match {
+                label: self.label(label)?,
+                predicates: predicates
+                    .iter()
+                    .map(|p| self.filter(p))
+                    .collect::<R<_>>()?,
+            },
+            EntryKind::Id { id } => EntryPlan::Node(NodeId(*id)),
+        })
+    }
+
+    fn via(&self, v: &ViaClause) -> R<ViaPlan> {
+        let mut steps = Vec::with_capacity(v.steps.len());
+        let mut seen: HashMap<(Option<u32>, Direction), Span> = HashMap::new();
+        for s in &v.steps {
+            let relation = match &s.relation {
+                RelRef::Named(n) => Some(self.relation(n)?),
+                RelRef::Any => None,
+            };
+            if v.mode == ViaMode::Set {
+                let key = (relation.as_ref().map(|r| r.id.0), s.direction);
+                if let Some(first) = seen.insert(key, s.span) {
+                    return err(ErrorKind::Duplicate {
+                        span: s.span,
+                        first,
+                        item: match &relation {
+                            Some(r) => format!("relation `{}`", r.name),
+                            None => "`ANY`".to_owned(),
+                        },
+                    });
+                }
+            }
+            let weight = match &s.weight {
+                Some(w) => weight(w, "a relation weight")?,
+                None => DEFAULT_RELATION_WEIGHT,
+            };
+            steps.push(StepPlan {
+                relation,
+                direction: s.direction,
+                weight,
+            });
+        }
+        if steps.iter().all(|s| s.weight == 0.0) {
+            return err(ErrorKind::AllZero {
+                span: v.span,
+                what: "the VIA weights",
+            });
+        }
+        if v.mode == ViaMode::Path && steps.len() > MAX_DEPTH as usize {
+            return err(ErrorKind::OutOfRange {
+                span: v.span,
+                what: "the length of an ordered VIA path",
+                min: "1".to_owned(),
+                max: MAX_DEPTH.to_string(),
+            });
+        }
+        Ok(ViaPlan {
+            mode: v.mode,
+            steps,
+        })
+    }
+
+    fn score(&self, s: &ScoreClause) -> R<ScoreWeights> {
+        let mut w = ScoreWeights {
+            semantic: 0.0,
+            connectivity: 0.0,
+            distance: 0.0,
+        };
+        let mut seen: HashMap<ScoreComponent, Span> = HashMap::new();
+        for t in &s.terms {
+            if let Some(first) = seen.insert(t.component, t.span) {
+                return err(ErrorKind::Duplicate {
+                    span: t.span,
+                    first,
+                    item: format!("`{}`", t.component),
+                });
+            }
+            let v = weight(&t.weight, "a score weight")?;
+            match t.component {
+                ScoreComponent::Semantic => w.semantic = v,
+                ScoreComponent::Connectivity => w.connectivity = v,
+                ScoreComponent::Distance => w.distance = v,
+            }
+        }
+        if w.semantic + w.connectivity + w.distance <= 0.0 {
+            return err(ErrorKind::AllZero {
+                span: s.span,
+                what: "the SCORE weights",
+            });
+        }
+        Ok(w)
+    }
+
+    fn cond(&self, c: &Cond) -> R<StopCondition> {
+        Ok(match &c.kind {
+            CondKind::Sufficient { threshold } => StopCondition::Sufficient(match threshold {
+                None => DEFAULT_SUFFICIENT,
+                Some(t) => {
+                    let v = t.value.as_f64();
+                    if !(0.0..=1.0).contains(&v) {
+                        return err(ErrorKind::OutOfRange {
+                            span: t.span,
+                            what: "the sufficiency threshold",
+                            min: "0".to_owned(),
+                            max: "1".to_owned(),
+                        });
+                    }
+                    v
+                }
+            }),
+            CondKind::Found { count: n, label } => StopCondition::Found {
+                count: count(n, "found", 1, MAX_LIMIT)?,
+                label: label.as_ref().map(|l| self.label(l)).transpose()?,
+            },
+            CondKind::Stale { rounds } => {
+                StopCondition::Stale(count(rounds, "stale", 1, MAX_STALE)?)
+            }
+            CondKind::Steps { count: n } => StopCondition::Steps(count(n, "steps", 1, MAX_BUDGET)?),
+            CondKind::Depth { hops } => StopCondition::Depth(count(hops, "depth", 1, MAX_DEPTH)?),
+            CondKind::Time { duration } => {
+                let ms = duration.amount.checked_mul(duration.unit.millis());
+                match ms.map(Duration::from_millis) {
+                    Some(d) if !d.is_zero() && d <= MAX_TIME => StopCondition::Time(d),
+                    _ => {
+                        return err(ErrorKind::OutOfRange {
+                            span: duration.span,
+                            what: "time",
+                            min: "1ms".to_owned(),
+                            max: fmt_dur(MAX_TIME),
+                        })
+                    }
+                }
+            }
+            CondKind::Judge => StopCondition::Judge,
+            CondKind::And(items) => {
+                StopCondition::All(items.iter().map(|c| self.cond(c)).collect::<R<_>>()?)
+            }
+            CondKind::Or(items) => {
+                StopCondition::Any(items.iter().map(|c| self.cond(c)).collect::<R<_>>()?)
+            }
+        })
+    }
+
+    fn explore(&self, e: &Explore) -> R<Plan> {
+        let goal = not_empty(&e.goal, "the goal")?;
+        let entries = match &e.from {
+            Some(f) => f.entries.iter().map(|x| self.entry(x)).collect::<R<_>>()?,
+            None => vec![EntryPlan::Search {
+                text: goal.clone(),
+                label: None,
+                top: DEFAULT_SEARCH_TOP,
+            }],
+        };
+        let via = match &e.via {
+            Some(v) => self.via(v)?,
+            None => ViaPlan {
+                mode: ViaMode::Set,
+                steps: vec![StepPlan {
+                    relation: None,
+                    direction: Direction::Both,
+                    weight: DEFAULT_RELATION_WEIGHT,
+                }],
+            },
+        };
+        let mut targets = Vec::new();
+        if let Some(t) = &e.target {
+            let mut seen: HashMap<u32, Span> = HashMap::new();
+            for l in &t.labels {
+                let r = self.label(l)?;
+                if let Some(first) = seen.insert(r.id.0, l.span) {
+                    return err(ErrorKind::Duplicate {
+                        span: l.span,
+                        first,
+                        item: format!("label `{}`", l.text),
+                    });
+                }
+                targets.push(r);
+            }
+        }
+        let filters = match &e.filter {
+            Some(w) => w
+                .predicates
+                .iter()
+                .map(|p| self.filter(p))
+                .collect::<R<_>>()?,
+            None => Vec::new(),
+        };
+        let score = match &e.score {
+            Some(s) => self.score(s)?,
+            None => ScoreWeights {
+                semantic: DEFAULT_SCORE.0,
+                connectivity: DEFAULT_SCORE.1,
+                distance: DEFAULT_SCORE.2,
+            },
+        };
+        let beam = match &e.beam {
+            Some(c) => count(&c.value, "BEAM", 1, MAX_BEAM)?,
+            None => DEFAULT_BEAM,
+        };
+        let path_len = (via.mode == ViaMode::Path).then_some(via.steps.len());
+        let depth = match (&e.depth, path_len) {
+            (Some(c), path) => {
+                let d = count(&c.value, "DEPTH", 1, MAX_DEPTH)?;
+                if let (Some(len), Some(v)) = (path, &e.via) {
+                    if d as usize > len {
+                        return err(ErrorKind::DepthBeyondPath {
+                            span: c.value.span,
+                            path: v.span,
+                            depth: d,
+                            len,
+                        });
+                    }
+                }
+                d
+            }
+            (None, Some(len)) => u32::try_from(len).unwrap_or(MAX_DEPTH),
+            (None, None) => DEFAULT_DEPTH,
+        };
+        let budget = match &e.budget {
+            Some(c) => count(&c.value, "BUDGET", 1, MAX_BUDGET)?,
+            None => DEFAULT_BUDGET,
+        };
+        let until = match &e.until {
+            Some(u) => self.cond(&u.condition)?,
+            None => StopCondition::Any(vec![
+                StopCondition::Sufficient(DEFAULT_SUFFICIENT),
+                StopCondition::Stale(DEFAULT_STALE),
+            ]),
+        };
+        let (ret, limit) = match &e.ret {
+            Some(r) => (
+                r.kind,
+                match &r.limit {
+                    Some(l) => count(l, "LIMIT", 1, MAX_LIMIT)?,
+                    None => DEFAULT_LIMIT,
+                },
+            ),
+            None => (ReturnKind::Nodes, DEFAULT_LIMIT),
+        };
+        Ok(Plan {
+            goal,
+            entries,
+            via,
+            targets,
+            filters,
+            score,
+            beam,
+            depth,
+            budget,
+            until,
+            time_cap: MAX_TIME,
+            ret,
+            limit,
+        })
+    }
+}

@@ -1,0 +1,1221 @@
+//! The nom parser.
+//!
+//! Input is a [`nom_locate::LocatedSpan`] over the statement text, so every node knows its byte
+//! offsets. Error reporting uses the "furthest failure" technique: every token parser that fails
+//! records what it expected at the offset where it looked; when the whole parse fails, the error
+//! points at the furthest offset reached and lists everything that would have been accepted there.
+//! Lexical errors that cannot be recovered from (unterminated strings, bad escapes, numbers out of
+//! range, duplicate clauses, too deep nesting) abort at once with `nom::Err::Failure`.
+//!
+//! Termination: every loop consumes input on each turn, and recursion (parentheses in `UNTIL`,
+//! nested lists) is bounded by [`MAX_NESTING`], so no input can make the parser loop or overflow
+//! the stack.
+
+use crate::ast::*;
+use crate::error::{nearest, ErrorKind, QueryError};
+use crate::limits::MAX_NESTING;
+use crate::span::Span;
+use cairn_storage_format::Value;
+use nom::branch::alt;
+use nom::combinator::{map, opt};
+use nom::error::ParseError;
+use nom::multi::separated_list1;
+use nom::sequence::preceded;
+use nom::{IResult, Slice};
+use nom_locate::LocatedSpan;
+use std::cell::{Cell, RefCell};
+
+/// Words that cannot be used as bare names (write `` `Order` `` to use one as a name).
+/// Compared case-insensitively.
+pub const RESERVED: &[&str] = &[
+    "AND", "ANY", "ASK", "BEAM", "BUDGET", "CREATE", "DEPTH", "DESCRIBE", "EXPLAIN", "EXPLORE",
+    "FALSE", "FROM", "IN", "INDEX", "LIMIT", "NULL", "ON", "OR", "RELATION", "RETURN", "SCORE",
+    "SEARCH", "SHOW", "TARGET", "TOP", "TRUE", "UNDER", "UNTIL", "VIA", "WHERE",
+];
+
+/// Whether `w` is a reserved word.
+pub fn is_reserved(w: &str) -> bool {
+    RESERVED.iter().any(|k| k.eq_ignore_ascii_case(w))
+}
+
+/// What a failed token parser wanted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Expect {
+    Keyword(&'static str),
+    Symbol(&'static str),
+    Thing(&'static str),
+}
+
+impl Expect {
+    fn describe(self) -> String {
+        match self {
+            Expect::Keyword(k) | Expect::Symbol(k) => format!("`{k}`"),
+            Expect::Thing(t) => t.to_owned(),
+        }
+    }
+}
+
+/// Parser state shared by all positions: the furthest failure and the nesting depth.
+#[derive(Debug, Default)]
+pub(crate) struct State {
+    furthest: Cell<usize>,
+    expected: RefCell<Vec<Expect>>,
+    nesting: Cell<usize>,
+}
+
+impl State {
+    fn record(&self, offset: usize, e: Expect) {
+        let f = self.furthest.get();
+        let mut exp = self.expected.borrow_mut();
+        if offset > f || exp.is_empty() {
+            self.furthest.set(offset);
+            exp.clear();
+            exp.push(e);
+        } else if offset == f && !exp.contains(&e) {
+            exp.push(e);
+        }
+    }
+
+    fn into_error(self, src: &str) -> ErrorKind {
+        let offset = self.furthest.get().min(src.len());
+        let expected = self.expected.into_inner();
+        let (span, found, word) = found_at(src, offset);
+        let mut help = None;
+        if let Some(w) = word {
+            if w.eq_ignore_ascii_case("LIMIT") && expected.contains(&Expect::Keyword("RETURN")) {
+                help = Some("LIMIT belongs to RETURN, e.g. `RETURN NODES LIMIT 10`".to_owned());
+            } else {
+                let kws = expected.iter().filter_map(|e| match e {
+                    Expect::Keyword(k) => Some(*k),
+                    _ => None,
+                });
+                if let Some(best) = nearest(w, kws).first() {
+                    help = Some(format!("did you mean `{best}`?"));
+                } else if is_reserved(w)
+                    && expected
+                        .iter()
+                        .any(|e| matches!(e, Expect::Thing(t) if t.contains("name")))
+                {
+                    help = Some(format!(
+                        "`{w}` is a reserved word; write `` `{w}` `` to use it as a name"
+                    ));
+                }
+            }
+        }
+        ErrorKind::Expected {
+            span,
+            expected: expected.into_iter().map(Expect::describe).collect(),
+            found,
+            help,
+        }
+    }
+}
+
+/// The token at `offset`: its span, a description, and the word if it is one.
+fn found_at(src: &str, offset: usize) -> (Span, String, Option<&str>) {
+    let rest = src.get(offset..).unwrap_or("");
+    if rest.trim_start().is_empty() {
+        // Point just after the last character, so that the caret shows on a line with text.
+        let end = src.trim_end().len();
+        return (Span::new(end, end), "end of input".to_owned(), None);
+    }
+    let Some(c) = rest.chars().next() else {
+        return (Span::new(offset, offset), "end of input".to_owned(), None);
+    };
+    if c.is_whitespace() {
+        return (
+            Span::new(offset, offset + c.len_utf8()),
+            "whitespace".to_owned(),
+            None,
+        );
+    }
+    let len = if is_ident_start(c) {
+        let w = ident_len(rest);
+        let word = &rest[..w];
+        return (
+            Span::new(offset, offset + w),
+            format!("`{}`", truncate(word)),
+            Some(word),
+        );
+    } else if c == '"' {
+        return (Span::new(offset, offset + 1), "a string".to_owned(), None);
+    } else if c.is_ascii_digit()
+        || (c == '-' && rest[1..].starts_with(|d: char| d.is_ascii_digit()))
+    {
+        1 + rest[1..]
+            .find(|d: char| !(d.is_ascii_alphanumeric() || d == '.'))
+            .unwrap_or(rest.len() - 1)
+    } else if ["->", ">=", "<=", "!="].iter().any(|s| rest.starts_with(s)) {
+        2
+    } else {
+        c.len_utf8()
+    };
+    let text = &rest[..len];
+    (
+        Span::new(offset, offset + len),
+        format!("`{}`", truncate(text)),
+        None,
+    )
+}
+
+fn truncate(s: &str) -> String {
+    if s.chars().count() > 24 {
+        let mut t: String = s.chars().take(24).collect();
+        t.push('…');
+        t
+    } else {
+        s.to_owned()
+    }
+}
+
+pub(crate) type In<'a> = LocatedSpan<&'a str, &'a State>;
+
+/// A parse failure: `Backtrack` (what was expected is in [`State`]) or a fatal error.
+#[derive(Debug)]
+pub(crate) enum PErr {
+    Backtrack,
+    Fatal(Box<ErrorKind>),
+}
+
+impl<'a> ParseError<In<'a>> for PErr {
+    fn from_error_kind(_: In<'a>, _: nom::error::ErrorKind) -> Self {
+        PErr::Backtrack
+    }
+    fn append(_: In<'a>, _: nom::error::ErrorKind, other: Self) -> Self {
+        other
+    }
+    fn or(self, other: Self) -> Self {
+        match self {
+            PErr::Fatal(_) => self,
+            PErr::Backtrack => other,
+        }
+    }
+}
+
+type PResult<'a, O> = IResult<In<'a>, O, PErr>;
+
+fn backtrack<'a, O>(i: In<'a>, e: Expect) -> PResult<'a, O> {
+    i.extra.record(i.location_offset(), e);
+    Err(nom::Err::Error(PErr::Backtrack))
+}
+
+fn fatal<O>(kind: ErrorKind) -> Result<O, nom::Err<PErr>> {
+    Err(nom::Err::Failure(PErr::Fatal(Box::new(kind))))
+}
+
+fn off(i: &In<'_>) -> usize {
+    i.location_offset()
+}
+
+fn is_ident_start(c: char) -> bool {
+    c.is_alphabetic() || c == '_'
+}
+
+fn is_ident_char(c: char) -> bool {
+    c.is_alphanumeric() || c == '_'
+}
+
+fn ident_len(s: &str) -> usize {
+    let mut chars = s.char_indices();
+    match chars.next() {
+        Some((_, c)) if is_ident_start(c) => {}
+        _ => return 0,
+    }
+    chars
+        .find(|&(_, c)| !is_ident_char(c))
+        .map_or(s.len(), |(i, _)| i)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Lexical layer
+
+/// Skips whitespace, `-- line comments` and `/* block comments */`.
+fn ws(mut i: In<'_>) -> PResult<'_, ()> {
+    loop {
+        let s = *i.fragment();
+        let trimmed = s.trim_start();
+        let mut n = s.len() - trimmed.len();
+        if trimmed.starts_with("--") {
+            n += trimmed.find('\n').unwrap_or(trimmed.len());
+        } else if let Some(body) = trimmed.strip_prefix("/*") {
+            match body.find("*/") {
+                Some(end) => n += 2 + end + 2,
+                None => {
+                    let start = off(&i) + n;
+                    return fatal(ErrorKind::UnterminatedComment {
+                        span: Span::new(start, start + 2),
+                    });
+                }
+            }
+        }
+        if n == 0 {
+            return Ok((i, ()));
+        }
+        i = i.slice(n..);
+    }
+}
+
+/// A keyword (case-insensitive, whole word).
+fn kw<'a>(k: &'static str) -> impl Fn(In<'a>) -> PResult<'a, Span> {
+    move |i| {
+        let (i, ()) = ws(i)?;
+        let n = ident_len(i.fragment());
+        if n > 0 && i.fragment()[..n].eq_ignore_ascii_case(k) {
+            let start = off(&i);
+            Ok((i.slice(n..), Span::new(start, start + n)))
+        } else {
+            backtrack(i, Expect::Keyword(k))
+        }
+    }
+}
+
+/// A punctuation symbol.
+fn sym<'a>(s: &'static str) -> impl Fn(In<'a>) -> PResult<'a, Span> {
+    move |i| {
+        let (i, ()) = ws(i)?;
+        if i.fragment().starts_with(s) {
+            let start = off(&i);
+            Ok((i.slice(s.len()..), Span::new(start, start + s.len())))
+        } else {
+            backtrack(i, Expect::Symbol(s))
+        }
+    }
+}
+
+/// A name: a non-reserved identifier, or any text in backquotes (a doubled backquote stands for
+/// one). `what` describes it in errors ("a label name").
+fn name<'a>(what: &'static str) -> impl Fn(In<'a>) -> PResult<'a, Name> {
+    move |i| {
+        let (i, ()) = ws(i)?;
+        let start = off(&i);
+        let s = *i.fragment();
+        if let Some(body) = s.strip_prefix('`') {
+            let mut text = String::new();
+            let mut chars = body.char_indices();
+            while let Some((k, c)) = chars.next() {
+                if c == '`' {
+                    if body[k + 1..].starts_with('`') {
+                        text.push('`');
+                        chars.next();
+                    } else {
+                        let end = start + 1 + k + 1;
+                        if text.is_empty() {
+                            return fatal(ErrorKind::EmptyName {
+                                span: Span::new(start, end),
+                            });
+                        }
+                        return Ok((
+                            i.slice(end - start..),
+                            Name {
+                                text,
+                                span: Span::new(start, end),
+                            },
+                        ));
+                    }
+                } else {
+                    text.push(c);
+                }
+            }
+            return fatal(ErrorKind::UnterminatedName {
+                span: Span::new(start, start + 1),
+            });
+        }
+        let n = ident_len(s);
+        if n == 0 || is_reserved(&s[..n]) {
+            return backtrack(i, Expect::Thing(what));
+        }
+        Ok((
+            i.slice(n..),
+            Name {
+                text: s[..n].to_owned(),
+                span: Span::new(start, start + n),
+            },
+        ))
+    }
+}
+
+/// A double-quoted string with escapes.
+fn string_lit<'a>(what: &'static str) -> impl Fn(In<'a>) -> PResult<'a, StrLit> {
+    move |i| {
+        let (i, ()) = ws(i)?;
+        let start = off(&i);
+        let s = *i.fragment();
+        let Some(body) = s.strip_prefix('"') else {
+            return backtrack(i, Expect::Thing(what));
+        };
+        let mut value = String::new();
+        let mut chars = body.char_indices();
+        while let Some((k, c)) = chars.next() {
+            match c {
+                '"' => {
+                    let end = start + 1 + k + 1;
+                    return Ok((
+                        i.slice(end - start..),
+                        StrLit {
+                            value,
+                            span: Span::new(start, end),
+                        },
+                    ));
+                }
+                '\\' => {
+                    let esc_start = start + 1 + k;
+                    let bad = |len: usize| {
+                        let e = body.get(k..(k + len).min(body.len())).unwrap_or("\\");
+                        fatal(ErrorKind::InvalidEscape {
+                            span: Span::new(esc_start, esc_start + e.len()),
+                            escape: e.to_owned(),
+                        })
+                    };
+                    match chars.next() {
+                        Some((_, '"')) => value.push('"'),
+                        Some((_, '\\')) => value.push('\\'),
+                        Some((_, 'n')) => value.push('\n'),
+                        Some((_, 'r')) => value.push('\r'),
+                        Some((_, 't')) => value.push('\t'),
+                        Some((_, '0')) => value.push('\0'),
+                        Some((_, 'u')) => {
+                            // \u{1F600}
+                            let rest = &body[k + 2..];
+                            let close = rest.find('}');
+                            let decoded = match (rest.strip_prefix('{'), close) {
+                                (Some(_), Some(close)) if close <= 7 => {
+                                    u32::from_str_radix(&rest[1..close], 16)
+                                        .ok()
+                                        .and_then(char::from_u32)
+                                        .map(|ch| (ch, close))
+                                }
+                                _ => None,
+                            };
+                            match decoded {
+                                Some((ch, close)) => {
+                                    value.push(ch);
+                                    for _ in 0..=close {
+                                        chars.next();
+                                    }
+                                }
+                                None => {
+                                    let len = close.map_or(2, |c| c + 3).min(12);
+                                    return bad(len);
+                                }
+                            }
+                        }
+                        Some((_, other)) => return bad(1 + other.len_utf8()),
+                        None => {
+                            return fatal(ErrorKind::UnterminatedString {
+                                span: Span::new(start, start + 1),
+                            })
+                        }
+                    }
+                }
+                '\n' => break,
+                c => value.push(c),
+            }
+        }
+        fatal(ErrorKind::UnterminatedString {
+            span: Span::new(start, start + 1),
+        })
+    }
+}
+
+/// A number: `-?digits[.digits][e[+-]digits]`; integer unless it has a fraction or exponent.
+fn number(i: In<'_>) -> PResult<'_, Number> {
+    let (i, ()) = ws(i)?;
+    let start = off(&i);
+    let s = *i.fragment();
+    let b = s.as_bytes();
+    let mut n = usize::from(b.first() == Some(&b'-'));
+    let digits = |from: usize| b[from..].iter().take_while(|c| c.is_ascii_digit()).count();
+    let int_digits = digits(n);
+    if int_digits == 0 {
+        return backtrack(i, Expect::Thing("a number"));
+    }
+    n += int_digits;
+    let mut float = false;
+    if b.get(n) == Some(&b'.') && digits(n + 1) > 0 {
+        n += 1 + digits(n + 1);
+        float = true;
+    }
+    if matches!(b.get(n), Some(b'e' | b'E')) {
+        let sign = usize::from(matches!(b.get(n + 1), Some(b'+' | b'-')));
+        let e = digits(n + 1 + sign);
+        if e > 0 {
+            n += 1 + sign + e;
+            float = true;
+        }
+    }
+    let text = &s[..n];
+    let span = Span::new(start, start + n);
+    let value = if float {
+        match text.parse::<f64>() {
+            Ok(f) if f.is_finite() => NumberValue::Float(f),
+            _ => return fatal(ErrorKind::NumberOutOfRange { span }),
+        }
+    } else {
+        match text.parse::<i64>() {
+            Ok(v) => NumberValue::Int(v),
+            Err(_) => return fatal(ErrorKind::NumberOutOfRange { span }),
+        }
+    };
+    Ok((i.slice(n..), Number { value, span }))
+}
+
+/// Unsigned digits right at the input (no whitespace skipping).
+fn raw_u64<'a>(i: In<'a>, what: &'static str) -> PResult<'a, (u64, Span)> {
+    let start = off(&i);
+    let n = i.fragment().bytes().take_while(u8::is_ascii_digit).count();
+    if n == 0 {
+        return backtrack(i, Expect::Thing(what));
+    }
+    let span = Span::new(start, start + n);
+    match i.fragment()[..n].parse::<u64>() {
+        Ok(v) => Ok((i.slice(n..), (v, span))),
+        Err(_) => fatal(ErrorKind::NumberOutOfRange { span }),
+    }
+}
+
+/// A duration: digits immediately followed by `ms`, `s`, `m` or `h`.
+fn duration(i: In<'_>) -> PResult<'_, DurationLit> {
+    let (i, ()) = ws(i)?;
+    let start = off(&i);
+    let (i, (amount, _)) = raw_u64(i, "a duration such as `30s`")?;
+    let n = ident_len(i.fragment());
+    let unit = match i.fragment()[..n].to_ascii_lowercase().as_str() {
+        "ms" => TimeUnit::Millis,
+        "s" => TimeUnit::Seconds,
+        "m" => TimeUnit::Minutes,
+        "h" => TimeUnit::Hours,
+        _ => return backtrack(i, Expect::Thing("a time unit (`ms`, `s`, `m` or `h`)")),
+    };
+    let end = off(&i) + n;
+    Ok((
+        i.slice(n..),
+        DurationLit {
+            span: Span::new(start, end),
+            amount,
+            unit,
+        },
+    ))
+}
+
+/// Enters one nesting level (parenthesis or bracket at `span`).
+fn nest(i: &In<'_>, span: Span) -> Result<(), nom::Err<PErr>> {
+    let n = i.extra.nesting.get() + 1;
+    if n > MAX_NESTING {
+        return fatal(ErrorKind::TooDeep { span });
+    }
+    i.extra.nesting.set(n);
+    Ok(())
+}
+
+fn unnest(i: &In<'_>) {
+    i.extra.nesting.set(i.extra.nesting.get().saturating_sub(1));
+}
+
+/// A literal value: `null`, `true`, `false`, a number, a string, or a list `[v, …]`.
+fn literal(i: In<'_>) -> PResult<'_, Literal> {
+    let (i, ()) = ws(i)?;
+    let start = off(&i);
+    let s = *i.fragment();
+    let Some(c) = s.chars().next() else {
+        return backtrack(i, Expect::Thing("a value"));
+    };
+    if c == '"' {
+        let (r, lit) = string_lit("a string")(i)?;
+        return Ok((
+            r,
+            Literal {
+                value: Value::Str(lit.value),
+                span: lit.span,
+            },
+        ));
+    }
+    if c == '[' {
+        return list(i);
+    }
+    if c.is_ascii_digit() || (c == '-' && s[1..].starts_with(|d: char| d.is_ascii_digit())) {
+        let (r, n) = number(i)?;
+        let value = match n.value {
+            NumberValue::Int(v) => Value::Int(v),
+            NumberValue::Float(f) => Value::Float(f),
+        };
+        return Ok((
+            r,
+            Literal {
+                value,
+                span: n.span,
+            },
+        ));
+    }
+    let n = ident_len(s);
+    let value = match s[..n].to_ascii_lowercase().as_str() {
+        "null" => Value::Null,
+        "true" => Value::Bool(true),
+        "false" => Value::Bool(false),
+        _ => return backtrack(i, Expect::Thing("a value")),
+    };
+    Ok((
+        i.slice(n..),
+        Literal {
+            value,
+            span: Span::new(start, start + n),
+        },
+    ))
+}
+
+/// `[v, …]` (possibly empty).
+fn list(i: In<'_>) -> PResult<'_, Literal> {
+    let (i, open) = sym("[")(i)?;
+    nest(&i, open)?;
+    let r = list_body(i, open);
+    unnest(&i);
+    r
+}
+
+fn list_body(i: In<'_>, open: Span) -> PResult<'_, Literal> {
+    let (i, items) = opt(separated_list1(sym(","), literal))(i)?;
+    let (i, close) = sym("]")(i)?;
+    Ok((
+        i,
+        Literal {
+            value: Value::List(
+                items
+                    .unwrap_or_default()
+                    .into_iter()
+                    .map(|l| l.value)
+                    .collect(),
+            ),
+            span: open.to(close),
+        },
+    ))
+}
+
+/// Span from `start` to the current position.
+fn since(start: Span, i: &In<'_>) -> Span {
+    Span::new(start.start, off(i))
+}
+
+// ---------------------------------------------------------------------------------------------
+// Statements
+
+/// Parses exactly one statement (an optional trailing `;` is allowed).
+pub fn parse(src: &str) -> Result<Statement, QueryError> {
+    run(src, |i| {
+        let (i, stmt) = statement(i)?;
+        let (i, _) = opt(sym(";"))(i)?;
+        let (i, ()) = end(i)?;
+        Ok((i, stmt))
+    })
+}
+
+/// Parses a script: statements separated (and optionally terminated) by `;`.
+pub fn parse_script(src: &str) -> Result<Vec<Statement>, QueryError> {
+    run(src, |mut i| {
+        let mut out = Vec::new();
+        loop {
+            // Skip empty statements.
+            while let Ok((r, _)) = sym(";")(i) {
+                i = r;
+            }
+            if let Ok((r, ())) = end(i) {
+                return Ok((r, out));
+            }
+            let (r, stmt) = statement(i)?;
+            out.push(stmt);
+            i = r;
+            match sym(";")(i) {
+                Ok((r, _)) => i = r,
+                Err(nom::Err::Error(_)) => {
+                    let (r, ()) = end(i)?;
+                    return Ok((r, out));
+                }
+                Err(e) => return Err(e),
+            }
+        }
+    })
+}
+
+fn run<T>(src: &str, p: impl FnOnce(In<'_>) -> PResult<'_, T>) -> Result<T, QueryError> {
+    let state = State::default();
+    let result = p(In::new_extra(src, &state));
+    let err = match result {
+        Ok((_, t)) => return Ok(t),
+        Err(nom::Err::Failure(PErr::Fatal(k)) | nom::Err::Error(PErr::Fatal(k))) => *k,
+        Err(_) => state.into_error(src),
+    };
+    Err(QueryError::new(err).with_source(src))
+}
+
+fn end(i: In<'_>) -> PResult<'_, ()> {
+    let (i, ()) = ws(i)?;
+    if i.fragment().is_empty() {
+        Ok((i, ()))
+    } else {
+        backtrack(i, Expect::Thing("end of input"))
+    }
+}
+
+fn statement(i: In<'_>) -> PResult<'_, Statement> {
+    alt((explain, inner_statement))(i)
+}
+
+/// Every statement but `EXPLAIN`.
+fn inner_statement(i: In<'_>) -> PResult<'_, Statement> {
+    alt((
+        map(explore, |e| Statement::Explore(Box::new(e))),
+        ask,
+        show,
+        describe,
+        declare_relation,
+        create_index,
+    ))(i)
+}
+
+fn explain(i: In<'_>) -> PResult<'_, Statement> {
+    let (i, k) = kw("EXPLAIN")(i)?;
+    let (i, inner) = inner_statement(i)?;
+    let span = since(k, &i);
+    Ok((
+        i,
+        Statement::Explain(Explain {
+            span,
+            statement: Box::new(inner),
+        }),
+    ))
+}
+
+fn ask(i: In<'_>) -> PResult<'_, Statement> {
+    let (i, k) = kw("ASK")(i)?;
+    let (i, question) = string_lit("the question, a string")(i)?;
+    let span = since(k, &i);
+    Ok((i, Statement::Ask(Ask { span, question })))
+}
+
+fn show(i: In<'_>) -> PResult<'_, Statement> {
+    let (i, k) = kw("SHOW")(i)?;
+    let (i, what) = alt((
+        map(kw("LABELS"), |_| ShowWhat::Labels),
+        map(kw("RELATIONS"), |_| ShowWhat::Relations),
+        map(kw("INDEXES"), |_| ShowWhat::Indexes),
+    ))(i)?;
+    let span = since(k, &i);
+    Ok((i, Statement::Show(Show { span, what })))
+}
+
+fn describe(i: In<'_>) -> PResult<'_, Statement> {
+    let (i, k) = kw("DESCRIBE")(i)?;
+    let (i, label) = name("a label name")(i)?;
+    let span = since(k, &i);
+    Ok((i, Statement::Describe(Describe { span, label })))
+}
+
+fn declare_relation(i: In<'_>) -> PResult<'_, Statement> {
+    let (i, k) = kw("RELATION")(i)?;
+    let (i, relation) = name("a relation name")(i)?;
+    let (i, _) = kw("UNDER")(i)?;
+    let (i, parent) = name("the parent relation's name")(i)?;
+    let span = since(k, &i);
+    Ok((
+        i,
+        Statement::DeclareRelation(DeclareRelation {
+            span,
+            relation,
+            parent,
+        }),
+    ))
+}
+
+fn create_index(i: In<'_>) -> PResult<'_, Statement> {
+    let (i, k) = kw("CREATE")(i)?;
+    let (i, _) = kw("INDEX")(i)?;
+    let (i, _) = kw("ON")(i)?;
+    let (i, label) = name("a label name")(i)?;
+    let (i, _) = sym("(")(i)?;
+    let (i, property) = name("a property name")(i)?;
+    let (i, _) = sym(")")(i)?;
+    let span = since(k, &i);
+    Ok((
+        i,
+        Statement::CreateIndex(CreateIndex {
+            span,
+            label,
+            property,
+        }),
+    ))
+}
+
+// ---------------------------------------------------------------------------------------------
+// EXPLORE
+
+enum Clause {
+    From(FromClause),
+    Via(ViaClause),
+    Target(TargetClause),
+    Where(WhereClause),
+    Score(ScoreClause),
+    Beam(CountClause),
+    Depth(CountClause),
+    Budget(CountClause),
+    Until(UntilClause),
+    Return(ReturnClause),
+}
+
+fn explore(i: In<'_>) -> PResult<'_, Explore> {
+    let (mut i, k) = kw("EXPLORE")(i)?;
+    let (rest, goal) = string_lit("the goal, a string")(i)?;
+    i = rest;
+    let mut ex = Explore {
+        span: k,
+        goal,
+        from: None,
+        via: None,
+        target: None,
+        filter: None,
+        score: None,
+        beam: None,
+        depth: None,
+        budget: None,
+        until: None,
+        ret: None,
+    };
+    loop {
+        let (rest, clause) = match clause(i) {
+            Ok(ok) => ok,
+            Err(nom::Err::Error(_)) => break,
+            Err(e) => return Err(e),
+        };
+        i = rest;
+        fn put<T>(
+            slot: &mut Option<T>,
+            v: T,
+            name: &'static str,
+            span: fn(&T) -> Span,
+        ) -> Result<(), nom::Err<PErr>> {
+            if let Some(first) = slot {
+                let first = span(first);
+                let again = span(&v);
+                let kw_len = name.len();
+                return fatal(ErrorKind::DuplicateClause {
+                    span: Span::new(again.start, again.start + kw_len),
+                    first: Span::new(first.start, first.start + kw_len),
+                    clause: name,
+                });
+            }
+            *slot = Some(v);
+            Ok(())
+        }
+        match clause {
+            Clause::From(c) => put(&mut ex.from, c, "FROM", |c| c.span)?,
+            Clause::Via(c) => put(&mut ex.via, c, "VIA", |c| c.span)?,
+            Clause::Target(c) => put(&mut ex.target, c, "TARGET", |c| c.span)?,
+            Clause::Where(c) => put(&mut ex.filter, c, "WHERE", |c| c.span)?,
+            Clause::Score(c) => put(&mut ex.score, c, "SCORE", |c| c.span)?,
+            Clause::Beam(c) => put(&mut ex.beam, c, "BEAM", |c| c.span)?,
+            Clause::Depth(c) => put(&mut ex.depth, c, "DEPTH", |c| c.span)?,
+            Clause::Budget(c) => put(&mut ex.budget, c, "BUDGET", |c| c.span)?,
+            Clause::Until(c) => put(&mut ex.until, c, "UNTIL", |c| c.span)?,
+            Clause::Return(c) => put(&mut ex.ret, c, "RETURN", |c| c.span)?,
+        }
+    }
+    ex.span = since(k, &i);
+    Ok((i, ex))
+}
+
+fn clause(i: In<'_>) -> PResult<'_, Clause> {
+    alt((
+        map(from_clause, Clause::From),
+        map(via_clause, Clause::Via),
+        map(target_clause, Clause::Target),
+        map(where_clause, Clause::Where),
+        map(score_clause, Clause::Score),
+        map(count_clause("BEAM"), Clause::Beam),
+        map(count_clause("DEPTH"), Clause::Depth),
+        map(count_clause("BUDGET"), Clause::Budget),
+        map(until_clause, Clause::Until),
+        map(return_clause, Clause::Return),
+    ))(i)
+}
+
+fn from_clause(i: In<'_>) -> PResult<'_, FromClause> {
+    let (i, k) = kw("FROM")(i)?;
+    let (i, entries) = separated_list1(sym(","), entry)(i)?;
+    Ok((
+        i,
+        FromClause {
+            span: since(k, &i),
+            entries,
+        },
+    ))
+}
+
+fn entry(i: In<'_>) -> PResult<'_, Entry> {
+    alt((search_entry, id_entry, label_entry))(i)
+}
+
+fn search_entry(i: In<'_>) -> PResult<'_, Entry> {
+    let (i, k) = kw("SEARCH")(i)?;
+    let (i, text) = string_lit("the search text, a string")(i)?;
+    let (i, label) = opt(preceded(kw("IN"), name("a label name")))(i)?;
+    let (i, top) = opt(preceded(kw("TOP"), number))(i)?;
+    Ok((
+        i,
+        Entry {
+            span: since(k, &i),
+            kind: EntryKind::Search { text, label, top },
+        },
+    ))
+}
+
+fn id_entry(i: In<'_>) -> PResult<'_, Entry> {
+    let (i, hash) = sym("#")(i)?;
+    let (i, (id, _)) = raw_u64(i, "a node id (digits right after `#`)")?;
+    Ok((
+        i,
+        Entry {
+            span: since(hash, &i),
+            kind: EntryKind::Id { id },
+        },
+    ))
+}
+
+fn label_entry(i: In<'_>) -> PResult<'_, Entry> {
+    let (i, label) =
+        name("an entry (`SEARCH \"…\"`, `Label \"key\"`, `Label WHERE …` or `#id`)")(i)?;
+    let start = label.span;
+    let (i, kind) = alt((
+        map(string_lit("a key string"), |key| EntryKind::Key {
+            label: label.clone(),
+            key,
+        }),
+        map(preceded(kw("WHERE"), predicates(false)), |predicates| {
+            EntryKind::Match {
+                label: label.clone(),
+                predicates,
+            }
+        }),
+    ))(i)?;
+    Ok((
+        i,
+        Entry {
+            span: since(start, &i),
+            kind,
+        },
+    ))
+}
+
+fn predicates<'a>(qualified: bool) -> impl FnMut(In<'a>) -> PResult<'a, Vec<Predicate>> {
+    separated_list1(kw("AND"), move |i| predicate(i, qualified))
+}
+
+fn predicate(i: In<'_>, qualified: bool) -> PResult<'_, Predicate> {
+    let (i, first) = name("a property name")(i)?;
+    let (i, second) = if qualified {
+        opt(preceded(sym("."), name("a property name")))(i)?
+    } else {
+        (i, None)
+    };
+    let (label, property) = match second {
+        Some(p) => (Some(first), p),
+        None => (None, first),
+    };
+    let start = label.as_ref().map_or(property.span, |l| l.span);
+    let (i, (op, op_span)) = alt((
+        map(sym(">="), |s| (CmpOp::Ge, s)),
+        map(sym("<="), |s| (CmpOp::Le, s)),
+        map(sym("!="), |s| (CmpOp::Ne, s)),
+        map(sym("="), |s| (CmpOp::Eq, s)),
+        map(sym("<"), |s| (CmpOp::Lt, s)),
+        map(sym(">"), |s| (CmpOp::Gt, s)),
+        map(kw("IN"), |s| (CmpOp::In, s)),
+    ))(i)?;
+    let (i, value) = if op == CmpOp::In {
+        list(i)?
+    } else {
+        literal(i)?
+    };
+    Ok((
+        i,
+        Predicate {
+            span: since(start, &i),
+            label,
+            property,
+            op,
+            op_span,
+            value,
+        },
+    ))
+}
+
+fn via_clause(i: In<'_>) -> PResult<'_, ViaClause> {
+    let (mut i, k) = kw("VIA")(i)?;
+    let (rest, first) = rel_step(i)?;
+    i = rest;
+    let mut steps = vec![first];
+    let mut mode: Option<(ViaMode, Span)> = None;
+    loop {
+        let (after_sep, (m, sep_span)) = match alt((
+            map(sym(","), |s| (ViaMode::Set, s)),
+            map(sym("->"), |s| (ViaMode::Path, s)),
+        ))(i)
+        {
+            Ok(ok) => ok,
+            Err(nom::Err::Error(_)) => break,
+            Err(e) => return Err(e),
+        };
+        let (rest, step) = match rel_step(after_sep) {
+            Ok(ok) => ok,
+            Err(nom::Err::Error(_)) => break,
+            Err(e) => return Err(e),
+        };
+        match mode {
+            Some((prev, first)) if prev != m => {
+                return fatal(ErrorKind::MixedViaSeparators {
+                    span: sep_span,
+                    first,
+                })
+            }
+            Some(_) => {}
+            None => mode = Some((m, sep_span)),
+        }
+        steps.push(step);
+        i = rest;
+    }
+    Ok((
+        i,
+        ViaClause {
+            span: since(k, &i),
+            mode: mode.map_or(ViaMode::Set, |m| m.0),
+            steps,
+        },
+    ))
+}
+
+fn rel_step(i: In<'_>) -> PResult<'_, RelStep> {
+    let (i, ()) = ws(i)?;
+    let start = off(&i);
+    let (i, (relation, direction)) = alt((
+        map(kw("ANY"), |_| (RelRef::Any, Direction::Both)),
+        |i| {
+            let (i, _) = sym("<")(i)?;
+            let (i, n) = name("a relation name")(i)?;
+            let (i, back) = opt(sym(">"))(i)?;
+            let d = if back.is_some() {
+                Direction::Both
+            } else {
+                Direction::In
+            };
+            Ok((i, (RelRef::Named(n), d)))
+        },
+        map(name("a relation name (or `ANY`)"), |n| {
+            (RelRef::Named(n), Direction::Out)
+        }),
+    ))(i)?;
+    let (i, weight) = opt(preceded(sym(":"), number))(i)?;
+    Ok((
+        i,
+        RelStep {
+            span: Span::new(start, off(&i)),
+            relation,
+            direction,
+            weight,
+        },
+    ))
+}
+
+fn target_clause(i: In<'_>) -> PResult<'_, TargetClause> {
+    let (i, k) = kw("TARGET")(i)?;
+    let (i, labels) = separated_list1(sym(","), name("a label name"))(i)?;
+    Ok((
+        i,
+        TargetClause {
+            span: since(k, &i),
+            labels,
+        },
+    ))
+}
+
+fn where_clause(i: In<'_>) -> PResult<'_, WhereClause> {
+    let (i, k) = kw("WHERE")(i)?;
+    let (i, predicates) = predicates(true)(i)?;
+    Ok((
+        i,
+        WhereClause {
+            span: since(k, &i),
+            predicates,
+        },
+    ))
+}
+
+fn score_clause(i: In<'_>) -> PResult<'_, ScoreClause> {
+    let (i, k) = kw("SCORE")(i)?;
+    let (i, terms) = separated_list1(sym(","), |i| {
+        let (i, (component, c)) = alt((
+            map(kw("semantic"), |s| (ScoreComponent::Semantic, s)),
+            map(kw("connectivity"), |s| (ScoreComponent::Connectivity, s)),
+            map(kw("distance"), |s| (ScoreComponent::Distance, s)),
+        ))(i)?;
+        let (i, weight) = number(i)?;
+        Ok((
+            i,
+            ScoreTerm {
+                span: since(c, &i),
+                component,
+                weight,
+            },
+        ))
+    })(i)?;
+    Ok((
+        i,
+        ScoreClause {
+            span: since(k, &i),
+            terms,
+        },
+    ))
+}
+
+fn count_clause<'a>(k: &'static str) -> impl Fn(In<'a>) -> PResult<'a, CountClause> {
+    move |i| {
+        let (i, ks) = kw(k)(i)?;
+        let (i, value) = number(i)?;
+        Ok((
+            i,
+            CountClause {
+                span: since(ks, &i),
+                value,
+            },
+        ))
+    }
+}
+
+fn return_clause(i: In<'_>) -> PResult<'_, ReturnClause> {
+    let (i, k) = kw("RETURN")(i)?;
+    let (i, kind) = alt((
+        map(kw("NODES"), |_| ReturnKind::Nodes),
+        map(kw("PATHS"), |_| ReturnKind::Paths),
+        map(kw("SUBGRAPH"), |_| ReturnKind::Subgraph),
+        map(kw("ANSWER"), |_| ReturnKind::Answer),
+        map(kw("TRACE"), |_| ReturnKind::Trace),
+    ))(i)?;
+    let (i, limit) = opt(preceded(kw("LIMIT"), number))(i)?;
+    Ok((
+        i,
+        ReturnClause {
+            span: since(k, &i),
+            kind,
+            limit,
+        },
+    ))
+}
+
+fn until_clause(i: In<'_>) -> PResult<'_, UntilClause> {
+    let (i, k) = kw("UNTIL")(i)?;
+    let (i, condition) = or_cond(i)?;
+    Ok((
+        i,
+        UntilClause {
+            span: since(k, &i),
+            condition,
+        },
+    ))
+}
+
+/// `and {OR and}`; keeps a single operand as is.
+fn or_cond(i: In<'_>) -> PResult<'_, Cond> {
+    chain(i, "OR", and_cond, CondKind::Or)
+}
+
+/// `primary {AND primary}`
+fn and_cond(i: In<'_>) -> PResult<'_, Cond> {
+    chain(i, "AND", primary_cond, CondKind::And)
+}
+
+fn chain<'a>(
+    i: In<'a>,
+    op: &'static str,
+    operand: fn(In<'a>) -> PResult<'a, Cond>,
+    make: fn(Vec<Cond>) -> CondKind,
+) -> PResult<'a, Cond> {
+    let (mut i, first) = operand(i)?;
+    let mut items = vec![first];
+    loop {
+        let after = match kw(op)(i) {
+            Ok((r, _)) => r,
+            Err(nom::Err::Error(_)) => break,
+            Err(e) => return Err(e),
+        };
+        match operand(after) {
+            Ok((r, c)) => {
+                items.push(c);
+                i = r;
+            }
+            Err(nom::Err::Error(_)) => break,
+            Err(e) => return Err(e),
+        }
+    }
+    if items.len() == 1 {
+        if let Some(only) = items.pop() {
+            return Ok((i, only));
+        }
+    }
+    let span = Span::new(
+        items.first().map_or(0, |c| c.span.start),
+        items.last().map_or(0, |c| c.span.end),
+    );
+    Ok((
+        i,
+        Cond {
+            span,
+            kind: make(items),
+        },
+    ))
+}
+
+fn primary_cond(i: In<'_>) -> PResult<'_, Cond> {
+    alt((paren_cond, atom_cond))(i)
+}
+
+fn paren_cond(i: In<'_>) -> PResult<'_, Cond> {
+    let (i, open) = sym("(")(i)?;
+    nest(&i, open)?;
+    let r = or_cond(i);
+    unnest(&i);
+    let (i, c) = r?;
+    let (i, _) = sym(")")(i)?;
+    Ok((i, c))
+}
+
+fn atom_cond(i: In<'_>) -> PResult<'_, Cond> {
+    let (i, ()) = ws(i)?;
+    let start = Span::new(off(&i), off(&i));
+    let (i, kind) = alt((
+        map(
+            preceded(kw("sufficient"), opt(preceded(sym(">="), number))),
+            |threshold| CondKind::Sufficient { threshold },
+        ),
+        |i| {
+            let (i, _) = kw("found")(i)?;
+            let (i, count) = number(i)?;
+            let (i, label) = opt(name("a label name"))(i)?;
+            Ok((i, CondKind::Found { count, label }))
+        },
+        map(preceded(kw("stale"), number), |rounds| CondKind::Stale {
+            rounds,
+        }),
+        map(preceded(kw("steps"), number), |count| CondKind::Steps {
+            count,
+        }),
+        map(preceded(kw("depth"), number), |hops| CondKind::Depth {
+            hops,
+        }),
+        map(preceded(kw("time"), duration), |duration| CondKind::Time {
+            duration,
+        }),
+        map(kw("judge"), |_| CondKind::Judge),
+    ))(i)?;
+    Ok((
+        i,
+        Cond {
+            span: since(start, &i),
+            kind,
+        },
+    ))
+}

@@ -1,0 +1,374 @@
+//! The canonical pretty-printer.
+//!
+//! Canonical form: keywords in upper case, condition and score words in lower case, one clause per
+//! line in the order FROM, VIA, TARGET, WHERE, SCORE, BEAM, DEPTH, BUDGET, UNTIL, RETURN, names
+//! backquoted only when they must be, strings with minimal escapes. Parsing the output gives back
+//! the same tree (spans aside).
+
+use crate::ast::*;
+use crate::parser::is_reserved;
+use cairn_storage_format::Value;
+use std::fmt::{self, Display, Formatter, Write};
+
+/// The canonical text of a statement.
+pub fn print(stmt: &Statement) -> String {
+    stmt.to_string()
+}
+
+/// Writes a name, backquoted if it is not a plain identifier or is a reserved word.
+pub fn write_name(f: &mut impl Write, name: &str) -> fmt::Result {
+    let mut chars = name.chars();
+    let plain = chars.next().is_some_and(|c| c.is_alphabetic() || c == '_')
+        && chars.all(|c| c.is_alphanumeric() || c == '_')
+        && !is_reserved(name);
+    if plain {
+        f.write_str(name)
+    } else {
+        f.write_char('`')?;
+        for c in name.chars() {
+            if c == '`' {
+                f.write_str("``")?;
+            } else {
+                f.write_char(c)?;
+            }
+        }
+        f.write_char('`')
+    }
+}
+
+/// Writes a string literal with escapes.
+pub fn write_str_lit(f: &mut impl Write, s: &str) -> fmt::Result {
+    f.write_char('"')?;
+    for c in s.chars() {
+        match c {
+            '"' => f.write_str("\\\"")?,
+            '\\' => f.write_str("\\\\")?,
+            '\n' => f.write_str("\\n")?,
+            '\r' => f.write_str("\\r")?,
+            '\t' => f.write_str("\\t")?,
+            '\0' => f.write_str("\\0")?,
+            c if c.is_control() => write!(f, "\\u{{{:x}}}", c as u32)?,
+            c => f.write_char(c)?,
+        }
+    }
+    f.write_char('"')
+}
+
+/// Writes a float so that it reads back as the same float (and as a float, not an integer).
+pub fn write_float(f: &mut impl Write, x: f64) -> fmt::Result {
+    let s = x.to_string();
+    f.write_str(&s)?;
+    if s.bytes().all(|b| b.is_ascii_digit() || b == b'-') {
+        f.write_str(".0")?;
+    }
+    Ok(())
+}
+
+/// Writes a value as a literal.
+pub fn write_value(f: &mut impl Write, v: &Value) -> fmt::Result {
+    match v {
+        Value::Null => f.write_str("null"),
+        Value::Bool(b) => write!(f, "{b}"),
+        Value::Int(i) => write!(f, "{i}"),
+        Value::Float(x) => write_float(f, *x),
+        Value::Str(s) => write_str_lit(f, s),
+        Value::List(items) => {
+            f.write_char('[')?;
+            for (k, it) in items.iter().enumerate() {
+                if k > 0 {
+                    f.write_str(", ")?;
+                }
+                write_value(f, it)?;
+            }
+            f.write_char(']')
+        }
+    }
+}
+
+struct N<'a>(&'a str);
+impl Display for N<'_> {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        write_name(f, self.0)
+    }
+}
+
+struct S<'a>(&'a str);
+impl Display for S<'_> {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        write_str_lit(f, self.0)
+    }
+}
+
+impl Display for Name {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        write_name(f, &self.text)
+    }
+}
+
+impl Display for StrLit {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        write_str_lit(f, &self.value)
+    }
+}
+
+impl Display for Number {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        match self.value {
+            NumberValue::Int(i) => write!(f, "{i}"),
+            NumberValue::Float(x) => write_float(f, x),
+        }
+    }
+}
+
+impl Display for Literal {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        write_value(f, &self.value)
+    }
+}
+
+impl Display for CmpOp {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            CmpOp::Eq => "=",
+            CmpOp::Ne => "!=",
+            CmpOp::Lt => "<",
+            CmpOp::Le => "<=",
+            CmpOp::Gt => ">",
+            CmpOp::Ge => ">=",
+            CmpOp::In => "IN",
+        })
+    }
+}
+
+impl Display for Predicate {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        if let Some(l) = &self.label {
+            write!(f, "{l}.")?;
+        }
+        write!(f, "{} {} {}", self.property, self.op, self.value)
+    }
+}
+
+fn write_preds(f: &mut Formatter<'_>, preds: &[Predicate]) -> fmt::Result {
+    for (k, p) in preds.iter().enumerate() {
+        if k > 0 {
+            f.write_str(" AND ")?;
+        }
+        write!(f, "{p}")?;
+    }
+    Ok(())
+}
+
+impl Display for Entry {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        match &self.kind {
+            EntryKind::Search { text, label, top } => {
+                write!(f, "SEARCH {text}")?;
+                if let Some(l) = label {
+                    write!(f, " IN {l}")?;
+                }
+                if let Some(t) = top {
+                    write!(f, " TOP {t}")?;
+                }
+                Ok(())
+            }
+            EntryKind::Key { label, key } => write!(f, "{label} {key}"),
+            EntryKind::Match { label, predicates } => {
+                write!(f, "{label} WHERE ")?;
+                write_preds(f, predicates)
+            }
+            EntryKind::Id { id } => write!(f, "#{id}"),
+        }
+    }
+}
+
+impl Display for RelStep {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        match (&self.relation, self.direction) {
+            (RelRef::Any, _) => f.write_str("ANY")?,
+            (RelRef::Named(n), Direction::Out) => write!(f, "{n}")?,
+            (RelRef::Named(n), Direction::In) => write!(f, "<{n}")?,
+            (RelRef::Named(n), Direction::Both) => write!(f, "<{n}>")?,
+        }
+        if let Some(w) = &self.weight {
+            write!(f, ":{w}")?;
+        }
+        Ok(())
+    }
+}
+
+impl Display for ScoreComponent {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            ScoreComponent::Semantic => "semantic",
+            ScoreComponent::Connectivity => "connectivity",
+            ScoreComponent::Distance => "distance",
+        })
+    }
+}
+
+impl Display for ReturnKind {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            ReturnKind::Nodes => "NODES",
+            ReturnKind::Paths => "PATHS",
+            ReturnKind::Subgraph => "SUBGRAPH",
+            ReturnKind::Answer => "ANSWER",
+            ReturnKind::Trace => "TRACE",
+        })
+    }
+}
+
+impl Display for DurationLit {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        write!(f, "{}{}", self.amount, self.unit.suffix())
+    }
+}
+
+impl Display for Cond {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        match &self.kind {
+            CondKind::Sufficient { threshold: None } => f.write_str("sufficient"),
+            CondKind::Sufficient { threshold: Some(t) } => write!(f, "sufficient >= {t}"),
+            CondKind::Found { count, label } => {
+                write!(f, "found {count}")?;
+                if let Some(l) = label {
+                    write!(f, " {l}")?;
+                }
+                Ok(())
+            }
+            CondKind::Stale { rounds } => write!(f, "stale {rounds}"),
+            CondKind::Steps { count } => write!(f, "steps {count}"),
+            CondKind::Depth { hops } => write!(f, "depth {hops}"),
+            CondKind::Time { duration } => write!(f, "time {duration}"),
+            CondKind::Judge => f.write_str("judge"),
+            // `AND` binds tighter, so the parentheses around an `AND` inside `OR` are only for the
+            // reader; they parse to the same tree.
+            CondKind::Or(items) => write_chain(f, items, " OR ", |c| {
+                matches!(c, CondKind::Or(_) | CondKind::And(_))
+            }),
+            CondKind::And(items) => write_chain(f, items, " AND ", |c| {
+                matches!(c, CondKind::Or(_) | CondKind::And(_))
+            }),
+        }
+    }
+}
+
+fn write_chain(
+    f: &mut Formatter<'_>,
+    items: &[Cond],
+    sep: &str,
+    needs_parens: fn(&CondKind) -> bool,
+) -> fmt::Result {
+    for (k, c) in items.iter().enumerate() {
+        if k > 0 {
+            f.write_str(sep)?;
+        }
+        if needs_parens(&c.kind) {
+            write!(f, "({c})")?;
+        } else {
+            write!(f, "{c}")?;
+        }
+    }
+    Ok(())
+}
+
+impl Display for Explore {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        write!(f, "EXPLORE {}", self.goal)?;
+        if let Some(c) = &self.from {
+            f.write_str("\n  FROM ")?;
+            for (k, e) in c.entries.iter().enumerate() {
+                if k > 0 {
+                    f.write_str(", ")?;
+                }
+                write!(f, "{e}")?;
+            }
+        }
+        if let Some(c) = &self.via {
+            f.write_str("\n  VIA ")?;
+            let sep = match c.mode {
+                ViaMode::Set => ", ",
+                ViaMode::Path => " -> ",
+            };
+            for (k, s) in c.steps.iter().enumerate() {
+                if k > 0 {
+                    f.write_str(sep)?;
+                }
+                write!(f, "{s}")?;
+            }
+        }
+        if let Some(c) = &self.target {
+            f.write_str("\n  TARGET ")?;
+            for (k, l) in c.labels.iter().enumerate() {
+                if k > 0 {
+                    f.write_str(", ")?;
+                }
+                write!(f, "{l}")?;
+            }
+        }
+        if let Some(c) = &self.filter {
+            f.write_str("\n  WHERE ")?;
+            write_preds(f, &c.predicates)?;
+        }
+        if let Some(c) = &self.score {
+            f.write_str("\n  SCORE ")?;
+            for (k, t) in c.terms.iter().enumerate() {
+                if k > 0 {
+                    f.write_str(", ")?;
+                }
+                write!(f, "{} {}", t.component, t.weight)?;
+            }
+        }
+        for (kw, c) in [
+            ("BEAM", &self.beam),
+            ("DEPTH", &self.depth),
+            ("BUDGET", &self.budget),
+        ] {
+            if let Some(c) = c {
+                write!(f, "\n  {kw} {}", c.value)?;
+            }
+        }
+        if let Some(c) = &self.until {
+            write!(f, "\n  UNTIL {}", c.condition)?;
+        }
+        if let Some(c) = &self.ret {
+            write!(f, "\n  RETURN {}", c.kind)?;
+            if let Some(l) = &c.limit {
+                write!(f, " LIMIT {l}")?;
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Display for Statement {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        match self {
+            Statement::Explore(e) => write!(f, "{e}"),
+            Statement::Ask(a) => write!(f, "ASK {}", a.question),
+            Statement::Explain(e) => write!(f, "EXPLAIN {}", e.statement),
+            Statement::Show(s) => f.write_str(match s.what {
+                ShowWhat::Labels => "SHOW LABELS",
+                ShowWhat::Relations => "SHOW RELATIONS",
+                ShowWhat::Indexes => "SHOW INDEXES",
+            }),
+            Statement::Describe(d) => write!(f, "DESCRIBE {}", d.label),
+            Statement::DeclareRelation(d) => {
+                write!(f, "RELATION {} UNDER {}", d.relation, d.parent)
+            }
+            Statement::CreateIndex(c) => {
+                write!(f, "CREATE INDEX ON {}({})", c.label, c.property)
+            }
+        }
+    }
+}
+
+// Used by the plan printer.
+pub(crate) fn name(s: &str) -> impl Display + '_ {
+    N(s)
+}
+
+pub(crate) fn str_lit(s: &str) -> impl Display + '_ {
+    S(s)
+}
