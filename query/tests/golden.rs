@@ -11,7 +11,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use cairn_query::ast::*;
-use cairn_query::{compile, parse, print, Compiled, MemoryCatalog};
+use cairn_query::{compile, parse, print, MemoryCatalog};
 use std::collections::BTreeSet;
 use std::fmt::Write;
 use std::path::Path;

@@ -1,0 +1,497 @@
+//! Property tests: printing then parsing any syntax tree gives it back, and no input panics.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use cairn_query::ast::*;
+use cairn_query::{compile, parse, parse_script, print, MemoryCatalog, Span};
+use cairn_storage_format::Value;
+use proptest::prelude::*;
+
+const D: Span = Span::DUMMY;
+
+fn catalog() -> MemoryCatalog {
+    MemoryCatalog::with(
+        &["Author", "Paper", "Venue", "judge", "Order"],
+        &["AUTHORED", "CITES", "PUBLISHED_IN", "ANY"],
+        &["name", "year", "top", "é"],
+    )
+}
+
+fn name() -> impl Strategy<Value = Name> {
+    prop_oneof![
+        4 => "[A-Za-z_][A-Za-z0-9_]{0,8}",
+        1 => prop::sample::select(vec![
+            "Author", "Paper", "judge", "found", "depth", "ANY", "Order", "or", "top", "NULL",
+            "sufficient", "é", "Ünïcode", "has space", "back`tick", "1st", "a-b", "\n",
+        ])
+        .prop_map(str::to_owned),
+        1 => "\\PC{1,6}",
+    ]
+    .prop_map(|text| Name { text, span: D })
+}
+
+fn str_lit() -> impl Strategy<Value = StrLit> {
+    prop_oneof![
+        3 => "[a-zA-Z0-9 '?-]{0,20}",
+        1 => any::<String>(),
+        1 => prop::sample::select(vec!["", "\"", "\\", "\n\t\r\0", "\u{1}\u{7f}", "--", "/*"])
+            .prop_map(str::to_owned),
+    ]
+    .prop_map(|value| StrLit { value, span: D })
+}
+
+fn number() -> impl Strategy<Value = Number> {
+    prop_oneof![
+        3 => (0i64..100).prop_map(NumberValue::Int),
+        1 => any::<i64>().prop_map(NumberValue::Int),
+        2 => (0.0f64..2.0).prop_map(NumberValue::Float),
+        1 => any::<f64>().prop_filter("finite", |f| f.is_finite()).prop_map(NumberValue::Float),
+    ]
+    .prop_map(|value| Number { value, span: D })
+}
+
+fn value() -> impl Strategy<Value = Value> {
+    let leaf = prop_oneof![
+        Just(Value::Null),
+        any::<bool>().prop_map(Value::Bool),
+        any::<i64>().prop_map(Value::Int),
+        any::<f64>()
+            .prop_filter("finite", |f| f.is_finite())
+            .prop_map(Value::Float),
+        "\\PC{0,8}".prop_map(Value::Str),
+    ];
+    leaf.prop_recursive(3, 12, 4, |inner| {
+        prop::collection::vec(inner, 0..4).prop_map(Value::List)
+    })
+}
+
+fn predicate(qualified: bool) -> impl Strategy<Value = Predicate> {
+    let op = prop::sample::select(vec![
+        CmpOp::Eq,
+        CmpOp::Ne,
+        CmpOp::Lt,
+        CmpOp::Le,
+        CmpOp::Gt,
+        CmpOp::Ge,
+        CmpOp::In,
+    ]);
+    (
+        prop::option::of(name()),
+        name(),
+        op,
+        value(),
+        prop::collection::vec(value(), 0..3),
+    )
+        .prop_map(move |(label, property, op, v, items)| Predicate {
+            span: D,
+            label: if qualified { label } else { None },
+            property,
+            op,
+            op_span: D,
+            value: Literal {
+                value: if op == CmpOp::In {
+                    Value::List(items)
+                } else {
+                    v
+                },
+                span: D,
+            },
+        })
+}
+
+fn entry() -> impl Strategy<Value = Entry> {
+    prop_oneof![
+        (
+            str_lit(),
+            prop::option::of(name()),
+            prop::option::of(number())
+        )
+            .prop_map(|(text, label, top)| EntryKind::Search { text, label, top }),
+        (name(), str_lit()).prop_map(|(label, key)| EntryKind::Key { label, key }),
+        (name(), prop::collection::vec(predicate(false), 1..3))
+            .prop_map(|(label, predicates)| EntryKind::Match { label, predicates }),
+        any::<u64>().prop_map(|id| EntryKind::Id { id }),
+    ]
+    .prop_map(|kind| Entry { span: D, kind })
+}
+
+fn rel_step() -> impl Strategy<Value = RelStep> {
+    let rel = prop_oneof![
+        1 => Just((RelRef::Any, Direction::Both)),
+        4 => (
+            name(),
+            prop::sample::select(vec![Direction::Out, Direction::In, Direction::Both])
+        )
+            .prop_map(|(n, d)| (RelRef::Named(n), d)),
+    ];
+    (rel, prop::option::of(number())).prop_map(|((relation, direction), weight)| RelStep {
+        span: D,
+        relation,
+        direction,
+        weight,
+    })
+}
+
+fn via() -> impl Strategy<Value = ViaClause> {
+    (any::<bool>(), prop::collection::vec(rel_step(), 1..5)).prop_map(|(path, steps)| ViaClause {
+        span: D,
+        // A single step always reads back as a set.
+        mode: if path && steps.len() > 1 {
+            ViaMode::Path
+        } else {
+            ViaMode::Set
+        },
+        steps,
+    })
+}
+
+fn duration() -> impl Strategy<Value = DurationLit> {
+    (
+        any::<u64>(),
+        prop::sample::select(vec![
+            TimeUnit::Millis,
+            TimeUnit::Seconds,
+            TimeUnit::Minutes,
+            TimeUnit::Hours,
+        ]),
+    )
+        .prop_map(|(amount, unit)| DurationLit {
+            span: D,
+            amount,
+            unit,
+        })
+}
+
+fn cond() -> impl Strategy<Value = Cond> {
+    let leaf = prop_oneof![
+        prop::option::of(number()).prop_map(|threshold| CondKind::Sufficient { threshold }),
+        (number(), prop::option::of(name()))
+            .prop_map(|(count, label)| CondKind::Found { count, label }),
+        number().prop_map(|rounds| CondKind::Stale { rounds }),
+        number().prop_map(|count| CondKind::Steps { count }),
+        number().prop_map(|hops| CondKind::Depth { hops }),
+        duration().prop_map(|duration| CondKind::Time { duration }),
+        Just(CondKind::Judge),
+    ]
+    .prop_map(|kind| Cond { span: D, kind });
+    leaf.prop_recursive(4, 24, 4, |inner| {
+        (any::<bool>(), prop::collection::vec(inner, 2..4)).prop_map(|(and, items)| Cond {
+            span: D,
+            kind: if and {
+                CondKind::And(items)
+            } else {
+                CondKind::Or(items)
+            },
+        })
+    })
+}
+
+fn count_clause() -> impl Strategy<Value = Option<CountClause>> {
+    prop::option::of(number().prop_map(|value| CountClause { span: D, value }))
+}
+
+prop_compose! {
+    fn explore()(
+        goal in str_lit(),
+        from in prop::option::of(prop::collection::vec(entry(), 1..4)),
+        via in prop::option::of(via()),
+        target in prop::option::of(prop::collection::vec(name(), 1..4)),
+        filter in prop::option::of(prop::collection::vec(predicate(true), 1..4)),
+        score in prop::option::of(prop::collection::vec(
+            (prop::sample::select(vec![
+                ScoreComponent::Semantic,
+                ScoreComponent::Connectivity,
+                ScoreComponent::Distance,
+            ]), number()),
+            1..4,
+        )),
+        counts in (count_clause(), count_clause(), count_clause()),
+        until in prop::option::of(cond()),
+        ret in prop::option::of((
+            prop::sample::select(vec![
+                ReturnKind::Nodes,
+                ReturnKind::Paths,
+                ReturnKind::Subgraph,
+                ReturnKind::Answer,
+                ReturnKind::Trace,
+            ]),
+            prop::option::of(number()),
+        )),
+    ) -> Explore {
+        Explore {
+            span: D,
+            goal,
+            from: from.map(|entries| FromClause { span: D, entries }),
+            via,
+            target: target.map(|labels| TargetClause { span: D, labels }),
+            filter: filter.map(|predicates| WhereClause { span: D, predicates }),
+            score: score.map(|terms| ScoreClause {
+                span: D,
+                terms: terms
+                    .into_iter()
+                    .map(|(component, weight)| ScoreTerm { span: D, component, weight })
+                    .collect(),
+            }),
+            beam: counts.0,
+            depth: counts.1,
+            budget: counts.2,
+            until: until.map(|condition| UntilClause { span: D, condition }),
+            ret: ret.map(|(kind, limit)| ReturnClause { span: D, kind, limit }),
+        }
+    }
+}
+
+fn inner_statement() -> impl Strategy<Value = Statement> {
+    prop_oneof![
+        6 => explore().prop_map(|e| Statement::Explore(Box::new(e))),
+        1 => str_lit().prop_map(|question| Statement::Ask(Ask { span: D, question })),
+        1 => prop::sample::select(vec![ShowWhat::Labels, ShowWhat::Relations, ShowWhat::Indexes])
+            .prop_map(|what| Statement::Show(Show { span: D, what })),
+        1 => name().prop_map(|label| Statement::Describe(Describe { span: D, label })),
+        1 => (name(), name()).prop_map(|(relation, parent)| {
+            Statement::DeclareRelation(DeclareRelation { span: D, relation, parent })
+        }),
+        1 => (name(), name()).prop_map(|(label, property)| {
+            Statement::CreateIndex(CreateIndex { span: D, label, property })
+        }),
+    ]
+}
+
+fn statement() -> impl Strategy<Value = Statement> {
+    prop_oneof![
+        5 => inner_statement(),
+        1 => inner_statement().prop_map(|s| Statement::Explain(Explain {
+            span: D,
+            statement: Box::new(s),
+        })),
+    ]
+}
+
+/// Words and symbols of the language, to build inputs that get deep into the grammar.
+const VOCAB: &[&str] = &[
+    "EXPLORE",
+    "ASK",
+    "EXPLAIN",
+    "FROM",
+    "VIA",
+    "TARGET",
+    "WHERE",
+    "SCORE",
+    "BEAM",
+    "DEPTH",
+    "BUDGET",
+    "UNTIL",
+    "RETURN",
+    "LIMIT",
+    "AND",
+    "OR",
+    "SEARCH",
+    "IN",
+    "TOP",
+    "ANY",
+    "SHOW",
+    "LABELS",
+    "RELATIONS",
+    "INDEXES",
+    "DESCRIBE",
+    "RELATION",
+    "UNDER",
+    "CREATE",
+    "INDEX",
+    "ON",
+    "NODES",
+    "PATHS",
+    "SUBGRAPH",
+    "ANSWER",
+    "TRACE",
+    "sufficient",
+    "found",
+    "stale",
+    "steps",
+    "depth",
+    "time",
+    "judge",
+    "semantic",
+    "connectivity",
+    "distance",
+    "null",
+    "true",
+    "false",
+    "Author",
+    "Paper",
+    "Venue",
+    "AUTHORED",
+    "CITES",
+    "name",
+    "year",
+    "\"goal\"",
+    "\"\"",
+    "\"a\\n\"",
+    "0",
+    "1",
+    "8",
+    "0.5",
+    "-1",
+    "1e3",
+    "30s",
+    "500ms",
+    "#7",
+    ",",
+    ";",
+    "(",
+    ")",
+    "[",
+    "]",
+    "<",
+    ">",
+    "<=",
+    ">=",
+    "=",
+    "!=",
+    "->",
+    ":",
+    ".",
+    "`x`",
+    "-- c\n",
+    "/* c */",
+    "\n",
+    "\"",
+    "`",
+    "/*",
+    "#",
+    "é",
+    "\u{0}",
+];
+
+fn soup() -> impl Strategy<Value = String> {
+    prop::collection::vec(prop::sample::select(VOCAB), 0..30).prop_map(|w| w.join(" "))
+}
+
+/// Parses, and if that works prints, re-parses and compiles; renders errors. Must not panic.
+fn exercise(src: &str) {
+    let cat = catalog();
+    match parse(src) {
+        Ok(stmt) => {
+            let printed = print(&stmt);
+            let mut again = parse(&printed).unwrap_or_else(|e| {
+                panic!(
+                    "canonical form does not parse: {printed:?}\n{}",
+                    e.render_plain(100)
+                )
+            });
+            let mut orig = stmt.clone();
+            again.clear_spans();
+            orig.clear_spans();
+            assert_eq!(again, orig, "print/parse mismatch for {src:?}");
+            match compile(&stmt, &cat) {
+                Ok(compiled) => {
+                    let shown = compiled.to_string();
+                    let reparsed = parse(&shown).expect("printed plan parses");
+                    assert_eq!(
+                        compile(&reparsed, &cat).expect("printed plan compiles"),
+                        compiled
+                    );
+                }
+                Err(e) => {
+                    check_span(src, e.span());
+                    let _ = e.with_source(src).render_plain(80);
+                }
+            }
+        }
+        Err(e) => {
+            check_span(src, e.span());
+            let _ = e.render_plain(80);
+        }
+    }
+    let _ = parse_script(src);
+}
+
+fn check_span(src: &str, span: Span) {
+    assert!(
+        span.start <= span.end && span.end <= src.len(),
+        "span {span} out of {}",
+        src.len()
+    );
+    assert!(
+        src.get(span.start..span.end).is_some(),
+        "span {span} not on char boundaries"
+    );
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(512))]
+
+    #[test]
+    fn print_then_parse_is_identity(stmt in statement()) {
+        let text = print(&stmt);
+        let parsed = parse(&text);
+        prop_assert!(parsed.is_ok(), "does not parse: {text}\n{}", parsed.err().map(|e| e.render_plain(100)).unwrap_or_default());
+        let mut parsed = parsed.unwrap();
+        parsed.clear_spans();
+        prop_assert_eq!(parsed, stmt, "text was: {}", text);
+    }
+
+    #[test]
+    fn spans_point_into_the_text(stmt in statement()) {
+        let text = print(&stmt);
+        let parsed = parse(&text).unwrap();
+        let span = parsed.span();
+        prop_assert!(span.end <= text.len());
+        prop_assert_eq!(text[span.start..span.end].trim(), text.trim());
+    }
+
+    #[test]
+    fn arbitrary_strings_never_panic(src in any::<String>()) {
+        exercise(&src);
+    }
+
+    #[test]
+    fn token_soup_never_panics(src in soup()) {
+        exercise(&src);
+    }
+
+    #[test]
+    fn mangled_statements_never_panic(stmt in statement(), cut in any::<prop::sample::Index>(), junk in prop::sample::select(VOCAB)) {
+        // Take a valid statement, cut it somewhere and splice in a word.
+        let text = print(&stmt);
+        let mut at = cut.index(text.len() + 1);
+        while !text.is_char_boundary(at) {
+            at -= 1;
+        }
+        exercise(&text[..at]);
+        exercise(&format!("{}{junk}{}", &text[..at], &text[at..]));
+    }
+}
+
+#[test]
+fn deep_nesting_is_an_error_not_a_crash() {
+    for depth in [33, 1000, 100_000] {
+        let src = format!(
+            "EXPLORE \"x\" UNTIL {}judge{}",
+            "(".repeat(depth),
+            ")".repeat(depth)
+        );
+        let err = parse(&src).unwrap_err();
+        assert_eq!(err.kind().code(), "query::too_deep");
+        let src = format!(
+            "EXPLORE \"x\" WHERE year IN {}{}",
+            "[".repeat(depth),
+            "]".repeat(depth)
+        );
+        assert_eq!(parse(&src).unwrap_err().kind().code(), "query::too_deep");
+    }
+    // 32 levels are fine.
+    let src = format!(
+        "EXPLORE \"x\" UNTIL {}judge{}",
+        "(".repeat(32),
+        ")".repeat(32)
+    );
+    parse(&src).unwrap();
+}
+
+#[test]
+fn scripts_split_on_semicolons() {
+    let stmts = parse_script("SHOW LABELS; ;EXPLORE \"x\" BEAM 2;\n-- end\n ASK \"q\"").unwrap();
+    assert_eq!(stmts.len(), 3);
+    assert!(parse_script("").unwrap().is_empty());
+    assert!(parse_script("SHOW LABELS SHOW LABELS").is_err());
+}
