@@ -1,1 +1,29 @@
-//! Cairn: embedded graph database.
+//! Cairn: an embedded graph database with an agent query language.
+//!
+//! This crate is the facade applications link. Today it exposes the storage engine; the
+//! EXPLORE language, the executor and the agents join it as they land.
+//!
+//! ```
+//! use cairn::{Direction, Graph, GraphOptions, GraphRead, Value};
+//! # fn main() -> Result<(), cairn::EngineError> {
+//! let dir = tempfile::tempdir().map_err(|e| cairn::EngineError::Invalid(e.to_string()))?;
+//! let graph = Graph::open(dir.path(), GraphOptions::default())?;
+//! let mut w = graph.writer();
+//! let han = w.upsert_node("Author", "a1", [("name", Value::from("Jiawei Han"))], None)?;
+//! let paper = w.upsert_node("Paper", "p1", [("title", Value::from("Data Mining"))], None)?;
+//! w.add_edge(han, "AUTHORED", paper, Default::default())?;
+//! w.commit()?;
+//! let papers = graph.neighbors(han, Direction::Out, &[])?;
+//! assert_eq!(papers[0].node, paper);
+//! # Ok(()) }
+//! ```
+
+pub use cairn_engine::{
+    Catalog, CommitStats, Direction, EngineError, Graph, GraphOptions, GraphRead, GraphSnapshot, Neighbor, Writer,
+};
+pub use cairn_storage_format::{Degree, EdgeProps, LabelId, NodeId, NodeRecord, PropKeyId, RelId, Value};
+
+/// The storage engine crate, for what the facade does not re-export.
+pub use cairn_engine as engine;
+/// The on-disk format crate (ids, key layouts, records).
+pub use cairn_storage_format as format;

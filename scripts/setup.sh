@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Installs the system packages Cairn builds against, if they are missing (Debian/Ubuntu):
+#   librocksdb-dev  RocksDB 7.8, linked dynamically (see docs/BUILD.md: the bundled C++ build
+#                   takes over an hour on 2 cores)
+#   libclang-dev    for bindgen in librocksdb-sys
+set -euo pipefail
+packages=(librocksdb-dev libclang-dev)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+done
+if [ "${#missing[@]}" -gt 0 ]; then
+  echo "setup: installing ${missing[*]}"
+  SUDO=""
+  [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
