@@ -39,10 +39,16 @@ fn build(dir: &Path) -> Vec<NodeId> {
         let mut w = graph.writer();
         for i in chunk * 5_000..(chunk + 1) * 5_000 {
             let props = [
-                ("title", Value::from(format!("Paper number {i} on graph exploration"))),
+                (
+                    "title",
+                    Value::from(format!("Paper number {i} on graph exploration")),
+                ),
                 ("year", Value::Int(1990 + (i % 35) as i64)),
             ];
-            ids.push(w.upsert_node("Paper", &format!("p{i}"), props, None).expect("upsert"));
+            ids.push(
+                w.upsert_node("Paper", &format!("p{i}"), props, None)
+                    .expect("upsert"),
+            );
         }
         w.commit().expect("commit");
     }
@@ -51,7 +57,8 @@ fn build(dir: &Path) -> Vec<NodeId> {
         for &src in chunk {
             for _ in 0..DEGREE {
                 let dst = ids[(rng.next() % NODES) as usize];
-                w.add_edge(src, "CITES", dst, EdgeProps::default()).expect("edge");
+                w.add_edge(src, "CITES", dst, EdgeProps::default())
+                    .expect("edge");
             }
         }
         w.commit().expect("commit");
@@ -66,7 +73,9 @@ fn build(dir: &Path) -> Vec<NodeId> {
 
 fn sample(ids: &[NodeId]) -> Vec<NodeId> {
     let mut rng = Rng(42);
-    (0..SAMPLE_IDS).map(|_| ids[(rng.next() % ids.len() as u64) as usize]).collect()
+    (0..SAMPLE_IDS)
+        .map(|_| ids[(rng.next() % ids.len() as u64) as usize])
+        .collect()
 }
 
 fn bench_store(c: &mut Criterion) {
@@ -76,8 +85,14 @@ fn bench_store(c: &mut Criterion) {
 
     let mut group = c.benchmark_group("node_lookup");
     for (name, capacity) in [("cairn_uncached", 0usize), ("cairn_cached", 100_000)] {
-        let graph = Graph::open(dir.path(), GraphOptions { node_cache_capacity: capacity, ..Default::default() })
-            .expect("open");
+        let graph = Graph::open(
+            dir.path(),
+            GraphOptions {
+                node_cache_capacity: capacity,
+                ..Default::default()
+            },
+        )
+        .expect("open");
         for id in &probe {
             black_box(graph.node(*id).expect("node"));
         }
@@ -94,7 +109,11 @@ fn bench_store(c: &mut Criterion) {
         group.bench_function(format!("raw_get_beside_{name}"), |b| {
             b.iter(|| {
                 i = (i + 1) % probe.len();
-                black_box(db.get_pinned_cf(cf, NodeKey(probe[i]).encode()).expect("get").map(|v| v.len()))
+                black_box(
+                    db.get_pinned_cf(cf, NodeKey(probe[i]).encode())
+                        .expect("get")
+                        .map(|v| v.len()),
+                )
             })
         });
     }
@@ -108,7 +127,9 @@ fn bench_store(c: &mut Criterion) {
         b.iter(|| {
             i = (i + 1) % probe.len();
             buf.clear();
-            graph.neighbors_into(probe[i], Direction::Out, &[], &mut buf).expect("neighbors");
+            graph
+                .neighbors_into(probe[i], Direction::Out, &[], &mut buf)
+                .expect("neighbors");
             black_box(buf.len())
         })
     });

@@ -19,9 +19,12 @@
 //! ```
 
 pub use cairn_engine::{
-    Catalog, CommitStats, Direction, EngineError, Graph, GraphOptions, GraphRead, GraphSnapshot, Neighbor, Writer,
+    Catalog, CommitStats, Direction, EngineError, Graph, GraphOptions, GraphRead, GraphSnapshot,
+    Neighbor, Writer,
 };
-pub use cairn_storage_format::{Degree, EdgeProps, LabelId, NodeId, NodeRecord, PropKeyId, RelId, Value};
+pub use cairn_storage_format::{
+    Degree, EdgeProps, LabelId, NodeId, NodeRecord, PropKeyId, RelId, Value,
+};
 
 /// The storage engine crate, for what the facade does not re-export.
 pub use cairn_engine as engine;

@@ -32,9 +32,15 @@ fn main() -> miette::Result<()> {
 }
 
 fn stats(db: &std::path::Path) -> miette::Result<()> {
-    let graph = Graph::open(db, GraphOptions { create_if_missing: false, ..GraphOptions::default() })
-        .into_diagnostic()
-        .wrap_err_with(|| format!("opening {}", db.display()))?;
+    let graph = Graph::open(
+        db,
+        GraphOptions {
+            create_if_missing: false,
+            ..GraphOptions::default()
+        },
+    )
+    .into_diagnostic()
+    .wrap_err_with(|| format!("opening {}", db.display()))?;
     let catalog = graph.catalog();
     let estimate = |cf: &str| graph.estimate_keys(cf).into_diagnostic();
     println!("database   {}", db.display());
@@ -48,7 +54,11 @@ fn stats(db: &std::path::Path) -> miette::Result<()> {
             .endpoints
             .iter()
             .map(|(s, d)| {
-                format!("{}->{}", catalog.label_name(*s).unwrap_or("?"), catalog.label_name(*d).unwrap_or("?"))
+                format!(
+                    "{}->{}",
+                    catalog.label_name(*s).unwrap_or("?"),
+                    catalog.label_name(*d).unwrap_or("?")
+                )
             })
             .collect();
         match parent {
