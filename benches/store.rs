@@ -8,6 +8,7 @@
 //! - `neighbors/raw_scan`: a raw iterator over the same 8-byte prefix, touching each key/value.
 //!
 //! Run: `cargo bench --bench store` (add `-- --quick` for a shorter run).
+#![allow(clippy::expect_used)] // a benchmark that cannot set up has nothing to report
 
 use cairn::format::keys::edge_prefix;
 use cairn::format::NodeKey;
