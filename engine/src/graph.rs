@@ -6,7 +6,7 @@ use crate::cf;
 use crate::error::{EngineError, Result};
 use crate::write::Writer;
 use cairn_storage_format::keys::{edge_prefix, edge_rel_prefix};
-use cairn_storage_format::records::{decode_u64, encode_u64};
+use cairn_storage_format::records::{decode_id_range, decode_u64, encode_u64};
 use cairn_storage_format::{
     CatalogRecord, Degree, EdgeProps, ExternalKey, LabelId, MetaKey, NodeId, NodeKey, NodeRecord,
     OutEdgeKey, PropIndexKey, PropKeyId, RelId, Value, FORMAT_VERSION,
@@ -74,6 +74,8 @@ pub struct Graph {
     pub(crate) writer: Mutex<WriterState>,
     pub(crate) cache: NodeCache,
     pub(crate) options: GraphOptions,
+    /// Shared by all column families; bulk import builds its SST files with the same options.
+    pub(crate) block_cache: rocksdb::Cache,
 }
 
 impl std::fmt::Debug for Graph {
@@ -200,6 +202,9 @@ impl Graph {
             }
             None => CatalogRecord::default(),
         };
+        if let Some(range) = db.get_cf(meta, MetaKey::ImportPending.encode())? {
+            rollback_import(&db, &range)?;
+        }
         let next_node_id = match db.get_cf(&meta, MetaKey::NextNodeId.encode())? {
             Some(bytes) => decode_u64(&bytes).map_err(EngineError::corrupt("node id counter"))?,
             None => 0,
@@ -211,6 +216,7 @@ impl Graph {
             writer: Mutex::new(WriterState { next_node_id }),
             cache: NodeCache::new(options.node_cache_capacity),
             options,
+            block_cache,
         })
     }
 
@@ -276,6 +282,27 @@ impl Graph {
             catalog: self.catalog(),
         }
     }
+}
+
+/// Removes what an interrupted bulk import ingested: every key led by a node id of its range,
+/// in the column families whose files it ingests (see docs/FORMAT.md, "Bulk import").
+fn rollback_import(db: &DB, range: &[u8]) -> Result<()> {
+    let (start, end) = decode_id_range(range).map_err(EngineError::corrupt("import marker"))?;
+    tracing::warn!(start, end, "rolling back an interrupted import");
+    let mut batch = rocksdb::WriteBatch::default();
+    for name in [cf::NODE, cf::DEGREE, cf::VECTOR, cf::OUT, cf::IN] {
+        let handle = db
+            .cf_handle(name)
+            .ok_or_else(|| EngineError::Invalid(format!("column family `{name}` is missing")))?;
+        batch.delete_range_cf(handle, start.to_be_bytes(), end.to_be_bytes());
+    }
+    if let Some(meta) = db.cf_handle(cf::META) {
+        batch.delete_cf(meta, MetaKey::ImportPending.encode());
+    }
+    let mut opts = rocksdb::WriteOptions::default();
+    opts.set_sync(true);
+    db.write_opt(batch, &opts)?;
+    Ok(())
 }
 
 fn open_error(path: &Path, e: rocksdb::Error) -> EngineError {

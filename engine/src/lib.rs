@@ -22,7 +22,9 @@ mod cache;
 pub mod catalog;
 mod cf;
 pub mod error;
+pub mod generate;
 pub mod graph;
+pub mod import;
 pub mod write;
 
 pub use catalog::Catalog;

@@ -241,16 +241,26 @@ pub enum MetaKey {
     Catalog,
     /// `next_node_id`: the next node id to allocate, u64 BE.
     NextNodeId,
+    /// `import_pending`: present only while a bulk import is between ingesting its files and
+    /// committing; holds the node-id range `[start, end)` the import allocated (two u64 BE).
+    /// Opening a database that has it rolls the unfinished import back.
+    ImportPending,
 }
 
 impl MetaKey {
-    pub const ALL: [MetaKey; 3] = [MetaKey::Format, MetaKey::Catalog, MetaKey::NextNodeId];
+    pub const ALL: [MetaKey; 4] = [
+        MetaKey::Format,
+        MetaKey::Catalog,
+        MetaKey::NextNodeId,
+        MetaKey::ImportPending,
+    ];
 
     pub fn encode(&self) -> &'static [u8] {
         match self {
             MetaKey::Format => b"format",
             MetaKey::Catalog => b"catalog",
             MetaKey::NextNodeId => b"next_node_id",
+            MetaKey::ImportPending => b"import_pending",
         }
     }
 

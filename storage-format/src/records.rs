@@ -199,3 +199,23 @@ pub fn decode_u64(bytes: &[u8]) -> Result<u64, FormatError> {
     }
     Ok(take_u64(bytes, "u64")?.0)
 }
+
+/// Value of `meta/import_pending`: a node-id range `[start, end)`, two u64 BE.
+pub fn encode_id_range(start: u64, end: u64) -> [u8; 16] {
+    let mut out = [0u8; 16];
+    out[..8].copy_from_slice(&start.to_be_bytes());
+    out[8..].copy_from_slice(&end.to_be_bytes());
+    out
+}
+
+pub fn decode_id_range(bytes: &[u8]) -> Result<(u64, u64), FormatError> {
+    if bytes.len() != 16 {
+        return Err(FormatError::KeyLength {
+            expected: 16,
+            found: bytes.len(),
+        });
+    }
+    let (start, rest) = take_u64(bytes, "range start")?;
+    let (end, _) = take_u64(rest, "range end")?;
+    Ok((start, end))
+}

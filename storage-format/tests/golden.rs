@@ -92,6 +92,11 @@ fn golden_meta_keys() {
     assert_eq!(MetaKey::Format.encode(), b"format");
     assert_eq!(MetaKey::Catalog.encode(), b"catalog");
     assert_eq!(MetaKey::NextNodeId.encode(), b"next_node_id");
+    assert_eq!(MetaKey::ImportPending.encode(), b"import_pending");
+    assert_eq!(
+        hex(&records::encode_id_range(1, 258)),
+        "00 00 00 00 00 00 00 01 00 00 00 00 00 00 01 02"
+    );
 }
 
 #[test]

@@ -1,0 +1,123 @@
+//! The records of a graph dump, independent of the file format. The JSON Lines schema is these
+//! types' serde form; the CSV reader produces the same records from typed columns.
+
+use cairn_storage_format::Value;
+use serde::{Deserialize, Serialize};
+
+/// One line of a JSON Lines dump.
+///
+/// ```text
+/// {"type":"node","label":"Author","key":"a1","props":{"name":"Ann Lee"},"description":"…","vector":[0.1,…]}
+/// {"type":"edge","rel":"AUTHORED","from":{"label":"Author","key":"a1"},"to":{"label":"Paper","key":"p1"},"props":{},"weight":0.5}
+/// ```
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "lowercase")]
+pub enum DumpRecord {
+    Node(DumpNode),
+    Edge(DumpEdge),
+}
+
+/// A node: unique by (label, key). Importing a node that exists updates its properties.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DumpNode {
+    pub label: String,
+    pub key: String,
+    #[serde(default, skip_serializing_if = "Vec::is_empty", with = "props_as_map")]
+    pub props: Vec<(String, Value)>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// A vector computed elsewhere, for databases whose embedder is "vectors supplied".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vector: Option<Vec<f32>>,
+}
+
+/// A reference to a node by label and external key.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NodeRef {
+    pub label: String,
+    pub key: String,
+}
+
+/// An edge between two nodes of the dump or of the database.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DumpEdge {
+    pub rel: String,
+    pub from: NodeRef,
+    pub to: NodeRef,
+    #[serde(default, skip_serializing_if = "Vec::is_empty", with = "props_as_map")]
+    pub props: Vec<(String, Value)>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub weight: Option<f32>,
+}
+
+/// Properties are a JSON object in the dump; values map to [`Value`] (integers that fit i64 to
+/// `Int`, other numbers to `Float`, arrays to `List`; nested objects are refused).
+mod props_as_map {
+    use cairn_storage_format::Value;
+    use serde::de::{Error, MapAccess, Visitor};
+    use serde::ser::SerializeMap;
+    use serde::{Deserializer, Serializer};
+    use std::fmt;
+
+    pub fn serialize<S: Serializer>(props: &[(String, Value)], s: S) -> Result<S::Ok, S::Error> {
+        let mut map = s.serialize_map(Some(props.len()))?;
+        for (k, v) in props {
+            map.serialize_entry(k, &Json(v))?;
+        }
+        map.end()
+    }
+
+    struct Json<'a>(&'a Value);
+    impl serde::Serialize for Json<'_> {
+        fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            match self.0 {
+                Value::Null => s.serialize_unit(),
+                Value::Bool(b) => s.serialize_bool(*b),
+                Value::Int(i) => s.serialize_i64(*i),
+                Value::Float(x) => s.serialize_f64(*x),
+                Value::Str(t) => s.serialize_str(t),
+                Value::List(items) => s.collect_seq(items.iter().map(Json)),
+            }
+        }
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<(String, Value)>, D::Error> {
+        d.deserialize_map(PropsVisitor)
+    }
+
+    struct PropsVisitor;
+    impl<'de> Visitor<'de> for PropsVisitor {
+        type Value = Vec<(String, Value)>;
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("an object of property values")
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+            let mut out = Vec::new();
+            while let Some((k, v)) = map.next_entry::<String, serde_json::Value>()? {
+                let v =
+                    from_json(&v).map_err(|e| A::Error::custom(format!("property `{k}`: {e}")))?;
+                out.push((k, v));
+            }
+            Ok(out)
+        }
+    }
+
+    fn from_json(v: &serde_json::Value) -> Result<Value, &'static str> {
+        Ok(match v {
+            serde_json::Value::Null => Value::Null,
+            serde_json::Value::Bool(b) => Value::Bool(*b),
+            serde_json::Value::Number(n) => match n.as_i64() {
+                Some(i) => Value::Int(i),
+                None => Value::Float(n.as_f64().ok_or("number out of range")?),
+            },
+            serde_json::Value::String(s) => Value::Str(s.clone()),
+            serde_json::Value::Array(items) => {
+                Value::List(items.iter().map(from_json).collect::<Result<_, _>>()?)
+            }
+            serde_json::Value::Object(_) => return Err("nested objects are not supported"),
+        })
+    }
+}
