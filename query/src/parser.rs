@@ -35,7 +35,18 @@ pub const RESERVED: &[&str] = &[
 
 /// Whether `w` is a reserved word.
 pub fn is_reserved(w: &str) -> bool {
-    RESERVED.iter().any(|k| k.eq_ignore_ascii_case(w))
+    // Hot path (every name is checked): upper-case into a stack buffer and binary-search the
+    // sorted list instead of comparing against every word.
+    let b = w.as_bytes();
+    if b.len() < 2 || b.len() > 8 {
+        return false;
+    }
+    let mut buf = [0u8; 8];
+    for (d, s) in buf.iter_mut().zip(b) {
+        *d = s.to_ascii_uppercase();
+    }
+    let up = &buf[..b.len()];
+    RESERVED.binary_search_by(|k| k.as_bytes().cmp(up)).is_ok()
 }
 
 /// What a failed token parser wanted.
@@ -61,6 +72,8 @@ pub(crate) struct State {
     furthest: Cell<usize>,
     expected: RefCell<Vec<Expect>>,
     nesting: Cell<usize>,
+    /// The last whitespace skip: (offset, bytes skipped).
+    last_ws: Cell<(usize, usize)>,
 }
 
 impl State {
@@ -231,6 +244,17 @@ fn ident_len(s: &str) -> usize {
 
 /// Skips whitespace, `-- line comments` and `/* block comments */`.
 fn ws(mut i: In<'_>) -> PResult<'_, ()> {
+    // Fast path: token parsers call this at every attempt, mostly where there is nothing to skip.
+    match i.fragment().as_bytes().first() {
+        Some(b) if b.is_ascii_whitespace() || matches!(b, b'-' | b'/') || !b.is_ascii() => {}
+        _ => return Ok((i, ())),
+    }
+    // Alternatives retry tokens at the same place: remember the last skip.
+    let from = off(&i);
+    let (cached_from, cached_len) = i.extra.last_ws.get();
+    if cached_from == from && cached_len > 0 {
+        return Ok((i.slice(cached_len..), ()));
+    }
     loop {
         let s = *i.fragment();
         let trimmed = s.trim_start();
@@ -249,6 +273,7 @@ fn ws(mut i: In<'_>) -> PResult<'_, ()> {
             }
         }
         if n == 0 {
+            i.extra.last_ws.set((from, off(&i) - from));
             return Ok((i, ()));
         }
         i = i.slice(n..);
@@ -273,7 +298,8 @@ fn kw<'a>(k: &'static str) -> impl Fn(In<'a>) -> PResult<'a, Span> {
 fn sym<'a>(s: &'static str) -> impl Fn(In<'a>) -> PResult<'a, Span> {
     move |i| {
         let (i, ()) = ws(i)?;
-        if i.fragment().starts_with(s) {
+        let b = i.fragment().as_bytes();
+        if b.len() >= s.len() && s.bytes().zip(b).all(|(x, y)| x == *y) {
             let start = off(&i);
             Ok((i.slice(s.len()..), Span::new(start, start + s.len())))
         } else {
@@ -820,19 +846,35 @@ fn explore(i: In<'_>) -> PResult<'_, Explore> {
     Ok((i, ex))
 }
 
+/// The clause keywords, in the order they are reported when none matches.
+const CLAUSES: [&str; 10] = [
+    "FROM", "VIA", "TARGET", "WHERE", "SCORE", "BEAM", "DEPTH", "BUDGET", "UNTIL", "RETURN",
+];
+
 fn clause(i: In<'_>) -> PResult<'_, Clause> {
-    alt((
-        map(from_clause, Clause::From),
-        map(via_clause, Clause::Via),
-        map(target_clause, Clause::Target),
-        map(where_clause, Clause::Where),
-        map(score_clause, Clause::Score),
-        map(count_clause("BEAM"), Clause::Beam),
-        map(count_clause("DEPTH"), Clause::Depth),
-        map(count_clause("BUDGET"), Clause::Budget),
-        map(until_clause, Clause::Until),
-        map(return_clause, Clause::Return),
-    ))(i)
+    // Fast path: read the word once and only try the clause it names (the clause loop runs at
+    // every clause boundary, and trying all ten keyword parsers there is most of the parse time).
+    let (j, ()) = ws(i)?;
+    let s = *j.fragment();
+    let n = ident_len(s);
+    let Some(k) = CLAUSES.iter().find(|k| s[..n].eq_ignore_ascii_case(k)) else {
+        for k in CLAUSES {
+            j.extra.record(off(&j), Expect::Keyword(k));
+        }
+        return Err(nom::Err::Error(PErr::Backtrack));
+    };
+    match *k {
+        "FROM" => map(from_clause, Clause::From)(j),
+        "VIA" => map(via_clause, Clause::Via)(j),
+        "TARGET" => map(target_clause, Clause::Target)(j),
+        "WHERE" => map(where_clause, Clause::Where)(j),
+        "SCORE" => map(score_clause, Clause::Score)(j),
+        "BEAM" => map(count_clause("BEAM"), Clause::Beam)(j),
+        "DEPTH" => map(count_clause("DEPTH"), Clause::Depth)(j),
+        "BUDGET" => map(count_clause("BUDGET"), Clause::Budget)(j),
+        "UNTIL" => map(until_clause, Clause::Until)(j),
+        _ => map(return_clause, Clause::Return)(j),
+    }
 }
 
 fn from_clause(i: In<'_>) -> PResult<'_, FromClause> {
@@ -1218,4 +1260,25 @@ fn atom_cond(i: In<'_>) -> PResult<'_, Cond> {
             kind,
         },
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reserved_lookup_matches_the_list() {
+        let mut sorted = RESERVED.to_vec();
+        sorted.sort_unstable();
+        assert_eq!(sorted, RESERVED, "RESERVED must stay sorted");
+        for w in RESERVED {
+            assert!(is_reserved(w));
+            assert!(is_reserved(&w.to_lowercase()));
+        }
+        for w in [
+            "", "A", "Author", "ORR", "EXPLORER", "found", "judge", "INDEXES", "é",
+        ] {
+            assert!(!is_reserved(w), "{w}");
+        }
+    }
 }
