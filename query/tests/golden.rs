@@ -10,8 +10,11 @@
 //! every clause, condition and entry form, and at least 25 distinct errors.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod common;
+
 use cairn_query::ast::*;
 use cairn_query::{compile, parse, print, MemoryCatalog};
+use common::check_spans;
 use std::collections::BTreeSet;
 use std::fmt::Write;
 use std::path::Path;
@@ -175,6 +178,7 @@ fn golden() {
                 writeln!(out, "error:\n{}", e.render_plain(80)).unwrap();
             }
             Ok(stmt) => {
+                check_spans(&stmt, &src);
                 let canonical = print(&stmt);
                 let reparsed = parse(&canonical).unwrap_or_else(|e| {
                     panic!(

@@ -1,6 +1,8 @@
 //! Property tests: printing then parsing any syntax tree gives it back, and no input panics.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod common;
+
 use cairn_query::ast::*;
 use cairn_query::{compile, parse, parse_script, print, MemoryCatalog, Span};
 use cairn_storage_format::Value;
@@ -371,6 +373,7 @@ fn exercise(src: &str) {
     let cat = catalog();
     match parse(src) {
         Ok(stmt) => {
+            common::check_spans(&stmt, src);
             let printed = print(&stmt);
             let mut again = parse(&printed).unwrap_or_else(|e| {
                 panic!(
@@ -434,6 +437,7 @@ proptest! {
     fn spans_point_into_the_text(stmt in statement()) {
         let text = print(&stmt);
         let parsed = parse(&text).unwrap();
+        common::check_spans(&parsed, &text);
         let span = parsed.span();
         prop_assert!(span.end <= text.len());
         prop_assert_eq!(text[span.start..span.end].trim(), text.trim());

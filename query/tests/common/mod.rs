@@ -1,0 +1,125 @@
+//! Helpers shared by the integration tests.
+#![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
+
+use cairn_query::ast::*;
+
+/// Checks that the spans of names, strings and numbers cover exactly their text.
+pub fn check_spans(stmt: &Statement, src: &str) {
+    let name = |n: &Name| {
+        let t = &src[n.span.start..n.span.end];
+        assert!(
+            t == n.text || (t.starts_with('`') && t.ends_with('`')),
+            "name span {} is {t:?}, not {:?}",
+            n.span,
+            n.text
+        );
+    };
+    let string = |s: &StrLit| {
+        let t = &src[s.span.start..s.span.end];
+        assert!(
+            t.starts_with('"') && t.ends_with('"') && t.len() >= 2,
+            "string span {t:?}"
+        );
+    };
+    let number = |n: &Number| {
+        let t = &src[n.span.start..n.span.end];
+        let ok = match n.value {
+            NumberValue::Int(i) => t.parse::<i64>() == Ok(i),
+            NumberValue::Float(f) => t.parse::<f64>() == Ok(f),
+        };
+        assert!(ok, "number span {t:?} for {:?}", n.value);
+    };
+    let pred = |p: &Predicate| {
+        p.label.iter().for_each(name);
+        name(&p.property);
+        let op = &src[p.op_span.start..p.op_span.end];
+        assert_eq!(op.to_ascii_uppercase(), p.op.to_string());
+    };
+    fn cond(c: &Cond, src: &str, name: &dyn Fn(&Name), number: &dyn Fn(&Number)) {
+        assert!(!src[c.span.start..c.span.end].trim().is_empty());
+        match &c.kind {
+            CondKind::Sufficient { threshold } => threshold.iter().for_each(number),
+            CondKind::Found { count, label } => {
+                number(count);
+                label.iter().for_each(name);
+            }
+            CondKind::Stale { rounds: n }
+            | CondKind::Steps { count: n }
+            | CondKind::Depth { hops: n } => number(n),
+            CondKind::Time { duration } => {
+                let t = &src[duration.span.start..duration.span.end];
+                let digits = t.trim_end_matches(|c: char| c.is_ascii_alphabetic());
+                assert_eq!(
+                    digits.parse::<u64>(),
+                    Ok(duration.amount),
+                    "duration span {t:?}"
+                );
+                assert!(t[digits.len()..].eq_ignore_ascii_case(duration.unit.suffix()));
+            }
+            CondKind::Judge => {}
+            CondKind::And(cs) | CondKind::Or(cs) => {
+                cs.iter().for_each(|c| cond(c, src, name, number))
+            }
+        }
+    }
+    match stmt {
+        Statement::Explore(e) => {
+            string(&e.goal);
+            assert!(src[e.span.start..e.span.end]
+                .to_ascii_uppercase()
+                .starts_with("EXPLORE"));
+            for en in e.from.iter().flat_map(|f| &f.entries) {
+                match &en.kind {
+                    EntryKind::Search { text, label, top } => {
+                        string(text);
+                        label.iter().for_each(name);
+                        top.iter().for_each(number);
+                    }
+                    EntryKind::Key { label, key } => {
+                        name(label);
+                        string(key);
+                    }
+                    EntryKind::Match { label, predicates } => {
+                        name(label);
+                        predicates.iter().for_each(pred);
+                    }
+                    EntryKind::Id { id } => {
+                        assert_eq!(&src[en.span.start..en.span.end], format!("#{id}"))
+                    }
+                }
+            }
+            for st in e.via.iter().flat_map(|v| &v.steps) {
+                if let RelRef::Named(n) = &st.relation {
+                    name(n);
+                }
+                st.weight.iter().for_each(number);
+            }
+            e.target.iter().flat_map(|t| &t.labels).for_each(name);
+            e.filter.iter().flat_map(|w| &w.predicates).for_each(pred);
+            for t in e.score.iter().flat_map(|s| &s.terms) {
+                number(&t.weight);
+            }
+            for c in [&e.beam, &e.depth, &e.budget].into_iter().flatten() {
+                number(&c.value);
+            }
+            if let Some(u) = &e.until {
+                cond(&u.condition, src, &name, &number);
+            }
+            if let Some(r) = &e.ret {
+                r.limit.iter().for_each(number);
+            }
+        }
+        Statement::Ask(a) => string(&a.question),
+        Statement::Explain(e) => check_spans(&e.statement, src),
+        Statement::Show(_) => {}
+        Statement::Describe(d) => name(&d.label),
+        Statement::DeclareRelation(d) => {
+            name(&d.relation);
+            name(&d.parent);
+        }
+        Statement::CreateIndex(c) => {
+            name(&c.label);
+            name(&c.property);
+        }
+    }
+}
