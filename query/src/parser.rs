@@ -94,8 +94,26 @@ impl State {
         let expected = self.expected.into_inner();
         let (span, found, word) = found_at(src, offset);
         let mut help = None;
+        let wants_name = expected
+            .iter()
+            .any(|e| matches!(e, Expect::Thing(t) if t.contains("name")));
+        if found == "a string" && wants_name {
+            help = Some(
+                "names are written without quotes: Venue, or `odd name` in backquotes".to_owned(),
+            );
+        }
         if let Some(w) = word {
-            if w.eq_ignore_ascii_case("LIMIT") && expected.contains(&Expect::Keyword("RETURN")) {
+            if w.eq_ignore_ascii_case("OR")
+                && expected.contains(&Expect::Keyword("AND"))
+                && !expected.contains(&Expect::Keyword("OR"))
+            {
+                help = Some(
+                    "predicates are joined with AND only; for alternatives use `property IN [a, b]`"
+                        .to_owned(),
+                );
+            } else if w.eq_ignore_ascii_case("LIMIT")
+                && expected.contains(&Expect::Keyword("RETURN"))
+            {
                 help = Some("LIMIT belongs to RETURN, e.g. `RETURN NODES LIMIT 10`".to_owned());
             } else {
                 let kws = expected.iter().filter_map(|e| match e {
@@ -151,7 +169,20 @@ fn found_at(src: &str, offset: usize) -> (Span, String, Option<&str>) {
             Some(word),
         );
     } else if c == '"' {
-        return (Span::new(offset, offset + 1), "a string".to_owned(), None);
+        // Cover the whole string when it closes on this line.
+        let mut len = 1;
+        let mut escaped = false;
+        for (k, ch) in rest.char_indices().skip(1) {
+            match ch {
+                '\n' => break,
+                '"' if !escaped => {
+                    len = k + 1;
+                    break;
+                }
+                _ => escaped = ch == '\\' && !escaped,
+            }
+        }
+        return (Span::new(offset, offset + len), "a string".to_owned(), None);
     } else if c.is_ascii_digit()
         || (c == '-' && rest[1..].starts_with(|d: char| d.is_ascii_digit()))
     {
