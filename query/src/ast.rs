@@ -1,7 +1,7 @@
 //! The syntax tree. Every node carries the byte [`Span`] it was parsed from.
 //!
 //! The tree is purely syntactic: names are unresolved strings and numbers are unchecked (a
-//! `BEAM 0` parses; the compiler rejects it with a span-pointed error). [`crate::print`] turns any
+//! `BEAM 0` parses; the compiler rejects it with a span-pointed error). [`crate::print()`] turns any
 //! tree back into canonical text, and parsing that text gives the same tree (spans aside).
 
 use crate::span::Span;

@@ -13,7 +13,7 @@ use std::time::Duration;
 type R<T> = Result<T, QueryError>;
 
 /// Compiles a parsed statement. Errors carry spans but no source text; attach it with
-/// [`QueryError::with_source`] (or use [`crate::prepare`], which does).
+/// [`QueryError::with_source`] (or use [`crate::prepare()`], which does).
 pub fn compile(stmt: &Statement, catalog: &dyn Catalog) -> R<Compiled> {
     let c = Compiler { catalog };
     c.statement(stmt)

@@ -1,7 +1,7 @@
 //! # cairn-query: the EXPLORE / ASK language
 //!
 //! The language users and agents write to explore a Cairn graph. This crate is pure: it parses
-//! text into a syntax tree ([`ast`]), prints trees back in canonical form ([`print`]), and compiles
+//! text into a syntax tree ([`ast`]), prints trees back in canonical form ([`print()`]), and compiles
 //! them into [`Plan`]s with names resolved through a [`Catalog`] and every default filled in.
 //! The grammar and the meaning of every clause are in `docs/LANGUAGE.md`.
 //!

@@ -28,7 +28,7 @@ pub struct PropertyRef {
     pub name: String,
 }
 
-/// An exploration plan. Produced by [`crate::compile`] from `EXPLORE`; consumed by the executor's
+/// An exploration plan. Produced by [`crate::compile()`] from `EXPLORE`; consumed by the executor's
 /// beam search:
 ///
 /// 1. resolve [`entries`](Plan::entries) to start nodes;
