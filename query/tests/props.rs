@@ -421,7 +421,11 @@ fn check_span(src: &str, span: Span) {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(512))]
+    // 512 cases by default; PROPTEST_CASES=n runs more.
+    #![proptest_config(ProptestConfig {
+        cases: std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(512),
+        ..ProptestConfig::default()
+    })]
 
     #[test]
     fn print_then_parse_is_identity(stmt in statement()) {
