@@ -15,7 +15,7 @@ pub enum EngineError {
     },
     #[error("{path} is not a Cairn database: {reason}")]
     NotCairn { path: PathBuf, reason: String },
-    #[error("database {path} does not exist (open it with create_if_missing to create it)")]
+    #[error("database {path} does not exist")]
     Missing { path: PathBuf },
     #[error("corrupt {what}: {source}")]
     Corrupt {

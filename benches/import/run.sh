@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Bulk-import benchmark: Cairn's `cairn import` beside Kuzu's COPY FROM, on the same generated
+# CSV files, in the same run. Prints one JSON line per system (wall time of the whole command,
+# edges/s, peak RSS from /usr/bin/time), then a ratio line.
+#
+# Setup (once): pip install kuzu==0.11.3 ; apt-get install -y time
+# Usage: bash benches/import/run.sh [NODES] [SEED]      (default 1,000,000 nodes: ~6.5M edges)
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+NODES=${1:-1000000}
+SEED=${2:-42}
+WORK=${CAIRN_BENCH_DIR:-$(mktemp -d /tmp/cairn-import-bench.XXXXXX)}
+python3 -c "import kuzu" 2>/dev/null || pip install -q kuzu==0.11.3
+cargo build --release -q -p cairn
+BIN=target/release/cairn
+
+rm -rf "$WORK/dump" "$WORK/cairn.db" "$WORK/kuzu.db"
+"$BIN" generate academic --nodes "$NODES" --seed "$SEED" --format csv --out "$WORK/dump" >&2
+EDGES=$(( $(cat "$WORK"/dump/{authored,published_in,has_topic,cites}.csv | wc -l) - 4 ))
+sync
+
+measure() { # name, command... -> JSON line
+  local name=$1; shift
+  local t0 t1 rss
+  t0=$(date +%s.%N)
+  /usr/bin/time -f "%M" -o "$WORK/$name.rss" "$@" > "$WORK/$name.out" 2> "$WORK/$name.err"
+  t1=$(date +%s.%N)
+  rss=$(tail -n 1 "$WORK/$name.rss")
+  python3 - "$name" "$t0" "$t1" "$rss" "$EDGES" "$NODES" <<'PY'
+import json, sys
+name, t0, t1, rss, edges, nodes = sys.argv[1], float(sys.argv[2]), float(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5]), int(sys.argv[6])
+secs = t1 - t0
+print(json.dumps({"system": name, "nodes_requested": nodes, "edges": edges, "seconds": round(secs, 2),
+                  "edges_per_sec": round(edges / secs), "peak_rss_mib": round(rss / 1024)}))
+PY
+}
+
+measure cairn "$BIN" --db "$WORK/cairn.db" import "$WORK/dump"
+measure kuzu python3 benches/import/kuzu_import.py "$WORK/dump" "$WORK/kuzu.db"
+echo "# cairn: $(tail -n 1 "$WORK/cairn.out")" >&2
+echo "# kuzu:  $(tail -n 1 "$WORK/kuzu.out")" >&2

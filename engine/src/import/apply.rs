@@ -1,0 +1,750 @@
+//! Applying a staged import: resolve names and endpoints, plan the writes, build and ingest the
+//! SST files, commit the final batch. See `docs/FORMAT.md` ("Bulk import") for the rule that
+//! decides which key goes where.
+
+use super::stage::{Origin, Staging, NO_LABEL};
+use super::{report, ImportError, ImportOptions, ImportSummary, LineError, Phase};
+use crate::catalog::Catalog;
+use crate::cf;
+use crate::error::EngineError;
+use crate::graph::Graph;
+use cairn_storage_format::records::{decode_u64, encode_id_range, encode_u64, encode_vector};
+use cairn_storage_format::{
+    Degree, EdgeProps, EmbedderDef, ExternalKey, InEdgeKey, LabelId, MetaKey, NodeId, NodeKey,
+    NodeRecord, OutEdgeKey, PropIndexKey, PropKeyId, RelId, Value,
+};
+use hashbrown::{DefaultHashBuilder, HashMap, HashSet, HashTable};
+use rocksdb::{IngestExternalFileOptions, SstFileWriter, WriteBatch, WriteOptions};
+use std::hash::BuildHasher;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// A node of the import after merging duplicate lines.
+struct NodeIn {
+    label: LabelId,
+    key: String,
+    props: Vec<(PropKeyId, Value)>,
+    description: Option<String>,
+    vector: Option<Vec<f32>>,
+}
+
+/// An edge resolved to ids. `props` indexes `EdgeTable::props` (`NO_PROPS`: none).
+#[derive(Clone, Copy)]
+struct EdgeIn {
+    src: NodeId,
+    dst: NodeId,
+    rel: RelId,
+    props: u32,
+}
+
+/// Properties of the edges that have any, decoded and encoded once.
+struct PropsTable {
+    encoded: Vec<Vec<u8>>,
+    values: Vec<EdgeProps>,
+}
+
+impl PropsTable {
+    fn bytes(&self, e: &EdgeIn) -> &[u8] {
+        self.encoded
+            .get(e.props as usize)
+            .map(Vec::as_slice)
+            .unwrap_or(&[])
+    }
+    fn value(&self, e: &EdgeIn) -> EdgeProps {
+        self.values
+            .get(e.props as usize)
+            .cloned()
+            .unwrap_or_default()
+    }
+}
+
+/// Where an edge endpoint points.
+enum Resolved {
+    Found(NodeId, LabelId),
+    Missing,
+    Ambiguous,
+}
+
+/// Catalog ids for staged name ids, interned on first use.
+struct NameMap {
+    labels: Vec<Option<LabelId>>,
+    rels: Vec<Option<RelId>>,
+    props: Vec<Option<PropKeyId>>,
+}
+
+impl NameMap {
+    fn new(n: usize) -> Self {
+        NameMap {
+            labels: vec![None; n],
+            rels: vec![None; n],
+            props: vec![None; n],
+        }
+    }
+    fn label(
+        &mut self,
+        catalog: &mut Catalog,
+        staging: &Staging,
+        id: u32,
+    ) -> Result<LabelId, EngineError> {
+        if let Some(l) = self.labels[id as usize] {
+            return Ok(l);
+        }
+        let l = catalog.intern_label(staging.names.name(id))?.0;
+        self.labels[id as usize] = Some(l);
+        Ok(l)
+    }
+    fn rel(
+        &mut self,
+        catalog: &mut Catalog,
+        staging: &Staging,
+        id: u32,
+    ) -> Result<RelId, EngineError> {
+        if let Some(r) = self.rels[id as usize] {
+            return Ok(r);
+        }
+        let r = catalog.intern_relation(staging.names.name(id))?.0;
+        self.rels[id as usize] = Some(r);
+        Ok(r)
+    }
+    fn props(
+        &mut self,
+        catalog: &mut Catalog,
+        staging: &Staging,
+        props: Vec<(u32, Value)>,
+    ) -> Result<Vec<(PropKeyId, Value)>, EngineError> {
+        let mut out = Vec::with_capacity(props.len());
+        for (k, v) in props {
+            let id = match self.props[k as usize] {
+                Some(p) => p,
+                None => {
+                    let p = catalog.intern_prop(staging.names.name(k))?.0;
+                    self.props[k as usize] = Some(p);
+                    p
+                }
+            };
+            out.push((id, v));
+        }
+        // A property named twice: the last value wins (stable sort, keep the first after reverse).
+        out.reverse();
+        out.sort_by_key(|(k, _)| *k);
+        out.dedup_by_key(|(k, _)| *k);
+        Ok(out)
+    }
+}
+
+fn node_hash(hasher: &DefaultHashBuilder, label: LabelId, key: &str) -> u64 {
+    hasher.hash_one((label.0, key))
+}
+
+pub(super) fn apply(
+    graph: &Graph,
+    mut staging: Staging,
+    mut errors: Vec<LineError>,
+    options: &ImportOptions,
+) -> Result<ImportSummary, ImportError> {
+    let mut state = graph.writer.lock();
+    let base_catalog = graph.catalog();
+    let mut catalog: Catalog = (*base_catalog).clone();
+    let reader = graph.reader();
+    let mut summary = ImportSummary {
+        records: (staging.nodes.len() + staging.edges.len()) as u64,
+        ..Default::default()
+    };
+    report(options, Phase::Resolve, 0, Some(summary.records));
+    let mut names = NameMap::new(staging.names.names.len());
+
+    // ---- nodes: intern names, merge duplicate lines (the later wins) ----
+    let hasher = DefaultHashBuilder::default();
+    let mut table: HashTable<u32> = HashTable::with_capacity(staging.nodes.len());
+    let mut nodes: Vec<NodeIn> = Vec::with_capacity(staging.nodes.len());
+    let mut vector_dim: Option<usize> = catalog.embedder().map(|e| e.dim as usize);
+    for n in std::mem::take(&mut staging.nodes) {
+        let label = names.label(&mut catalog, &staging, n.label)?;
+        let props = names.props(&mut catalog, &staging, n.props)?;
+        if let Some(v) = &n.vector {
+            match vector_dim {
+                Some(d) if d != v.len() => {
+                    errors.push(staging.error(
+                        n.origin,
+                        format!("vector has {} dimensions, expected {d}", v.len()),
+                    ));
+                    continue;
+                }
+                _ => vector_dim = Some(v.len()),
+            }
+        }
+        let hash = node_hash(&hasher, label, &n.key);
+        let found = table
+            .find(hash, |&i| {
+                nodes[i as usize].label == label && nodes[i as usize].key == n.key
+            })
+            .copied();
+        match found {
+            Some(i) => {
+                let node = &mut nodes[i as usize];
+                merge_props(&mut node.props, props);
+                if n.description.is_some() {
+                    node.description = n.description;
+                }
+                if n.vector.is_some() {
+                    node.vector = n.vector;
+                }
+            }
+            None => {
+                let i = nodes.len() as u32;
+                nodes.push(NodeIn {
+                    label,
+                    key: n.key,
+                    props,
+                    description: n.description,
+                    vector: n.vector,
+                });
+                table.insert_unique(hash, i, |&j| {
+                    node_hash(&hasher, nodes[j as usize].label, &nodes[j as usize].key)
+                });
+            }
+        }
+    }
+
+    // Existing ids: only labels the database already had can have existing nodes.
+    let node_key_cf = graph.cf(cf::NODE_KEY)?;
+    let mut ids: Vec<Option<NodeId>> = vec![None; nodes.len()];
+    let candidates: Vec<usize> = (0..nodes.len())
+        .filter(|&i| base_catalog.label_name(nodes[i].label).is_some())
+        .collect();
+    for chunk in candidates.chunks(4096) {
+        let keys: Vec<Vec<u8>> = chunk
+            .iter()
+            .map(|&i| {
+                ExternalKey {
+                    label: nodes[i].label,
+                    key: nodes[i].key.clone(),
+                }
+                .encode()
+            })
+            .collect();
+        for (&i, value) in
+            chunk
+                .iter()
+                .zip(graph.db.batched_multi_get_cf(node_key_cf, &keys, false))
+        {
+            if let Some(bytes) = value? {
+                ids[i] = Some(NodeId(
+                    decode_u64(&bytes).map_err(EngineError::corrupt("node key index"))?,
+                ));
+            }
+        }
+    }
+    let first_new = state.next_node_id;
+    let mut next = first_new;
+    let ids: Vec<NodeId> = ids
+        .into_iter()
+        .map(|id| {
+            id.unwrap_or_else(|| {
+                next += 1;
+                NodeId(next - 1)
+            })
+        })
+        .collect();
+    let is_new = |id: NodeId| id.0 >= first_new;
+
+    // ---- edges: resolve endpoints ----
+    let lookup = |label: LabelId, key: &str| -> Result<Option<NodeId>, ImportError> {
+        let hash = node_hash(&hasher, label, key);
+        if let Some(&i) = table.find(hash, |&i| {
+            nodes[i as usize].label == label && nodes[i as usize].key == key
+        }) {
+            return Ok(Some(ids[i as usize]));
+        }
+        if base_catalog.label_name(label).is_some() {
+            return Ok(reader.node_id(label, key)?);
+        }
+        Ok(None)
+    };
+    // Labels that hold a given key, built only if some endpoint has no id group.
+    let mut by_key: Option<HashMap<&str, Vec<LabelId>>> = None;
+    let mut edges: Vec<EdgeIn> = Vec::with_capacity(staging.edges.len());
+    let mut edge_labels: HashSet<(RelId, LabelId, LabelId)> = HashSet::new();
+    let mut last_labels = None;
+    // Catalog label of each staged name, looked up once (None inside: no such label).
+    let mut label_ids: Vec<Option<Option<LabelId>>> = vec![None; staging.names.names.len()];
+    for e in &staging.edges {
+        let rel = names.rel(&mut catalog, &staging, e.rel)?;
+        let mut resolve = |label: u32, key: &str| -> Result<Resolved, ImportError> {
+            if label != NO_LABEL {
+                let l = *label_ids[label as usize]
+                    .get_or_insert_with(|| catalog.label_id(staging.names.name(label)));
+                return Ok(match l {
+                    Some(l) => {
+                        lookup(l, key)?.map_or(Resolved::Missing, |id| Resolved::Found(id, l))
+                    }
+                    None => Resolved::Missing,
+                });
+            }
+            let map = by_key.get_or_insert_with(|| {
+                let mut m: HashMap<&str, Vec<LabelId>> = HashMap::new();
+                for n in &nodes {
+                    m.entry(n.key.as_str()).or_default().push(n.label);
+                }
+                m
+            });
+            let mut labels = map.get(key).cloned().unwrap_or_default();
+            labels.extend(base_catalog.labels().map(|(l, _)| l));
+            labels.sort();
+            labels.dedup();
+            let mut found = Resolved::Missing;
+            for l in labels {
+                if let Some(id) = lookup(l, key)? {
+                    if matches!(found, Resolved::Found(..)) {
+                        return Ok(Resolved::Ambiguous);
+                    }
+                    found = Resolved::Found(id, l);
+                }
+            }
+            Ok(found)
+        };
+        let (from_key, to_key) = (staging.key(e.from_key), staging.key(e.to_key));
+        let from = resolve(e.from_label, from_key)?;
+        let to = resolve(e.to_label, to_key)?;
+        let describe = |label: u32, key: &str| {
+            if label == NO_LABEL {
+                format!("`{key}`")
+            } else {
+                format!("{} `{key}`", staging.names.name(label))
+            }
+        };
+        let fail = |errors: &mut Vec<LineError>, origin: Origin, reason: String| {
+            errors.push(staging.error(origin, reason))
+        };
+        match (from, to) {
+            (Resolved::Found(src, sl), Resolved::Found(dst, dl)) => {
+                if last_labels != Some((rel, sl, dl)) {
+                    edge_labels.insert((rel, sl, dl));
+                    last_labels = Some((rel, sl, dl));
+                }
+                edges.push(EdgeIn {
+                    src,
+                    dst,
+                    rel,
+                    props: e.props,
+                });
+            }
+            (Resolved::Ambiguous, _) => fail(
+                &mut errors,
+                e.origin,
+                format!(
+                    "source id {} matches nodes of several labels; give the id group",
+                    describe(e.from_label, from_key)
+                ),
+            ),
+            (_, Resolved::Ambiguous) => fail(
+                &mut errors,
+                e.origin,
+                format!(
+                    "target id {} matches nodes of several labels; give the id group",
+                    describe(e.to_label, to_key)
+                ),
+            ),
+            (Resolved::Missing, _) => fail(
+                &mut errors,
+                e.origin,
+                format!(
+                    "edge source {} is not a node of this import or the database",
+                    describe(e.from_label, from_key)
+                ),
+            ),
+            (_, Resolved::Missing) => fail(
+                &mut errors,
+                e.origin,
+                format!(
+                    "edge target {} is not a node of this import or the database",
+                    describe(e.to_label, to_key)
+                ),
+            ),
+        }
+    }
+    if errors.len() > options.max_errors {
+        errors.sort_by(|a, b| (&a.file, a.line).cmp(&(&b.file, b.line)));
+        errors.truncate(options.max_errors + 1);
+        return Err(ImportError::BadLines {
+            errors,
+            max: options.max_errors,
+        });
+    }
+    errors.sort_by(|a, b| (&a.file, a.line).cmp(&(&b.file, b.line)));
+    summary.skipped = errors;
+    for (rel, s, d) in edge_labels {
+        catalog.note_endpoints(rel, s, d);
+    }
+    let mut edge_props: Vec<EdgeProps> = Vec::with_capacity(staging.edge_props.len());
+    for p in std::mem::take(&mut staging.edge_props) {
+        let props = names.props(&mut catalog, &staging, p.props)?;
+        edge_props.push(EdgeProps {
+            weight: p.weight,
+            props,
+        });
+    }
+    if let Some(dim) = vector_dim {
+        if catalog.embedder().is_none() && nodes.iter().any(|n| n.vector.is_some()) {
+            catalog.set_embedder(Some(EmbedderDef {
+                id: "supplied".into(),
+                dim: dim as u32,
+            }));
+        }
+    }
+    drop(table);
+    drop(by_key);
+    drop(staging);
+    let props_table = PropsTable {
+        encoded: edge_props.iter().map(EdgeProps::encode).collect(),
+        values: edge_props,
+    };
+
+    // Sort and dedupe edges. The sort is stable, so among duplicates the last line comes last;
+    // dedup keeps the first of a run, so move each later duplicate's properties into it.
+    edges.sort_by_key(|e| (e.src, e.rel, e.dst));
+    edges.dedup_by(|later, kept| {
+        let same = (later.src, later.rel, later.dst) == (kept.src, kept.rel, kept.dst);
+        if same {
+            kept.props = later.props;
+        }
+        same
+    });
+
+    // ---- plan the writes ----
+    report(
+        options,
+        Phase::Write,
+        0,
+        Some((nodes.len() + edges.len()) as u64),
+    );
+    let mut batch = WriteBatch::default();
+    let mut new_degree: Vec<Degree> = vec![Degree::default(); (next - first_new) as usize];
+    let mut old_degree: HashMap<NodeId, Degree> = HashMap::new();
+    let mut bump = |id: NodeId, d: Degree| {
+        let slot = if is_new(id) {
+            &mut new_degree[(id.0 - first_new) as usize]
+        } else {
+            old_degree.entry(id).or_default()
+        };
+        *slot = slot.plus(d);
+    };
+    let out_cf = graph.cf(cf::OUT)?;
+    let in_cf = graph.cf(cf::IN)?;
+    let mut sst_out: Vec<EdgeIn> = Vec::new();
+    let mut sst_in: Vec<EdgeIn> = Vec::new();
+    for e in &edges {
+        let (src_new, dst_new) = (is_new(e.src), is_new(e.dst));
+        if !src_new && !dst_new {
+            match reader.edge(e.src, e.rel, e.dst)? {
+                Some(old) if old == props_table.value(e) => {
+                    summary.edges_unchanged += 1;
+                    continue;
+                }
+                Some(_) => summary.edges_updated += 1,
+                None => {
+                    summary.edges_created += 1;
+                    bump(e.src, Degree { out: 1, inc: 0 });
+                    bump(e.dst, Degree { out: 0, inc: 1 });
+                }
+            }
+        } else {
+            summary.edges_created += 1;
+            bump(e.src, Degree { out: 1, inc: 0 });
+            bump(e.dst, Degree { out: 0, inc: 1 });
+        }
+        let key = OutEdgeKey {
+            src: e.src,
+            rel: e.rel,
+            dst: e.dst,
+        };
+        if src_new {
+            sst_out.push(*e);
+        } else {
+            batch.put_cf(out_cf, key.encode(), props_table.bytes(e));
+        }
+        if dst_new {
+            sst_in.push(*e);
+        } else {
+            batch.put_cf(in_cf, key.reversed().encode(), props_table.bytes(e));
+        }
+    }
+    drop(edges);
+    sst_in.sort_unstable_by_key(|e| (e.dst, e.rel, e.src));
+    let degree_cf = graph.cf(cf::DEGREE)?;
+    let mut old_degree: Vec<(NodeId, Degree)> = old_degree.into_iter().collect();
+    old_degree.sort_by_key(|(id, _)| *id);
+    for (id, d) in old_degree {
+        batch.merge_cf(degree_cf, NodeKey(id).encode(), d.encode());
+    }
+
+    // Nodes: new ones go to files (records, vectors) and the batch (keys, index entries);
+    // existing ones are updated in the batch like a Writer would.
+    let node_cf = graph.cf(cf::NODE)?;
+    let prop_cf = graph.cf(cf::PROP)?;
+    let vector_cf = graph.cf(cf::VECTOR)?;
+    let indexes = catalog.indexes().to_vec();
+    let index_key = |label: LabelId, prop: PropKeyId, value: &Value, node: NodeId| {
+        PropIndexKey {
+            label,
+            prop,
+            value: value.clone(),
+            node,
+        }
+        .encode()
+        .map_err(EngineError::corrupt("property index key"))
+    };
+    let mut touched: Vec<NodeId> = Vec::new();
+    let mut new_nodes: Vec<(NodeId, NodeRecord, Option<Vec<f32>>)> =
+        Vec::with_capacity(new_degree.len());
+    for (n, id) in nodes.into_iter().zip(ids.iter().copied()) {
+        if is_new(id) {
+            let rec = NodeRecord {
+                label: n.label,
+                key: n.key,
+                props: n.props,
+                description: n.description,
+            };
+            batch.put_cf(
+                node_key_cf,
+                ExternalKey {
+                    label: rec.label,
+                    key: rec.key.clone(),
+                }
+                .encode(),
+                encode_u64(id.0),
+            );
+            for ix in indexes.iter().filter(|ix| ix.label == rec.label) {
+                if let Some(v) = rec.prop(ix.prop).filter(|v| v.is_indexable()) {
+                    batch.put_cf(prop_cf, index_key(ix.label, ix.prop, v, id)?, []);
+                }
+            }
+            summary.nodes_created += 1;
+            new_nodes.push((id, rec, n.vector));
+            continue;
+        }
+        let Some(old) = reader.node(id)? else {
+            continue;
+        };
+        let mut rec = (*old).clone();
+        merge_props(&mut rec.props, n.props);
+        if n.description.is_some() {
+            rec.description = n.description;
+        }
+        if let Some(v) = &n.vector {
+            batch.put_cf(vector_cf, NodeKey(id).encode(), encode_vector(v));
+        }
+        if rec == *old {
+            if n.vector.is_none() {
+                summary.nodes_unchanged += 1;
+            } else {
+                summary.nodes_updated += 1;
+            }
+            continue;
+        }
+        summary.nodes_updated += 1;
+        for ix in indexes.iter().filter(|ix| ix.label == rec.label) {
+            let (ov, nv) = (
+                old.prop(ix.prop).filter(|v| v.is_indexable()),
+                rec.prop(ix.prop).filter(|v| v.is_indexable()),
+            );
+            if ov == nv {
+                continue;
+            }
+            if let Some(v) = ov {
+                batch.delete_cf(prop_cf, index_key(ix.label, ix.prop, v, id)?);
+            }
+            if let Some(v) = nv {
+                batch.put_cf(prop_cf, index_key(ix.label, ix.prop, v, id)?, []);
+            }
+        }
+        batch.put_cf(node_cf, NodeKey(id).encode(), rec.encode());
+        touched.push(id);
+    }
+
+    // ---- write and ingest the files ----
+    let meta_cf = graph.cf(cf::META)?;
+    let has_files = !new_nodes.is_empty();
+    let tmp = graph.path.join("import-tmp");
+    if has_files {
+        let _ = std::fs::remove_dir_all(&tmp);
+        std::fs::create_dir_all(&tmp).map_err(|source| ImportError::Io {
+            path: tmp.clone(),
+            source,
+        })?;
+        let files = write_ssts(
+            graph,
+            &tmp,
+            &sst_out,
+            &sst_in,
+            &props_table,
+            &new_nodes,
+            &new_degree,
+        )?;
+        drop((sst_out, sst_in));
+        report(options, Phase::Commit, 0, None);
+        // The marker goes first and durably: if we die from here on, open() rolls back.
+        let mut sync = WriteOptions::default();
+        sync.set_sync(true);
+        graph.db.put_cf_opt(
+            meta_cf,
+            MetaKey::ImportPending.encode(),
+            encode_id_range(first_new, next),
+            &sync,
+        )?;
+        let mut ingest = IngestExternalFileOptions::default();
+        ingest.set_move_files(true);
+        for (cf_name, path) in files {
+            graph
+                .db
+                .ingest_external_file_cf_opts(graph.cf(cf_name)?, &ingest, vec![path])?;
+        }
+        test_hook_pause();
+    }
+    report(options, Phase::Commit, 0, None);
+    batch.put_cf(
+        meta_cf,
+        MetaKey::Catalog.encode(),
+        catalog.record().encode(),
+    );
+    batch.put_cf(meta_cf, MetaKey::NextNodeId.encode(), encode_u64(next));
+    batch.delete_cf(meta_cf, MetaKey::ImportPending.encode());
+    let mut opts = WriteOptions::default();
+    opts.set_sync(graph.options.sync_writes || has_files);
+    graph.cache.begin_commit();
+    let result = graph.db.write_opt(batch, &opts);
+    graph.cache.end_commit(touched);
+    result?;
+    state.next_node_id = next;
+    *graph.catalog.write() = Arc::new(catalog);
+    let _ = std::fs::remove_dir_all(&tmp);
+    Ok(summary)
+}
+
+/// A pause between ingesting files and committing, so that the kill test can hit that window.
+/// Only active when `CAIRN_TEST_IMPORT_PAUSE_MS` is set.
+fn test_hook_pause() {
+    if let Some(ms) = std::env::var("CAIRN_TEST_IMPORT_PAUSE_MS")
+        .ok()
+        .and_then(|v| v.parse::<u64>().ok())
+    {
+        eprintln!("import: files ingested, pausing {ms} ms before commit");
+        std::thread::sleep(Duration::from_millis(ms));
+    }
+}
+
+fn merge_props(into: &mut Vec<(PropKeyId, Value)>, from: Vec<(PropKeyId, Value)>) {
+    for (k, v) in from {
+        match into.binary_search_by_key(&k, |(pk, _)| *pk) {
+            Ok(i) => into[i].1 = v,
+            Err(i) => into.insert(i, (k, v)),
+        }
+    }
+}
+
+type SstResult = Result<Option<(&'static str, PathBuf)>, ImportError>;
+
+/// Writes one SST file per column family that receives new keys, in parallel since each file
+/// is independent. Returns (column family, file) pairs.
+fn write_ssts(
+    graph: &Graph,
+    dir: &Path,
+    sst_out: &[EdgeIn],
+    sst_in: &[EdgeIn],
+    props_table: &PropsTable,
+    new_nodes: &[(NodeId, NodeRecord, Option<Vec<f32>>)],
+    new_degree: &[Degree],
+) -> Result<Vec<(&'static str, PathBuf)>, ImportError> {
+    let first_new = new_nodes.first().map(|n| n.0 .0).unwrap_or(0);
+    let write = |cf_name: &'static str,
+                 fill: &dyn Fn(&mut SstFileWriter<'_>) -> Result<u64, rocksdb::Error>|
+     -> SstResult {
+        let opts = crate::cf::options(cf_name, &graph.block_cache);
+        let mut w = SstFileWriter::create(&opts);
+        let path = dir.join(format!("{cf_name}.sst"));
+        w.open(&path)?;
+        if fill(&mut w)? == 0 {
+            return Ok(None);
+        }
+        w.finish()?;
+        Ok(Some((cf_name, path)))
+    };
+    let results: Vec<SstResult> = std::thread::scope(|s| {
+        let small = s.spawn(|| {
+            let nodes = write(cf::NODE, &|w| {
+                for (id, rec, _) in new_nodes {
+                    w.put(NodeKey(*id).encode(), rec.encode())?;
+                }
+                Ok(new_nodes.len() as u64)
+            });
+            let degrees = write(cf::DEGREE, &|w| {
+                let mut n = 0;
+                for (i, d) in new_degree.iter().enumerate() {
+                    if *d != Degree::default() {
+                        w.put(NodeKey(NodeId(first_new + i as u64)).encode(), d.encode())?;
+                        n += 1;
+                    }
+                }
+                Ok(n)
+            });
+            let vectors = write(cf::VECTOR, &|w| {
+                let mut n = 0;
+                for (id, _, v) in new_nodes {
+                    if let Some(v) = v {
+                        w.put(NodeKey(*id).encode(), encode_vector(v))?;
+                        n += 1;
+                    }
+                }
+                Ok(n)
+            });
+            vec![nodes, degrees, vectors]
+        });
+        let outs = s.spawn(|| {
+            write(cf::OUT, &|w| {
+                for e in sst_out {
+                    w.put(
+                        OutEdgeKey {
+                            src: e.src,
+                            rel: e.rel,
+                            dst: e.dst,
+                        }
+                        .encode(),
+                        props_table.bytes(e),
+                    )?;
+                }
+                Ok(sst_out.len() as u64)
+            })
+        });
+        let ins = write(cf::IN, &|w| {
+            for e in sst_in {
+                w.put(
+                    InEdgeKey {
+                        dst: e.dst,
+                        rel: e.rel,
+                        src: e.src,
+                    }
+                    .encode(),
+                    props_table.bytes(e),
+                )?;
+            }
+            Ok(sst_in.len() as u64)
+        });
+        let panicked = || {
+            Err(ImportError::Engine(EngineError::Invalid(
+                "SST writer thread panicked".into(),
+            )))
+        };
+        let mut all = small.join().unwrap_or_else(|_| vec![panicked()]);
+        all.push(outs.join().unwrap_or_else(|_| panicked()));
+        all.push(ins);
+        all
+    });
+    let mut files = Vec::new();
+    for r in results {
+        if let Some(f) = r? {
+            files.push(f);
+        }
+    }
+    Ok(files)
+}

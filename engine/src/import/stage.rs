@@ -1,0 +1,221 @@
+//! Compact staging of what an import read, before it is resolved against the database.
+//!
+//! A dump of millions of edges must not cost a few hundred bytes per edge in owned strings:
+//! names (labels, relation types, property keys) are interned to small integers as records
+//! arrive, and edge endpoint keys are appended to one string arena.
+
+use super::dump::{DumpEdge, DumpNode, DumpRecord};
+use super::LineError;
+use cairn_storage_format::Value;
+use hashbrown::HashMap;
+use std::path::PathBuf;
+
+/// Names interned while reading; ids are positions in `names`.
+#[derive(Default)]
+pub(super) struct Names {
+    ids: HashMap<String, u32>,
+    pub(super) names: Vec<String>,
+}
+
+impl Names {
+    pub(super) fn id(&mut self, name: &str) -> u32 {
+        if let Some(&id) = self.ids.get(name) {
+            return id;
+        }
+        let id = self.names.len() as u32;
+        self.names.push(name.to_owned());
+        self.ids.insert(name.to_owned(), id);
+        id
+    }
+
+    pub(super) fn name(&self, id: u32) -> &str {
+        self.names
+            .get(id as usize)
+            .map(String::as_str)
+            .unwrap_or("")
+    }
+}
+
+/// A span of the key arena.
+#[derive(Clone, Copy)]
+pub(super) struct KeySpan {
+    start: u64,
+    len: u32,
+}
+
+/// Where a record came from: file index and line.
+#[derive(Clone, Copy)]
+pub(super) struct Origin {
+    pub(super) file: u32,
+    pub(super) line: u64,
+}
+
+pub(super) struct StagedNode {
+    pub(super) label: u32,
+    pub(super) key: String,
+    pub(super) props: Vec<(u32, Value)>,
+    pub(super) description: Option<String>,
+    pub(super) vector: Option<Vec<f32>>,
+    pub(super) origin: Origin,
+}
+
+pub(super) struct StagedEdge {
+    pub(super) rel: u32,
+    /// Label name id, or `NO_LABEL` for an id without a group.
+    pub(super) from_label: u32,
+    pub(super) to_label: u32,
+    pub(super) from_key: KeySpan,
+    pub(super) to_key: KeySpan,
+    /// Index into `Staging::edge_props`, or `NO_PROPS`.
+    pub(super) props: u32,
+    pub(super) origin: Origin,
+}
+
+pub(super) const NO_LABEL: u32 = u32::MAX;
+pub(super) const NO_PROPS: u32 = u32::MAX;
+
+/// Edge properties that are not empty (most edges have none).
+pub(super) struct StagedProps {
+    pub(super) weight: Option<f32>,
+    pub(super) props: Vec<(u32, Value)>,
+}
+
+/// Everything read from one file, or from all of them once merged.
+#[derive(Default)]
+pub(super) struct Staging {
+    pub(super) files: Vec<PathBuf>,
+    pub(super) names: Names,
+    pub(super) nodes: Vec<StagedNode>,
+    pub(super) edges: Vec<StagedEdge>,
+    pub(super) edge_props: Vec<StagedProps>,
+    arena: String,
+    pub(super) errors: Vec<LineError>,
+}
+
+impl Staging {
+    pub(super) fn add(&mut self, record: DumpRecord, file: u32, line: u64) {
+        let origin = Origin { file, line };
+        match record {
+            DumpRecord::Node(n) => self.add_node(n, origin),
+            DumpRecord::Edge(e) => self.add_edge(e, origin),
+        }
+    }
+
+    fn add_node(&mut self, n: DumpNode, origin: Origin) {
+        let label = self.names.id(&n.label);
+        let props = n
+            .props
+            .into_iter()
+            .map(|(k, v)| (self.names.id(&k), v))
+            .collect();
+        self.nodes.push(StagedNode {
+            label,
+            key: n.key,
+            props,
+            description: n.description,
+            vector: n.vector,
+            origin,
+        });
+    }
+
+    fn add_edge(&mut self, e: DumpEdge, origin: Origin) {
+        let label = |names: &mut Names, l: &str| if l.is_empty() { NO_LABEL } else { names.id(l) };
+        let rel = self.names.id(&e.rel);
+        let from_label = label(&mut self.names, &e.from.label);
+        let to_label = label(&mut self.names, &e.to.label);
+        let from_key = self.push_key(&e.from.key);
+        let to_key = self.push_key(&e.to.key);
+        let props = if e.props.is_empty() && e.weight.is_none() {
+            NO_PROPS
+        } else {
+            let props = e
+                .props
+                .into_iter()
+                .map(|(k, v)| (self.names.id(&k), v))
+                .collect();
+            self.edge_props.push(StagedProps {
+                weight: e.weight,
+                props,
+            });
+            (self.edge_props.len() - 1) as u32
+        };
+        self.edges.push(StagedEdge {
+            rel,
+            from_label,
+            to_label,
+            from_key,
+            to_key,
+            props,
+            origin,
+        });
+    }
+
+    fn push_key(&mut self, key: &str) -> KeySpan {
+        let span = KeySpan {
+            start: self.arena.len() as u64,
+            len: key.len() as u32,
+        };
+        self.arena.push_str(key);
+        span
+    }
+
+    pub(super) fn key(&self, span: KeySpan) -> &str {
+        let start = span.start as usize;
+        self.arena
+            .get(start..start + span.len as usize)
+            .unwrap_or("")
+    }
+
+    /// Appends another part (read from a later file): names are re-interned, spans shifted.
+    pub(super) fn append(&mut self, part: Staging) {
+        let map: Vec<u32> = part.names.names.iter().map(|n| self.names.id(n)).collect();
+        let remap = |id: u32| {
+            if id == NO_LABEL {
+                NO_LABEL
+            } else {
+                map[id as usize]
+            }
+        };
+        let shift = self.arena.len() as u64;
+        self.arena.push_str(&part.arena);
+        let props_base = self.edge_props.len() as u32;
+        for mut p in part.edge_props {
+            for (k, _) in &mut p.props {
+                *k = remap(*k);
+            }
+            self.edge_props.push(p);
+        }
+        for mut n in part.nodes {
+            n.label = remap(n.label);
+            for (k, _) in &mut n.props {
+                *k = remap(*k);
+            }
+            self.nodes.push(n);
+        }
+        self.edges.reserve(part.edges.len());
+        for mut e in part.edges {
+            e.rel = remap(e.rel);
+            e.from_label = remap(e.from_label);
+            e.to_label = remap(e.to_label);
+            e.from_key.start += shift;
+            e.to_key.start += shift;
+            if e.props != NO_PROPS {
+                e.props += props_base;
+            }
+            self.edges.push(e);
+        }
+        self.errors.extend(part.errors);
+    }
+
+    pub(super) fn error(&self, origin: Origin, reason: String) -> LineError {
+        LineError {
+            file: self
+                .files
+                .get(origin.file as usize)
+                .cloned()
+                .unwrap_or_default(),
+            line: origin.line,
+            reason,
+        }
+    }
+}
