@@ -83,7 +83,7 @@ impl VectorError {
 /// Tuning knobs. The defaults are the ones benchmarked in docs/VECTOR.md.
 #[derive(Debug, Clone, PartialEq)]
 pub struct HnswParams {
-    /// Links per node on upper levels (level 0 keeps `2 * m`).
+    /// Links per node on upper levels (level 0 keeps `2 * m`); clamped to 2..=32.
     pub m: usize,
     /// Beam width while inserting; higher builds slower and finds better links.
     pub ef_construction: usize,

@@ -157,7 +157,11 @@ impl VectorIndex {
         let ef_construction = r.u32().ok_or_else(short)? as usize;
         let seed = r.u64().ok_or_else(short)?;
         let n = usize::try_from(r.u64().ok_or_else(short)?).map_err(|_| short())?;
-        if m < 2 || n > u32::MAX as usize || n.saturating_mul(dim.saturating_mul(4)) > body.len() {
+        if !(2..=32).contains(&m)
+            || ef_construction > 100_000
+            || n > u32::MAX as usize
+            || n.saturating_mul(dim.saturating_mul(4)) > body.len()
+        {
             return Err(corrupt(format!("implausible header (m {m}, {n} slots)")));
         }
         let entry = r.u32().ok_or_else(short)?;
