@@ -133,14 +133,20 @@ pub trait Embedder: Send + Sync + std::fmt::Debug {
     /// Embeds one text.
     fn embed(&self, text: &str) -> Result<Vec<f32>, EmbedError> {
         let mut v = self.embed_batch(&[text])?;
-        v.pop().ok_or_else(|| EmbedError::Degenerate { id: self.id().to_owned() })
+        v.pop().ok_or_else(|| EmbedError::Degenerate {
+            id: self.id().to_owned(),
+        })
     }
 }
 
 /// Scales `v` to unit length in place. Fails on zero or non-finite vectors, which no cosine index can
 /// place meaningfully.
 pub fn normalize(v: &mut [f32]) -> bool {
-    let norm = v.iter().map(|x| f64::from(*x) * f64::from(*x)).sum::<f64>().sqrt();
+    let norm = v
+        .iter()
+        .map(|x| f64::from(*x) * f64::from(*x))
+        .sum::<f64>()
+        .sqrt();
     if !norm.is_finite() || norm <= f64::MIN_POSITIVE {
         return false;
     }
@@ -157,7 +163,11 @@ pub fn cosine(a: &[f32], b: &[f32]) -> f32 {
 /// Checks an embedder's output against its declared dimension and normalises it.
 pub(crate) fn finish(id: &str, dim: usize, mut v: Vec<f32>) -> Result<Vec<f32>, EmbedError> {
     if v.len() != dim {
-        return Err(EmbedError::Dimension { id: id.to_owned(), expected: dim, got: v.len() });
+        return Err(EmbedError::Dimension {
+            id: id.to_owned(),
+            expected: dim,
+            got: v.len(),
+        });
     }
     if !normalize(&mut v) {
         return Err(EmbedError::Degenerate { id: id.to_owned() });
