@@ -34,6 +34,8 @@ pub fn options(name: &str, cache: &Cache) -> Options {
             table.set_whole_key_filtering(true);
         }
         DEGREE => opts.set_merge_operator_associative("cairn.degree.add", merge_degree),
+        // Float vectors do not compress; skipping it saves a decompression per vector read.
+        VECTOR => opts.set_compression_type(rocksdb::DBCompressionType::None),
         _ => {}
     }
     opts.set_block_based_table_factory(&table);

@@ -6,7 +6,9 @@ use crate::cf;
 use crate::error::{EngineError, Result};
 use crate::write::Writer;
 use cairn_storage_format::keys::{edge_prefix, edge_rel_prefix};
-use cairn_storage_format::records::{decode_id_range, decode_u64, encode_u64};
+use cairn_storage_format::records::{
+    decode_id_range, decode_u64, decode_vector, decode_vector_into, encode_u64,
+};
 use cairn_storage_format::{
     CatalogRecord, Degree, EdgeProps, ExternalKey, LabelId, MetaKey, NodeId, NodeKey, NodeRecord,
     OutEdgeKey, PropIndexKey, PropKeyId, RelId, Value, FORMAT_VERSION,
@@ -259,6 +261,82 @@ impl Graph {
             .unwrap_or(0))
     }
 
+    /// RocksDB's latest sequence number: it changes with every committed write, so a cache
+    /// built at one sequence is current while the sequence is unchanged.
+    pub fn sequence(&self) -> u64 {
+        self.db.latest_sequence_number()
+    }
+
+    /// Calls `f` with every node's degree, in id order (one scan of the degree column family).
+    pub fn scan_degrees(&self, mut f: impl FnMut(NodeId, Degree)) -> Result<()> {
+        let mut it = self.db.raw_iterator_cf(self.cf(cf::DEGREE)?);
+        it.seek_to_first();
+        while let (Some(k), Some(v)) = (it.key(), it.value()) {
+            let id = NodeKey::decode(k)
+                .map_err(EngineError::corrupt("degree key"))?
+                .0;
+            f(
+                id,
+                Degree::decode(v).map_err(EngineError::corrupt("degree"))?,
+            );
+            it.next();
+        }
+        Ok(it.status()?)
+    }
+
+    /// Calls `f` with every stored vector, in id order (one scan of the vector column family).
+    /// Does nothing when the catalog records no embedder.
+    pub fn scan_vectors(&self, mut f: impl FnMut(NodeId, &[f32])) -> Result<()> {
+        let Some(dim) = self.catalog().embedder().map(|e| e.dim as usize) else {
+            return Ok(());
+        };
+        let mut it = self.db.raw_iterator_cf(self.cf(cf::VECTOR)?);
+        it.seek_to_first();
+        let mut buf = Vec::with_capacity(dim);
+        while let (Some(k), Some(v)) = (it.key(), it.value()) {
+            let id = NodeKey::decode(k)
+                .map_err(EngineError::corrupt("vector key"))?
+                .0;
+            decode_vector_into(v, dim, &mut buf).map_err(EngineError::corrupt("vector"))?;
+            f(id, &buf);
+            it.next();
+        }
+        Ok(it.status()?)
+    }
+
+    /// Calls `f(node, rel, other)` for every edge in one direction, in key order (`node`
+    /// ascending, then relation, then `other`): one scan of the `out` or `in` column family.
+    pub fn scan_edges(
+        &self,
+        direction: Direction,
+        mut f: impl FnMut(NodeId, RelId, NodeId),
+    ) -> Result<()> {
+        let names: &[&str] = match direction {
+            Direction::Out => &[cf::OUT],
+            Direction::In => &[cf::IN],
+            Direction::Both => &[cf::OUT, cf::IN],
+        };
+        for name in names {
+            let mut it = self.db.raw_iterator_cf(self.cf(name)?);
+            it.seek_to_first();
+            while let Some(k) = it.key() {
+                // Both layouts are `node · rel · other`.
+                let e = OutEdgeKey::decode(k).map_err(EngineError::corrupt("edge key"))?;
+                f(e.src, e.rel, e.dst);
+                it.next();
+            }
+            it.status()?;
+        }
+        Ok(())
+    }
+
+    /// The largest total (out + in) degree of any node.
+    pub fn max_degree(&self) -> Result<u64> {
+        let mut max = 0u64;
+        self.scan_degrees(|_, d| max = max.max((d.out + d.inc).max(0) as u64))?;
+        Ok(max)
+    }
+
     /// The underlying RocksDB handle, so benchmarks can put raw RocksDB operations beside
     /// Cairn's on the same data. Not for application use: writes here bypass the catalog.
     #[doc(hidden)]
@@ -407,6 +485,15 @@ pub trait GraphRead {
     /// All nodes of a label, in external-key order.
     fn label_nodes(&self, label: LabelId) -> Result<Vec<NodeId>> {
         self.reader().label_nodes(label)
+    }
+    /// Degrees of many nodes at once (one batched multi-get).
+    fn degrees(&self, ids: &[NodeId]) -> Result<Vec<Degree>> {
+        self.reader().degrees(ids)
+    }
+    /// Stored vectors of many nodes at once; `None` for nodes without one. Empty when the
+    /// database records no embedder.
+    fn vectors(&self, ids: &[NodeId]) -> Result<Vec<Option<Vec<f32>>>> {
+        self.reader().vectors(ids)
     }
 }
 
@@ -602,6 +689,47 @@ impl Reader<'_> {
             Some(bytes) => Degree::decode(&bytes).map_err(EngineError::corrupt("degree")),
             None => Ok(Degree::default()),
         }
+    }
+
+    pub(crate) fn degrees(&self, ids: &[NodeId]) -> Result<Vec<Degree>> {
+        let cf = self.graph.cf(cf::DEGREE)?;
+        let keys: Vec<[u8; 8]> = ids.iter().map(|id| NodeKey(*id).encode()).collect();
+        let opts = self.opts();
+        let mut out = Vec::with_capacity(ids.len());
+        for value in self
+            .graph
+            .db
+            .batched_multi_get_cf_opt(cf, &keys, false, &opts)
+        {
+            out.push(match value? {
+                Some(bytes) => Degree::decode(&bytes).map_err(EngineError::corrupt("degree"))?,
+                None => Degree::default(),
+            });
+        }
+        Ok(out)
+    }
+
+    pub(crate) fn vectors(&self, ids: &[NodeId]) -> Result<Vec<Option<Vec<f32>>>> {
+        let Some(dim) = self.catalog.embedder().map(|e| e.dim as usize) else {
+            return Ok(vec![None; ids.len()]);
+        };
+        let cf = self.graph.cf(cf::VECTOR)?;
+        let keys: Vec<[u8; 8]> = ids.iter().map(|id| NodeKey(*id).encode()).collect();
+        let opts = self.opts();
+        let mut out = Vec::with_capacity(ids.len());
+        for value in self
+            .graph
+            .db
+            .batched_multi_get_cf_opt(cf, &keys, false, &opts)
+        {
+            out.push(match value? {
+                Some(bytes) => {
+                    Some(decode_vector(&bytes, dim).map_err(EngineError::corrupt("vector"))?)
+                }
+                None => None,
+            });
+        }
+        Ok(out)
     }
 
     pub(crate) fn label_nodes(&self, label: LabelId) -> Result<Vec<NodeId>> {

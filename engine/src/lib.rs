@@ -21,10 +21,13 @@
 mod cache;
 pub mod catalog;
 mod cf;
+pub mod describe;
+pub mod embed;
 pub mod error;
 pub mod generate;
 pub mod graph;
 pub mod import;
+pub mod vector;
 pub mod write;
 
 pub use catalog::Catalog;

@@ -501,3 +501,85 @@ fn a_killed_import_is_either_fully_absent_or_fully_present() {
     );
     assert!(outcomes.1 >= 1, "the uninterrupted run must complete");
 }
+
+#[test]
+fn the_embedder_fills_vectors_and_a_different_one_is_refused() {
+    use cairn_engine::embed::{Embedder, HashEmbedder};
+    use std::sync::Arc;
+    let graph = small();
+    let files = tempfile::tempdir().unwrap();
+    let jsonl = graph.write_jsonl(files.path()).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let g = open(dir.path());
+    let hash: Arc<dyn Embedder> = Arc::new(HashEmbedder::new(64));
+    let s = import_files(
+        &g,
+        &jsonl,
+        &ImportOptions {
+            embedder: Some(hash.clone()),
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    assert_eq!(s.vectors_computed as usize, graph.node_count());
+    let def = g.catalog().embedder().cloned().unwrap();
+    assert_eq!((def.id.as_str(), def.dim), (hash.id(), 64));
+    // The stored vector is the embedding of the node's description.
+    let id = g.node_id("Paper", "p3").unwrap().unwrap();
+    let stored = g.vectors(&[id]).unwrap().remove(0).unwrap();
+    let rec = g.node(id).unwrap().unwrap();
+    let text = cairn_engine::describe::description(&rec, &g.catalog());
+    assert!(text.starts_with("Paper: "), "{text}");
+    assert_eq!(stored, hash.embed(&text).unwrap());
+    // Another embedder would mix incomparable vectors: refused, nothing changed.
+    let before = canonical(&g);
+    let other: Arc<dyn Embedder> = Arc::new(HashEmbedder::new(32));
+    let extra = files.path().join("extra.jsonl");
+    std::fs::write(
+        &extra,
+        "{\"type\":\"node\",\"label\":\"Paper\",\"key\":\"new\"}\n",
+    )
+    .unwrap();
+    let err = import_files(
+        &g,
+        &[&extra],
+        &ImportOptions {
+            embedder: Some(other),
+            ..Default::default()
+        },
+    )
+    .unwrap_err();
+    assert!(matches!(err, ImportError::EmbedderMismatch { .. }), "{err}");
+    assert_eq!(canonical(&g), before);
+}
+
+#[test]
+fn supplied_vectors_are_stored_and_their_dimension_checked() {
+    let files = tempfile::tempdir().unwrap();
+    let f = files.path().join("v.jsonl");
+    std::fs::write(
+        &f,
+        "{\"type\":\"node\",\"label\":\"Doc\",\"key\":\"d1\",\"vector\":[0.6,0.8]}\n{\"type\":\"node\",\"label\":\"Doc\",\"key\":\"d2\",\"vector\":[1.0,0.0,0.0]}\n",
+    )
+    .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let g = open(dir.path());
+    let err = import_files(&g, &[&f], &ImportOptions::default()).unwrap_err();
+    assert!(
+        err.to_string()
+            .contains(":2: vector has 3 dimensions, expected 2"),
+        "{err}"
+    );
+    std::fs::write(
+        &f,
+        "{\"type\":\"node\",\"label\":\"Doc\",\"key\":\"d1\",\"vector\":[0.6,0.8]}\n",
+    )
+    .unwrap();
+    import_files(&g, &[&f], &ImportOptions::default()).unwrap();
+    assert_eq!(
+        g.catalog().embedder().map(|e| (e.id.clone(), e.dim)),
+        Some(("supplied".to_owned(), 2))
+    );
+    let id = g.node_id("Doc", "d1").unwrap().unwrap();
+    assert_eq!(g.vectors(&[id]).unwrap()[0], Some(vec![0.6, 0.8]));
+}

@@ -173,16 +173,26 @@ pub fn encode_vector(v: &[f32]) -> Vec<u8> {
 
 /// Decodes a vector written by [`encode_vector`], checking its dimension.
 pub fn decode_vector(bytes: &[u8], dim: usize) -> Result<Vec<f32>, FormatError> {
+    let mut out = Vec::with_capacity(dim);
+    decode_vector_into(bytes, dim, &mut out)?;
+    Ok(out)
+}
+
+/// [`decode_vector`] into a reused buffer (cleared first), for scans over many vectors.
+pub fn decode_vector_into(bytes: &[u8], dim: usize, out: &mut Vec<f32>) -> Result<(), FormatError> {
     if bytes.len() != dim * 4 {
         return Err(FormatError::KeyLength {
             expected: dim * 4,
             found: bytes.len(),
         });
     }
-    Ok(bytes
-        .chunks_exact(4)
-        .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-        .collect())
+    out.clear();
+    out.extend(
+        bytes
+            .chunks_exact(4)
+            .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])),
+    );
+    Ok(())
 }
 
 /// Value of `meta/format` and `meta/next_node_id`: a big-endian integer.

@@ -385,7 +385,39 @@ pub(super) fn apply(
             props,
         });
     }
-    if let Some(dim) = vector_dim {
+    drop(table);
+    drop(by_key);
+    // Vectors: computed by the configured embedder for new nodes that bring none.
+    if let Some(embedder) = &options.embedder {
+        match catalog.embedder() {
+            Some(def) if def.id != embedder.id() => {
+                return Err(ImportError::EmbedderMismatch {
+                    recorded: def.id.clone(),
+                    given: embedder.id().to_owned(),
+                })
+            }
+            _ => catalog.set_embedder(Some(EmbedderDef {
+                id: embedder.id().to_owned(),
+                dim: embedder.dim() as u32,
+            })),
+        }
+        if let Some(d) = vector_dim.filter(|d| *d != embedder.dim()) {
+            return Err(ImportError::EmbedderMismatch {
+                recorded: format!("supplied vectors of dimension {d}"),
+                given: embedder.id().to_owned(),
+            });
+        }
+        let started = std::time::Instant::now();
+        let todo: Vec<usize> = (0..nodes.len())
+            .filter(|&i| is_new(ids[i]) && nodes[i].vector.is_none())
+            .collect();
+        let vectors = embed_nodes(embedder.as_ref(), &catalog, &nodes, &todo)?;
+        summary.vectors_computed = vectors.len() as u64;
+        for (i, v) in todo.into_iter().zip(vectors) {
+            nodes[i].vector = Some(v);
+        }
+        summary.embed_time = started.elapsed();
+    } else if let Some(dim) = vector_dim {
         if catalog.embedder().is_none() && nodes.iter().any(|n| n.vector.is_some()) {
             catalog.set_embedder(Some(EmbedderDef {
                 id: "supplied".into(),
@@ -393,8 +425,6 @@ pub(super) fn apply(
             }));
         }
     }
-    drop(table);
-    drop(by_key);
     drop(staging);
     let props_table = PropsTable {
         encoded: edge_props.iter().map(EdgeProps::encode).collect(),
@@ -620,6 +650,65 @@ pub(super) fn apply(
     *graph.catalog.write() = Arc::new(catalog);
     let _ = std::fs::remove_dir_all(&tmp);
     Ok(summary)
+}
+
+type EmbedResult = Result<Vec<Vec<f32>>, crate::embed::EmbedError>;
+
+/// Embeds the descriptions of `nodes[todo]` on every core, in batches.
+fn embed_nodes(
+    embedder: &dyn crate::embed::Embedder,
+    catalog: &Catalog,
+    nodes: &[NodeIn],
+    todo: &[usize],
+) -> Result<Vec<Vec<f32>>, ImportError> {
+    const BATCH: usize = 256;
+    let texts = |chunk: &[usize]| -> Vec<String> {
+        chunk
+            .iter()
+            .map(|&i| {
+                let n = &nodes[i];
+                let rec = NodeRecord {
+                    label: n.label,
+                    key: n.key.clone(),
+                    props: n.props.clone(),
+                    description: n.description.clone(),
+                };
+                crate::describe::description(&rec, catalog)
+            })
+            .collect()
+    };
+    let chunks: Vec<&[usize]> = todo.chunks(BATCH).collect();
+    let workers = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1)
+        .max(1);
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let out: Vec<std::sync::Mutex<Option<EmbedResult>>> =
+        chunks.iter().map(|_| std::sync::Mutex::new(None)).collect();
+    std::thread::scope(|s| {
+        for _ in 0..workers {
+            s.spawn(|| loop {
+                let c = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let Some(chunk) = chunks.get(c) else { break };
+                let t = texts(chunk);
+                let refs: Vec<&str> = t.iter().map(String::as_str).collect();
+                let result = embedder.embed_batch(&refs);
+                if let Ok(mut slot) = out[c].lock() {
+                    *slot = Some(result);
+                }
+            });
+        }
+    });
+    let mut vectors = Vec::with_capacity(todo.len());
+    for slot in out {
+        let part = slot
+            .into_inner()
+            .ok()
+            .flatten()
+            .ok_or_else(|| EngineError::Invalid("an embedding worker did not finish".into()))?;
+        vectors.extend(part?);
+    }
+    Ok(vectors)
 }
 
 /// A pause between ingesting files and committing, so that the kill test can hit that window.

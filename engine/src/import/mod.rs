@@ -59,12 +59,10 @@ pub enum ImportError {
         path: PathBuf,
         source: std::io::Error,
     },
-    #[error("vectors of dimension {found} do not match the database's {expected} (embedder `{embedder}`)")]
-    VectorDimension {
-        expected: u32,
-        found: usize,
-        embedder: String,
-    },
+    #[error("the database's vectors come from embedder `{recorded}`; this import uses `{given}` (vectors of two embedders cannot be compared)")]
+    EmbedderMismatch { recorded: String, given: String },
+    #[error("embedding node descriptions failed: {0}")]
+    Embed(#[from] crate::embed::EmbedError),
     #[error(transparent)]
     Engine(#[from] EngineError),
 }
@@ -121,12 +119,19 @@ pub struct ImportOptions {
     /// the first bad line aborts and the database stays unchanged.
     pub max_errors: usize,
     pub progress: Option<ProgressFn>,
+    /// Computes a vector for every new node from its description (in parallel) and records the
+    /// embedder in the catalog. `None`: only vectors supplied in the dump are stored.
+    pub embedder: Option<Arc<dyn crate::embed::Embedder>>,
 }
 
 impl fmt::Debug for ImportOptions {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("ImportOptions")
             .field("max_errors", &self.max_errors)
+            .field(
+                "embedder",
+                &self.embedder.as_ref().map(|e| e.id().to_owned()),
+            )
             .finish()
     }
 }
@@ -143,6 +148,9 @@ pub struct ImportSummary {
     pub edges_unchanged: u64,
     /// Lines skipped under `max_errors`, each with its reason.
     pub skipped: Vec<LineError>,
+    /// Vectors computed by the embedder, and the time that took (part of `elapsed`).
+    pub vectors_computed: u64,
+    pub embed_time: Duration,
     pub elapsed: Duration,
 }
 
@@ -168,6 +176,7 @@ pub fn import_files<P: AsRef<Path>>(
         .map(|m| m.len())
         .sum();
     let max = options.max_errors;
+    report(options, Phase::Read, 0, Some(total));
     let done = AtomicU64::new(0);
     let last_report = AtomicU64::new(0);
     // Files are parsed in parallel (one per core) into per-file lists, then staged in the
