@@ -1,0 +1,532 @@
+//! The answerer agent: turns the evidence into an answer.
+//!
+//! - attribute → the property value read from the linked node;
+//! - relation, multi-hop → the end nodes of the explored paths, best first, each with its path;
+//! - aggregation → counts, argmax and top-k computed exactly by walking the planned relation
+//!   path on the store (the beam search samples hubs and stops early, which is right for
+//!   finding evidence and wrong for counting).
+//!
+//! Every item carries its evidence path, which the validator checks edge by edge. With an LLM,
+//! the model rewrites the answer from the quoted evidence; what it claims is mapped back onto
+//! evidence items, and anything it invents has no node and no path — the validator's catch.
+
+use crate::ask::AgentError;
+use crate::llm::{data_block, json_object, LlmBackend, Message, DATA_RULE};
+use crate::planner::{numeric, Aggregate, QueryPlan, QuestionType, Step};
+use crate::result::{Exploration, PathStep};
+use cairn_engine::describe::display_name;
+use cairn_engine::{Catalog, Direction, Graph, GraphRead};
+use cairn_storage_format::{NodeId, Value};
+use std::collections::{HashMap, HashSet};
+
+/// One claimed answer element.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AnswerItem {
+    /// The node the claim is about (`None`: the claim names nothing in the graph).
+    pub node: Option<NodeId>,
+    pub label: String,
+    pub key: String,
+    pub name: String,
+    /// For attribute answers: the property value, as text.
+    pub value: Option<String>,
+    /// For top-k answers: what the item was ranked by (a property value, or the number of
+    /// paths that reach it).
+    pub support: Option<f64>,
+    /// Entry → … → the node (empty for an attribute of the entry itself).
+    pub evidence: Vec<PathStep>,
+}
+
+/// An answer with its evidence.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Answer {
+    pub qtype: QuestionType,
+    /// Best first.
+    pub items: Vec<AnswerItem>,
+    /// The count of a counting question.
+    pub count: Option<u64>,
+    /// The answer in words.
+    pub text: String,
+    /// The evidence may be incomplete (sampled hubs, caps hit).
+    pub partial: bool,
+    /// The validator could not confirm the answer.
+    pub uncertain: bool,
+    /// Written by the LLM answerer.
+    pub by_llm: bool,
+}
+
+impl Answer {
+    /// The answer as comparable strings, best first: the count, the attribute values, or the
+    /// node keys.
+    pub fn values(&self) -> Vec<String> {
+        if let Some(c) = self.count {
+            return vec![c.to_string()];
+        }
+        if self.qtype == QuestionType::Attribute {
+            return self.items.iter().filter_map(|i| i.value.clone()).collect();
+        }
+        self.items.iter().map(|i| i.key.clone()).collect()
+    }
+}
+
+/// A node reached by walking a relation path.
+#[derive(Clone, Debug)]
+pub struct Reached {
+    pub node: NodeId,
+    /// How many distinct paths reach it.
+    pub paths: u64,
+    /// The first path found.
+    pub evidence: Vec<PathStep>,
+}
+
+/// Walks `path` exactly from `entries` and returns the distinct end nodes other than the entries
+/// themselves (an author is not their own co-author), in node-id order. `max_edges` bounds the
+/// work; the flag says whether it was reached (the result is then partial).
+pub fn walk(
+    graph: &Graph,
+    catalog: &Catalog,
+    entries: &[NodeId],
+    path: &[Step],
+    max_edges: usize,
+) -> Result<(Vec<Reached>, bool), AgentError> {
+    let mut layer: HashMap<NodeId, (u64, Vec<PathStep>)> =
+        entries.iter().map(|e| (*e, (1, Vec::new()))).collect();
+    let mut scanned = 0usize;
+    let mut truncated = false;
+    for step in path {
+        let Some(rel) = catalog.relation_id(&step.relation) else {
+            return Ok((Vec::new(), false));
+        };
+        let dir = if step.reversed {
+            Direction::In
+        } else {
+            Direction::Out
+        };
+        let mut next: HashMap<NodeId, (u64, Vec<PathStep>)> = HashMap::new();
+        let mut from: Vec<(&NodeId, &(u64, Vec<PathStep>))> = layer.iter().collect();
+        from.sort_by_key(|(n, _)| **n);
+        for (node, (mult, evidence)) in from {
+            let neighbours = graph.neighbors(*node, dir, &[rel])?;
+            scanned += neighbours.len();
+            for n in neighbours {
+                let slot = next.entry(n.node).or_insert_with(|| {
+                    let mut e = evidence.clone();
+                    e.push(PathStep {
+                        from: *node,
+                        relation: step.relation.clone(),
+                        reversed: step.reversed,
+                        to: n.node,
+                    });
+                    (0, e)
+                });
+                slot.0 += mult;
+            }
+            if scanned > max_edges {
+                truncated = true;
+                break;
+            }
+        }
+        layer = next;
+        if truncated {
+            break;
+        }
+    }
+    let entry_set: HashSet<NodeId> = entries.iter().copied().collect();
+    let mut out: Vec<Reached> = layer
+        .into_iter()
+        .filter(|(n, _)| !entry_set.contains(n))
+        .map(|(node, (paths, evidence))| Reached {
+            node,
+            paths,
+            evidence,
+        })
+        .collect();
+    out.sort_by_key(|r| r.node);
+    Ok((out, truncated))
+}
+
+/// Work bound of an exact walk, in edges listed.
+pub const WALK_MAX_EDGES: usize = 5_000_000;
+
+/// A property value as answer text (strings without quotes).
+pub fn value_text(v: &Value) -> String {
+    match v {
+        Value::Str(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// The answerer.
+pub struct Answerer<'g> {
+    graph: &'g Graph,
+    llm: Option<&'g dyn LlmBackend>,
+}
+
+impl std::fmt::Debug for Answerer<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Answerer")
+            .field("llm", &self.llm.is_some())
+            .finish()
+    }
+}
+
+impl<'g> Answerer<'g> {
+    pub fn new(graph: &'g Graph) -> Self {
+        Answerer { graph, llm: None }
+    }
+
+    /// Lets an LLM write the answer from the evidence.
+    pub fn with_llm(mut self, llm: &'g dyn LlmBackend) -> Self {
+        self.llm = Some(llm);
+        self
+    }
+
+    pub fn uses_llm(&self) -> bool {
+        self.llm.is_some()
+    }
+
+    /// The answer computed from the graph (never the LLM).
+    pub fn offline(
+        &self,
+        plan: &QueryPlan,
+        exploration: &Exploration,
+        partial: bool,
+    ) -> Result<Answer, AgentError> {
+        let catalog = self.graph.catalog();
+        let entries: Vec<NodeId> = plan
+            .entity
+            .as_ref()
+            .map(|e| e.nodes.clone())
+            .unwrap_or_default();
+        let mut answer = Answer {
+            qtype: plan.qtype,
+            items: Vec::new(),
+            count: None,
+            text: String::new(),
+            partial,
+            uncertain: false,
+            by_llm: false,
+        };
+        match plan.qtype {
+            QuestionType::Attribute => {
+                let prop = plan.attribute.as_deref().unwrap_or("name");
+                for (node, rec) in entries.iter().zip(self.graph.nodes(&entries)?) {
+                    let Some(rec) = rec else { continue };
+                    let value = catalog
+                        .prop_id(prop)
+                        .and_then(|p| rec.prop(p))
+                        .map(value_text);
+                    answer.items.push(AnswerItem {
+                        node: Some(*node),
+                        label: catalog.label_name(rec.label).unwrap_or("?").to_owned(),
+                        key: rec.key.clone(),
+                        name: display_name(&rec, &catalog),
+                        value,
+                        support: None,
+                        evidence: Vec::new(),
+                    });
+                }
+                let values: Vec<String> = answer
+                    .items
+                    .iter()
+                    .map(|i| i.value.clone().unwrap_or_else(|| "unknown".into()))
+                    .collect();
+                answer.text = match answer.items.first() {
+                    Some(i) => format!("The {prop} of {} is {}.", i.name, values.join(", ")),
+                    None => "No node matches the question.".into(),
+                };
+            }
+            QuestionType::Aggregation => {
+                let (reached, truncated) =
+                    walk(self.graph, &catalog, &entries, &plan.path, WALK_MAX_EDGES)?;
+                answer.partial |= truncated;
+                let reached = self.of_target(reached, plan, &catalog)?;
+                match plan.aggregate.clone().unwrap_or(Aggregate::Count) {
+                    Aggregate::Count => {
+                        answer.count = Some(reached.len() as u64);
+                        answer.items = self.items(&reached, |_| None)?;
+                        answer.text = format!(
+                            "{} ({} through {}).",
+                            reached.len(),
+                            plan.target.as_deref().unwrap_or("nodes"),
+                            path_words(&plan.path)
+                        );
+                    }
+                    Aggregate::Top { k, by } => {
+                        let support = self.support(&reached, by.as_deref(), &catalog)?;
+                        let ranked = rank(&reached, &support, k);
+                        let chosen: Vec<Reached> =
+                            ranked.iter().map(|i| reached[*i].clone()).collect();
+                        let sup: HashMap<NodeId, f64> = ranked
+                            .iter()
+                            .map(|i| (reached[*i].node, support[*i]))
+                            .collect();
+                        answer.items = self.items(&chosen, |n| sup.get(&n).copied())?;
+                        let names: Vec<String> = answer
+                            .items
+                            .iter()
+                            .map(|i| format!("{} ({})", i.name, fmt_support(i.support)))
+                            .collect();
+                        answer.text = format!("{}.", names.join(", "));
+                    }
+                }
+            }
+            QuestionType::Relation | QuestionType::MultiHop => {
+                let target = plan.target.as_deref();
+                let entry_set: HashSet<NodeId> = entries.iter().copied().collect();
+                let structured = !plan.path.is_empty();
+                for r in &exploration.results {
+                    if entry_set.contains(&r.node)
+                        || target.is_some_and(|t| t != r.label)
+                        || (structured && r.hops as usize != plan.path.len())
+                    {
+                        continue;
+                    }
+                    answer.items.push(AnswerItem {
+                        node: Some(r.node),
+                        label: r.label.clone(),
+                        key: r.key.clone(),
+                        name: r.name.clone(),
+                        value: None,
+                        support: None,
+                        evidence: r.path.clone(),
+                    });
+                }
+                let names: Vec<&str> = answer
+                    .items
+                    .iter()
+                    .take(20)
+                    .map(|i| i.name.as_str())
+                    .collect();
+                let more = answer.items.len().saturating_sub(names.len());
+                answer.text = if answer.items.is_empty() {
+                    "Nothing in the graph answers the question.".into()
+                } else if more > 0 {
+                    format!("{} and {more} more.", names.join("; "))
+                } else {
+                    format!("{}.", names.join("; "))
+                };
+            }
+        }
+        Ok(answer)
+    }
+
+    /// The answer: offline, or rewritten by the LLM from the offline evidence. `attempt`
+    /// counts regenerations (the model is told its previous answer failed validation).
+    pub fn answer(
+        &self,
+        plan: &QueryPlan,
+        exploration: &Exploration,
+        partial: bool,
+        attempt: u32,
+    ) -> Result<Answer, AgentError> {
+        let offline = self.offline(plan, exploration, partial)?;
+        match self.llm {
+            Some(llm) => self.llm_answer(llm, plan, offline, attempt),
+            None => Ok(offline),
+        }
+    }
+
+    fn llm_answer(
+        &self,
+        llm: &dyn LlmBackend,
+        plan: &QueryPlan,
+        evidence: Answer,
+        attempt: u32,
+    ) -> Result<Answer, AgentError> {
+        let system = format!(
+            "You answer questions about a graph using only the evidence given. Reply with one JSON object \
+             {{\"answer\": [<strings: node names, values or a count>], \"text\": <one sentence>}}. \
+             Use only names and values that appear in the evidence. {DATA_RULE}"
+        );
+        let mut user = format!(
+            "Question: {}\nEvidence ({} items):",
+            data_block("question", &plan.question),
+            evidence.items.len()
+        );
+        if let Some(c) = evidence.count {
+            user.push_str(&format!("\n- count: {c}"));
+        }
+        for item in evidence.items.iter().take(200) {
+            let mut line = format!("\n- {} {}", item.label, data_block("name", &item.name));
+            if let Some(v) = &item.value {
+                line.push_str(&format!(" value {}", data_block("value", v)));
+            }
+            if let Some(s) = item.support {
+                line.push_str(&format!(" score {}", fmt_support(Some(s))));
+            }
+            user.push_str(&line);
+        }
+        if attempt > 0 {
+            user.push_str("\nYour previous answer named things that are not in the evidence. Answer again from the evidence only.");
+        }
+        let reply = llm.complete(&[Message::system(system), Message::user(user)])?;
+        let v = json_object(&reply)?;
+        let claims: Vec<String> = match v.get("answer") {
+            Some(serde_json::Value::Array(items)) => items
+                .iter()
+                .map(|x| {
+                    x.as_str()
+                        .map(str::to_owned)
+                        .unwrap_or_else(|| x.to_string())
+                })
+                .collect(),
+            Some(serde_json::Value::String(s)) => vec![s.clone()],
+            Some(other) => vec![other.to_string()],
+            None => {
+                return Err(AgentError::Llm(crate::llm::LlmError::Format(
+                    "no \"answer\" field".into(),
+                )))
+            }
+        };
+        let text = v
+            .get("text")
+            .and_then(|t| t.as_str())
+            .unwrap_or_default()
+            .to_owned();
+        let mut answer = Answer {
+            items: Vec::new(),
+            text,
+            by_llm: true,
+            ..evidence.clone()
+        };
+        if evidence.count.is_some() {
+            answer.count = claims.first().and_then(|c| c.trim().parse::<u64>().ok());
+            answer.items = evidence.items;
+            return Ok(answer);
+        }
+        for claim in claims {
+            let c = claim.trim().to_lowercase();
+            let found = evidence.items.iter().find(|i| {
+                i.name.to_lowercase() == c
+                    || i.key.to_lowercase() == c
+                    || i.value.as_deref().is_some_and(|v| v.to_lowercase() == c)
+            });
+            answer.items.push(match found {
+                Some(i) if evidence.qtype == QuestionType::Attribute => AnswerItem {
+                    value: Some(claim.clone()),
+                    ..i.clone()
+                },
+                Some(i) => i.clone(),
+                // A claim outside the evidence: kept, so the validator sees and rejects it.
+                None => AnswerItem {
+                    node: None,
+                    label: String::new(),
+                    key: claim.clone(),
+                    name: claim.clone(),
+                    value: (evidence.qtype == QuestionType::Attribute).then(|| claim.clone()),
+                    support: None,
+                    evidence: Vec::new(),
+                },
+            });
+        }
+        Ok(answer)
+    }
+
+    /// Keeps the reached nodes that have the plan's target label.
+    fn of_target(
+        &self,
+        reached: Vec<Reached>,
+        plan: &QueryPlan,
+        catalog: &Catalog,
+    ) -> Result<Vec<Reached>, AgentError> {
+        let Some(target) = plan.target.as_deref().and_then(|t| catalog.label_id(t)) else {
+            return Ok(reached);
+        };
+        let ids: Vec<NodeId> = reached.iter().map(|r| r.node).collect();
+        let mut keep = Vec::with_capacity(reached.len());
+        for chunk in reached.chunks(1024).zip(ids.chunks(1024)) {
+            for (r, rec) in chunk.0.iter().zip(self.graph.nodes(chunk.1)?) {
+                if rec.is_some_and(|rec| rec.label == target) {
+                    keep.push(r.clone());
+                }
+            }
+        }
+        Ok(keep)
+    }
+
+    /// What each reached node is ranked by.
+    pub(crate) fn support(
+        &self,
+        reached: &[Reached],
+        by: Option<&str>,
+        catalog: &Catalog,
+    ) -> Result<Vec<f64>, AgentError> {
+        match by.and_then(|p| catalog.prop_id(p)) {
+            None => Ok(reached.iter().map(|r| r.paths as f64).collect()),
+            Some(prop) => {
+                let ids: Vec<NodeId> = reached.iter().map(|r| r.node).collect();
+                let mut out = Vec::with_capacity(ids.len());
+                for chunk in ids.chunks(1024) {
+                    for rec in self.graph.nodes(chunk)? {
+                        out.push(
+                            rec.and_then(|r| r.prop(prop).and_then(numeric))
+                                .unwrap_or(f64::NEG_INFINITY),
+                        );
+                    }
+                }
+                Ok(out)
+            }
+        }
+    }
+
+    fn items(
+        &self,
+        reached: &[Reached],
+        support: impl Fn(NodeId) -> Option<f64>,
+    ) -> Result<Vec<AnswerItem>, AgentError> {
+        let catalog = self.graph.catalog();
+        let ids: Vec<NodeId> = reached.iter().map(|r| r.node).collect();
+        let mut out = Vec::with_capacity(ids.len());
+        for (chunk_r, chunk_ids) in reached.chunks(1024).zip(ids.chunks(1024)) {
+            for (r, rec) in chunk_r.iter().zip(self.graph.nodes(chunk_ids)?) {
+                let Some(rec) = rec else { continue };
+                out.push(AnswerItem {
+                    node: Some(r.node),
+                    label: catalog.label_name(rec.label).unwrap_or("?").to_owned(),
+                    key: rec.key.clone(),
+                    name: display_name(&rec, &catalog),
+                    value: None,
+                    support: support(r.node),
+                    evidence: r.evidence.clone(),
+                });
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// Indexes of the top `k` by support (then key order, for a stable cut); with `k = 1`, every
+/// node tied for the maximum.
+pub(crate) fn rank(reached: &[Reached], support: &[f64], k: usize) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..reached.len()).collect();
+    order.sort_by(|a, b| {
+        support[*b]
+            .total_cmp(&support[*a])
+            .then(reached[*a].node.cmp(&reached[*b].node))
+    });
+    if k <= 1 {
+        let Some(best) = order.first().map(|i| support[*i]) else {
+            return Vec::new();
+        };
+        order.retain(|i| support[*i] == best);
+        order
+    } else {
+        order.truncate(k);
+        order
+    }
+}
+
+fn fmt_support(s: Option<f64>) -> String {
+    match s {
+        Some(x) if x.fract() == 0.0 && x.is_finite() => format!("{}", x as i64),
+        Some(x) => format!("{x:.3}"),
+        None => "-".into(),
+    }
+}
+
+fn path_words(path: &[Step]) -> String {
+    path.iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join(" -> ")
+}
