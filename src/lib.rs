@@ -1,7 +1,9 @@
 //! Cairn: an embedded graph database with an agent query language.
 //!
-//! This crate is the facade applications link. Today it exposes the storage engine; the
-//! EXPLORE language, the executor and the agents join it as they land.
+//! [`Cairn`] is the handle an application opens: it runs `EXPLORE` statements (docs/LANGUAGE.md)
+//! as a guided beam search (docs/EXECUTOR.md) and imports graph dumps (docs/IMPORT.md). The
+//! storage engine underneath is reachable through [`Cairn::graph`] for writes and primitive
+//! reads: node metadata, neighbours with relation types, details of a neighbour.
 //!
 //! ```
 //! use cairn::{Direction, Graph, GraphOptions, GraphRead, Value};
@@ -18,6 +20,9 @@
 //! # Ok(()) }
 //! ```
 
+mod db;
+
+pub use cairn_agent::{CancelToken, Exploration, PathStep, ResultNode, StopReason};
 pub use cairn_engine::{
     Catalog, CommitStats, Direction, EngineError, Graph, GraphOptions, GraphRead, GraphSnapshot,
     Neighbor, Writer,
@@ -25,8 +30,13 @@ pub use cairn_engine::{
 pub use cairn_storage_format::{
     Degree, EdgeProps, LabelId, NodeId, NodeRecord, PropKeyId, RelId, Value,
 };
+pub use db::{Cairn, CairnError, CairnOptions, Output};
 
+/// The agent layer (executor, agents).
+pub use cairn_agent as agent;
 /// The storage engine crate, for what the facade does not re-export.
 pub use cairn_engine as engine;
+/// The language crate (parser, plans).
+pub use cairn_query as query;
 /// The on-disk format crate (ids, key layouts, records).
 pub use cairn_storage_format as format;

@@ -1,8 +1,16 @@
 //! The `cairn` command-line tool.
 
+mod ask_cli;
+mod repl;
+
+use cairn::engine::embed::{Embedder, HashEmbedder};
 use cairn::engine::generate::{Academic, AcademicConfig};
+use cairn::engine::import::dump::DumpRecord;
 use cairn::engine::import::{import_files, ImportError, ImportOptions, Phase, Progress};
-use cairn::{EngineError, Graph, GraphOptions};
+use cairn::{
+    Cairn, CairnError, CairnOptions, CancelToken, EngineError, Exploration, Graph, GraphOptions,
+    Output, ResultNode,
+};
 use clap::{Parser, Subcommand, ValueEnum};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -56,6 +64,113 @@ enum Command {
         #[arg(long)]
         out: PathBuf,
     },
+    /// Build a small academic graph, run a few EXPLORE statements on it and print the results
+    /// with their evidence paths.
+    ///
+    /// The database goes to --db (default ./cairn.db); running the demo again reuses it (the
+    /// import is idempotent).
+    #[command(
+        after_help = "Example:\n  cairn demo\n  cairn --db /tmp/demo.cairn demo --nodes 20000"
+    )]
+    Demo {
+        /// Approximate number of nodes of the generated graph.
+        #[arg(long, default_value_t = 5_000)]
+        nodes: usize,
+    },
+    /// Run statements: EXPLORE, EXPLAIN, SHOW, DESCRIBE, RELATION … UNDER …, CREATE INDEX.
+    #[command(
+        after_help = "Examples:\n  cairn query -e 'EXPLORE \"data mining venues\" FROM SEARCH \"data mining\" IN Venue TOP 3 VIA ANY'\n  cairn query -f queries.explore --format json"
+    )]
+    Query {
+        /// The statement(s) to run, separated by `;`.
+        #[arg(
+            short = 'e',
+            long = "execute",
+            conflicts_with = "file",
+            required_unless_present = "file"
+        )]
+        statement: Option<String>,
+        /// A file of statements separated by `;`.
+        #[arg(short, long)]
+        file: Option<PathBuf>,
+        /// How to print results.
+        #[arg(long, value_enum, default_value_t = OutputFormat::Table)]
+        format: OutputFormat,
+    },
+    /// Print the compiled plan of a statement, every default filled in.
+    #[command(
+        after_help = "Example:\n  cairn explain 'EXPLORE \"x\" FROM Author \"a1\" VIA AUTHORED'"
+    )]
+    Explain {
+        /// The statement.
+        statement: String,
+    },
+    /// Answer a question in plain language: plan, explore, judge, answer, validate.
+    ///
+    /// Offline by default. `--llm planner,judge,answerer` (or `all`) switches those agents to an
+    /// OpenAI-compatible chat endpoint configured by CAIRN_LLM_BASE_URL, CAIRN_LLM_MODEL and
+    /// CAIRN_LLM_API_KEY (see docs/AGENTS.md).
+    #[command(
+        after_help = "Examples:\n  cairn ask 'Who wrote \"Towards robust clustering\"?'\n  cairn ask --explain 'How many papers did Ada Smith write?'"
+    )]
+    Ask {
+        /// The question.
+        question: String,
+        /// Print the plan (EXPLAIN ASK) instead of answering.
+        #[arg(long)]
+        explain: bool,
+        /// Agents that use the LLM: planner, judge, answerer, all.
+        #[arg(long)]
+        llm: Option<String>,
+        #[arg(long, value_enum, default_value_t = OutputFormat::Table)]
+        format: OutputFormat,
+    },
+    /// Measure question answering on a generated academic graph (Accuracy, F1, Hit@1 per type).
+    #[command(
+        after_help = "Example:\n  cairn eval --nodes 10000 --seed 42 --per-type 100 --out eval.json"
+    )]
+    Eval {
+        /// Approximate number of nodes of the generated graph.
+        #[arg(long, default_value_t = 10_000)]
+        nodes: usize,
+        #[arg(long, default_value_t = 42)]
+        seed: u64,
+        /// Questions per type.
+        #[arg(long, default_value_t = 100)]
+        per_type: usize,
+        /// Where to build the graph (default: a temporary directory, removed afterwards).
+        #[arg(long)]
+        workdir: Option<PathBuf>,
+        /// The JSON report.
+        #[arg(long, default_value = "eval.json")]
+        out: PathBuf,
+        /// Agents that use the LLM: planner, judge, answerer, all.
+        #[arg(long)]
+        llm: Option<String>,
+        /// Print this many wrong answers.
+        #[arg(long, default_value_t = 10)]
+        misses: usize,
+    },
+    /// Open an interactive shell on --db.
+    ///
+    /// Statements end with `;` and may span lines; `.help` lists the dot-commands (.schema,
+    /// .stats, .trace on|off, .format table|json, .quit). Tab completes keywords, labels and
+    /// relations; Up recalls earlier statements, also those of earlier sessions.
+    ///
+    /// Ctrl-C cancels a running statement (its results so far are printed) and keeps the
+    /// session; at the prompt it clears the line. Ctrl-D or .quit leaves.
+    ///
+    /// History is saved in --history (default $CAIRN_HISTORY, else ~/.cairn_history). Input
+    /// that is not a terminal runs as a script, without history; the exit code is then 2 (1 for
+    /// a database error) when a statement failed.
+    #[command(
+        after_help = "Examples:\n  cairn --db ./cairn.db repl\n  echo 'SHOW LABELS;' | cairn repl"
+    )]
+    Repl {
+        /// History file [env: CAIRN_HISTORY] [default: ~/.cairn_history].
+        #[arg(long, env = "CAIRN_HISTORY", hide_env = true)]
+        history: Option<PathBuf>,
+    },
     /// Bulk-import dump files (JSON Lines or Neo4j-style CSV, optionally gzipped) into --db.
     ///
     /// Every file is read and checked before the database is touched: by default the first bad
@@ -71,7 +186,27 @@ enum Command {
         /// Skip up to this many bad lines (each is reported) instead of aborting.
         #[arg(long, default_value_t = 0)]
         max_errors: usize,
+        /// Embed node descriptions with the built-in hash embedder (`hash`, the default unless the
+        /// database records another), or store only vectors given in the dump (`none`).
+        #[arg(long, value_enum)]
+        embedder: Option<EmbedderArg>,
     },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum OutputFormat {
+    /// Aligned columns with evidence paths.
+    Table,
+    /// One JSON document.
+    Json,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum EmbedderArg {
+    /// Built-in, model-free hashed n-gram embedder (384 dimensions).
+    Hash,
+    /// No embedder: only vectors supplied with the data.
+    None,
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -107,8 +242,8 @@ impl From<ImportError> for Failure {
             ImportError::BadLines { .. }
             | ImportError::Header { .. }
             | ImportError::UnknownFormat { .. }
-            | ImportError::VectorDimension { .. } => 3,
-            ImportError::Io { .. } | ImportError::Engine(_) => 1,
+            | ImportError::EmbedderMismatch { .. } => 3,
+            ImportError::Io { .. } | ImportError::Engine(_) | ImportError::Embed(_) => 1,
         };
         Failure {
             code,
@@ -136,7 +271,34 @@ fn main() -> ExitCode {
             format,
             out,
         } => generate(nodes, seed, format, &out),
-        Command::Import { files, max_errors } => import(&cli.db, &files, max_errors),
+        Command::Import {
+            files,
+            max_errors,
+            embedder,
+        } => import(&cli.db, &files, max_errors, embedder),
+        Command::Demo { nodes } => demo(&cli.db, nodes),
+        Command::Query {
+            statement,
+            file,
+            format,
+        } => query(&cli.db, statement, file, format),
+        Command::Explain { statement } => explain(&cli.db, &statement),
+        Command::Ask {
+            question,
+            explain,
+            llm,
+            format,
+        } => ask_cli::ask(&cli.db, &question, llm.as_deref(), explain, format),
+        Command::Eval {
+            nodes,
+            seed,
+            per_type,
+            workdir,
+            out,
+            llm,
+            misses,
+        } => ask_cli::eval(nodes, seed, per_type, workdir, &out, llm.as_deref(), misses),
+        Command::Repl { history } => repl::run(&cli.db, history),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -259,13 +421,29 @@ fn expand(paths: &[PathBuf]) -> Result<Vec<PathBuf>, Failure> {
     Ok(files)
 }
 
-fn import(db: &Path, paths: &[PathBuf], max_errors: usize) -> Result<(), Failure> {
+fn import(
+    db: &Path,
+    paths: &[PathBuf],
+    max_errors: usize,
+    embedder: Option<EmbedderArg>,
+) -> Result<(), Failure> {
     let files = expand(paths)?;
     let graph = Graph::open(db, GraphOptions::default())?;
+    // Default: keep embedding with what the database already records; hash for a new one.
+    let recorded = graph.catalog().embedder().map(|e| e.id.clone());
+    let choice = embedder.unwrap_or(match recorded.as_deref() {
+        Some("supplied") => EmbedderArg::None,
+        _ => EmbedderArg::Hash,
+    });
+    let embedder: Option<Arc<dyn Embedder>> = match choice {
+        EmbedderArg::Hash => Some(Arc::new(HashEmbedder::default())),
+        EmbedderArg::None => None,
+    };
     let progress = progress_reporter();
     let options = ImportOptions {
         max_errors,
         progress: Some(progress.callback()),
+        embedder,
     };
     let result = import_files(&graph, &files, &options);
     progress.finish();
@@ -286,6 +464,263 @@ fn import(db: &Path, paths: &[PathBuf], max_errors: usize) -> Result<(), Failure
         s.skipped.len(),
         s.edges_per_sec(),
     );
+    if s.vectors_computed > 0 {
+        println!(
+            "embedded {} node descriptions in {:.2}s",
+            s.vectors_computed,
+            s.embed_time.as_secs_f64()
+        );
+    }
+    Ok(())
+}
+
+impl From<CairnError> for Failure {
+    fn from(e: CairnError) -> Self {
+        let code = match &e {
+            CairnError::Query(_) | CairnError::Unsupported(_) => 2,
+            CairnError::Import(
+                ImportError::BadLines { .. }
+                | ImportError::Header { .. }
+                | ImportError::UnknownFormat { .. },
+            ) => 3,
+            _ => 1,
+        };
+        Failure {
+            code,
+            report: miette::Report::new(e),
+        }
+    }
+}
+
+fn open_db(db: &Path) -> Result<Cairn, Failure> {
+    Ok(Cairn::open_with(CairnOptions {
+        path: db.to_path_buf(),
+        graph: GraphOptions {
+            create_if_missing: false,
+            ..GraphOptions::default()
+        },
+    })?)
+}
+
+fn explain(db: &Path, statement: &str) -> Result<(), Failure> {
+    println!("{}", open_db(db)?.explain(statement)?);
+    Ok(())
+}
+
+fn query(
+    db: &Path,
+    statement: Option<String>,
+    file: Option<PathBuf>,
+    format: OutputFormat,
+) -> Result<(), Failure> {
+    let text = match (statement, &file) {
+        (Some(s), _) => s,
+        (None, Some(f)) => std::fs::read_to_string(f).map_err(|e| io_failure(f, e))?,
+        (None, None) => {
+            return Err(Failure {
+                code: 2,
+                report: miette::Report::msg("give a statement with -e or a file with -f"),
+            })
+        }
+    };
+    let cairn = open_db(db)?;
+    for stmt in split_statements(&text) {
+        run_statement(&cairn, stmt, format)?;
+    }
+    Ok(())
+}
+
+/// Splits a script on `;` outside strings and comments.
+fn split_statements(text: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let (mut start, mut in_str, mut escaped) = (0, false, false);
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        if in_str {
+            match (escaped, b) {
+                (true, _) => escaped = false,
+                (false, b'\\') => escaped = true,
+                (false, b'"') => in_str = false,
+                _ => {}
+            }
+        } else if b == b'"' {
+            in_str = true;
+        } else if b == b'-' && bytes.get(i + 1) == Some(&b'-') {
+            while i < bytes.len() && bytes[i] != b'\n' {
+                i += 1;
+            }
+            continue;
+        } else if b == b';' {
+            out.push(&text[start..i]);
+            start = i + 1;
+        }
+        i += 1;
+    }
+    out.push(&text[start..]);
+    out.into_iter()
+        .filter(|s| {
+            s.lines().any(|l| {
+                let t = l.trim();
+                !t.is_empty() && !t.starts_with("--")
+            })
+        })
+        .collect()
+}
+
+fn run_statement(cairn: &Cairn, stmt: &str, format: OutputFormat) -> Result<(), Failure> {
+    let started = Instant::now();
+    match cairn.execute(stmt, &CancelToken::default())? {
+        Output::Text(t) => println!("{t}"),
+        Output::Answer(a) => ask_cli::print_answer(cairn, &a, format)?,
+        Output::Exploration(e) => match format {
+            OutputFormat::Table => print_table(cairn, &e, started.elapsed())?,
+            OutputFormat::Json => println!("{}", exploration_json(cairn, &e)?),
+        },
+    }
+    Ok(())
+}
+
+fn path_text(cairn: &Cairn, r: &ResultNode) -> Result<String, Failure> {
+    let mut ids: Vec<cairn::NodeId> = r.path.iter().map(|s| s.from).collect();
+    ids.push(r.node);
+    let names = cairn.names(&ids)?;
+    let mut out = names[0].clone();
+    for (step, name) in r.path.iter().zip(names.iter().skip(1)) {
+        if step.reversed {
+            out.push_str(&format!(" <-{}- {name}", step.relation));
+        } else {
+            out.push_str(&format!(" -{}-> {name}", step.relation));
+        }
+    }
+    Ok(out)
+}
+
+fn print_table(cairn: &Cairn, e: &Exploration, elapsed: Duration) -> Result<(), Failure> {
+    let rows: Vec<[String; 5]> = e
+        .results
+        .iter()
+        .enumerate()
+        .map(|(i, r)| {
+            Ok([
+                format!("{}", i + 1),
+                format!("{:.3}", r.score),
+                r.label.clone(),
+                r.name.clone(),
+                path_text(cairn, r)?,
+            ])
+        })
+        .collect::<Result<_, Failure>>()?;
+    let header = ["#", "score", "label", "name", "evidence"];
+    let mut width = header.map(str::len);
+    for row in &rows {
+        for (w, cell) in width.iter_mut().zip(row) {
+            *w = (*w).max(cell.chars().count());
+        }
+    }
+    width[4] = width[4].min(120);
+    let line = |cells: [&str; 5]| {
+        let mut s = String::new();
+        for (i, c) in cells.iter().enumerate() {
+            if i == 4 {
+                s.push_str(c);
+            } else {
+                s.push_str(&format!("{c:<w$}  ", w = width[i]));
+            }
+        }
+        s.trim_end().to_owned()
+    };
+    println!("{}", line(header));
+    for row in &rows {
+        println!("{}", line([&row[0], &row[1], &row[2], &row[3], &row[4]]));
+    }
+    println!(
+        "{} result(s); stopped: {}; sufficiency {:.2}; {} expanded, {} edges scanned, {} scored; {:.1} ms",
+        e.results.len(),
+        e.stop,
+        e.sufficiency,
+        e.stats.nodes_expanded,
+        e.stats.edges_scanned,
+        e.stats.nodes_scored,
+        elapsed.as_secs_f64() * 1e3
+    );
+    Ok(())
+}
+
+fn exploration_json(cairn: &Cairn, e: &Exploration) -> Result<String, Failure> {
+    let mut results = Vec::new();
+    for r in &e.results {
+        results.push(serde_json::json!({
+            "node": r.node.0, "label": r.label, "key": r.key, "name": r.name, "score": r.score,
+            "semantic": r.semantic, "hops": r.hops, "evidence": path_text(cairn, r)?,
+            "path": r.path.iter().map(|s| serde_json::json!({"from": s.from.0, "relation": s.relation, "reversed": s.reversed, "to": s.to.0})).collect::<Vec<_>>(),
+        }));
+    }
+    Ok(serde_json::json!({
+        "results": results, "stop": e.stop.to_string(), "sufficiency": e.sufficiency,
+        "stats": {"nodes_expanded": e.stats.nodes_expanded, "edges_scanned": e.stats.edges_scanned, "nodes_scored": e.stats.nodes_scored,
+                  "cache_hits": e.stats.cache_hits, "rounds": e.stats.rounds, "elapsed_ms": e.stats.elapsed.as_secs_f64() * 1e3},
+    })
+    .to_string())
+}
+
+fn demo(db: &Path, nodes: usize) -> Result<(), Failure> {
+    let started = Instant::now();
+    let graph = Academic::generate(&AcademicConfig::with_nodes(nodes, 42));
+    let cairn = Cairn::open(db)?;
+    println!("Cairn demo: a generated academic graph in {}", db.display());
+    let records = graph
+        .nodes()
+        .map(DumpRecord::Node)
+        .chain(graph.edges().map(DumpRecord::Edge));
+    let options = ImportOptions {
+        embedder: Some(Arc::clone(cairn.embedder())),
+        ..Default::default()
+    };
+    let s = cairn::engine::import::import_records(cairn.graph(), records, &options)
+        .map_err(CairnError::from)?;
+    println!(
+        "  {} nodes and {} edges ({} new nodes, {} new edges) imported in {:.2}s\n",
+        graph.node_count(),
+        graph.edge_count(),
+        s.nodes_created,
+        s.edges_created,
+        started.elapsed().as_secs_f64()
+    );
+    let mut papers = vec![0usize; graph.authors.len()];
+    for p in &graph.papers {
+        for a in &p.authors {
+            papers[*a as usize] += 1;
+        }
+    }
+    // An author with a readable amount of work (about eight papers), not the biggest hub.
+    let star = (0..graph.authors.len())
+        .min_by_key(|&a| (papers[a].abs_diff(8), a))
+        .unwrap_or(0);
+    let author = &graph.authors[star];
+    let topic = &graph.topics[author.community as usize].name;
+    let statements = [
+        format!("EXPLORE \"venues where co-authors of {name} publish\"\n  FROM Author WHERE name = \"{name}\"\n  VIA AUTHORED -> <AUTHORED -> AUTHORED -> PUBLISHED_IN\n  TARGET Venue\n  UNTIL found 5\n  RETURN NODES LIMIT 5", name = author.name),
+        format!("EXPLORE \"papers about {topic}\"\n  FROM SEARCH \"{topic}\" IN Topic TOP 1\n  VIA <HAS_TOPIC, CITES\n  TARGET Paper\n  BEAM 8 DEPTH 2\n  RETURN NODES LIMIT 5"),
+        format!("EXPLORE \"who works with {name} on {topic}\"\n  FROM Author WHERE name = \"{name}\"\n  VIA AUTHORED -> <AUTHORED\n  TARGET Author\n  RETURN NODES LIMIT 5", name = author.name),
+    ];
+    let questions = [
+        format!("ASK \"How many papers did {} write?\"", author.name),
+        format!("ASK \"Who are the co-authors of {}?\"", author.name),
+    ];
+    for stmt in statements.iter().chain(&questions) {
+        println!("cairn> {stmt};");
+        run_statement(&cairn, stmt, OutputFormat::Table)?;
+        println!();
+    }
+    println!(
+        "Ask in plain language:  cairn --db {} ask 'Which venue did {} publish in most?'",
+        db.display(),
+        author.name
+    );
+    println!("Explore interactively: cairn --db {} repl", db.display());
+    println!("Or run one statement:  cairn --db {} query -e 'EXPLORE \"...\" FROM SEARCH \"...\" VIA ANY'", db.display());
     Ok(())
 }
 

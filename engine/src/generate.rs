@@ -879,7 +879,7 @@ const VENUE_FORMS: &[(&str, &str)] = &[
 const TITLE_FORMS: &[&str] = &[
     "{adj} {a} for {b}",
     "Towards {adj} {a}",
-    "{a} with {b}: a {adj} approach",
+    "{a} with {b}: {an} {adj} approach",
     "On {a} and {b}",
     "Learning {a} for {adj} {b}",
     "A survey of {a}",
@@ -906,7 +906,13 @@ fn paper_title(rng: &mut impl Rng, topic: usize) -> String {
     let a = words[rng.random_range(0..words.len())];
     let b = words[rng.random_range(0..words.len())];
     let adj = ADJECTIVES[rng.random_range(0..ADJECTIVES.len())];
+    let article = if adj.starts_with(['A', 'E', 'I', 'O', 'U']) {
+        "an"
+    } else {
+        "a"
+    };
     let title = form
+        .replace("{an}", article)
         .replace("{adj}", &adj.to_lowercase())
         .replace("{a}", a)
         .replace("{b}", b)

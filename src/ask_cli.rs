@@ -1,0 +1,269 @@
+//! `cairn ask` and `cairn eval`: the question-answering agents from the command line.
+
+use super::{Failure, OutputFormat};
+use cairn::agent::eval::{evaluate, questions};
+use cairn::agent::{AskOutcome, Asker, LlmAgents, LlmBackend, OpenAiChat, PathStep};
+use cairn::engine::embed::{Embedder, HashEmbedder};
+use cairn::engine::generate::{Academic, AcademicConfig};
+use cairn::engine::import::dump::DumpRecord;
+use cairn::engine::import::{import_records, ImportOptions};
+use cairn::{Cairn, CairnError, CancelToken, Graph, GraphOptions};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Instant;
+
+fn failure(code: u8, msg: impl std::fmt::Display) -> Failure {
+    Failure {
+        code,
+        report: miette::Report::msg(msg.to_string()),
+    }
+}
+
+/// Parses `--llm planner,judge,answerer` (or `all`).
+pub(crate) fn llm_agents(spec: Option<&str>) -> Result<Option<LlmAgents>, Failure> {
+    let Some(spec) = spec else { return Ok(None) };
+    let mut agents = LlmAgents::default();
+    for part in spec.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        match part {
+            "all" => agents = LlmAgents::ALL,
+            "planner" => agents.planner = true,
+            "judge" => agents.judge = true,
+            "answerer" => agents.answerer = true,
+            other => {
+                return Err(failure(
+                    2,
+                    format!("--llm: unknown agent {other:?} (planner, judge, answerer or all)"),
+                ))
+            }
+        }
+    }
+    Ok(Some(agents))
+}
+
+fn backend(agents: Option<LlmAgents>) -> Result<Option<OpenAiChat>, Failure> {
+    match agents {
+        None => Ok(None),
+        Some(_) => OpenAiChat::from_env().map(Some).map_err(|e| failure(2, e)),
+    }
+}
+
+/// `cairn ask "question"`.
+pub(crate) fn ask(
+    db: &Path,
+    question: &str,
+    llm: Option<&str>,
+    explain: bool,
+    format: OutputFormat,
+) -> Result<(), Failure> {
+    let cairn = super::open_db(db)?;
+    if explain {
+        println!(
+            "{}",
+            cairn.explain(&format!("EXPLAIN ASK {}", quote(question)))?
+        );
+        return Ok(());
+    }
+    let agents = llm_agents(llm)?;
+    let chat = backend(agents)?;
+    let llm = match (&chat, agents) {
+        (Some(c), Some(a)) => Some((c as &dyn LlmBackend, a)),
+        _ => None,
+    };
+    let outcome = cairn.ask(question, &CancelToken::default(), llm)?;
+    print_answer(&cairn, &outcome, format)
+}
+
+fn quote(s: &str) -> String {
+    serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into())
+}
+
+fn path_text(cairn: &Cairn, path: &[PathStep]) -> Result<String, Failure> {
+    let Some(first) = path.first() else {
+        return Ok(String::new());
+    };
+    let mut ids = vec![first.from];
+    ids.extend(path.iter().map(|s| s.to));
+    let names = cairn.names(&ids)?;
+    let mut out = names[0].clone();
+    for (step, name) in path.iter().zip(names.iter().skip(1)) {
+        let arrow = if step.reversed {
+            format!(" <-{}- ", step.relation)
+        } else {
+            format!(" -{}-> ", step.relation)
+        };
+        out.push_str(&arrow);
+        out.push_str(name);
+    }
+    Ok(out)
+}
+
+/// Prints an ASK outcome: the answer, each item with its evidence, and the validation.
+pub(crate) fn print_answer(
+    cairn: &Cairn,
+    o: &AskOutcome,
+    format: OutputFormat,
+) -> Result<(), Failure> {
+    let a = &o.answer;
+    if format == OutputFormat::Json {
+        let mut items = Vec::new();
+        for i in &a.items {
+            items.push(serde_json::json!({
+                "node": i.node.map(|n| n.0), "label": i.label, "key": i.key, "name": i.name, "value": i.value, "support": i.support,
+                "evidence": path_text(cairn, &i.evidence)?,
+            }));
+        }
+        let v = &o.validation;
+        println!(
+            "{}",
+            serde_json::json!({
+                "question": o.plan.question, "type": o.plan.qtype.name(), "answer": a.text, "values": a.values(), "count": a.count,
+                "items": items, "uncertain": a.uncertain, "partial": a.partial,
+                "validation": {"score": v.score, "entities": v.entities, "relations": v.relations, "attributes": v.attributes, "problems": v.problems},
+                "plan": o.plan.plan.to_string(), "judge": o.verdict.reason, "expansions": o.expansions, "regenerations": o.regenerations,
+            })
+        );
+        return Ok(());
+    }
+    println!(
+        "{} question; answer{}: {}",
+        o.plan.qtype,
+        if a.uncertain { " (uncertain)" } else { "" },
+        a.text
+    );
+    for (k, i) in a.items.iter().take(25).enumerate() {
+        let evidence = path_text(cairn, &i.evidence)?;
+        let what = i.value.clone().unwrap_or_else(|| i.name.clone());
+        if evidence.is_empty() {
+            println!("  {:>2}. {what}  [{} {}]", k + 1, i.label, i.key);
+        } else {
+            println!(
+                "  {:>2}. {what}  [{} {}]  evidence: {evidence}",
+                k + 1,
+                i.label,
+                i.key
+            );
+        }
+    }
+    if a.items.len() > 25 {
+        println!("  … {} more", a.items.len() - 25);
+    }
+    let v = &o.validation;
+    println!(
+        "validation {:.2} (entities {:.2}, relations {:.2}, attributes {:.2}); judge: {}; {} expansion(s), {} regeneration(s)",
+        v.score, v.entities, v.relations, v.attributes, o.verdict.reason, o.expansions, o.regenerations
+    );
+    for p in v.problems.iter().take(10) {
+        println!("  problem: {p}");
+    }
+    Ok(())
+}
+
+/// `cairn eval`: generate, import, ask, score.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn eval(
+    nodes: usize,
+    seed: u64,
+    per_type: usize,
+    workdir: Option<PathBuf>,
+    out: &Path,
+    llm: Option<&str>,
+    show_misses: usize,
+) -> Result<(), Failure> {
+    let started = Instant::now();
+    let academic = Academic::generate(&AcademicConfig::with_nodes(nodes, seed));
+    let (dir, temporary) = match workdir {
+        Some(d) => (d, false),
+        None => (
+            std::env::temp_dir().join(format!(
+                "cairn-eval-{}-{seed}-{}",
+                academic.node_count(),
+                std::process::id()
+            )),
+            true,
+        ),
+    };
+    let result = eval_in(
+        &dir,
+        &academic,
+        seed,
+        per_type,
+        out,
+        llm,
+        show_misses,
+        started,
+    );
+    if temporary {
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+    result
+}
+
+#[allow(clippy::too_many_arguments)]
+fn eval_in(
+    dir: &Path,
+    academic: &Academic,
+    seed: u64,
+    per_type: usize,
+    out: &Path,
+    llm: Option<&str>,
+    show_misses: usize,
+    started: Instant,
+) -> Result<(), Failure> {
+    let graph = Graph::open(dir, GraphOptions::default())?;
+    let embedder: Arc<dyn Embedder> = Arc::new(HashEmbedder::default());
+    let records = academic
+        .nodes()
+        .map(DumpRecord::Node)
+        .chain(academic.edges().map(DumpRecord::Edge));
+    let options = ImportOptions {
+        embedder: Some(Arc::clone(&embedder)),
+        ..Default::default()
+    };
+    import_records(&graph, records, &options).map_err(CairnError::from)?;
+    let table = cairn::agent::NodeTable::build(&graph, embedder.id())?;
+    println!(
+        "graph: {} nodes, {} edges (academic, seed {seed}), imported in {:.1}s",
+        academic.node_count(),
+        academic.edge_count(),
+        started.elapsed().as_secs_f64()
+    );
+    let agents = llm_agents(llm)?;
+    let chat = backend(agents)?;
+    let mut asker = Asker::new(&graph, embedder.as_ref(), &table);
+    if let (Some(c), Some(a)) = (&chat, agents) {
+        asker = asker.with_llm(c, a);
+    }
+    let qs = questions(academic, per_type, seed);
+    println!("questions: {} ({} per type)", qs.len(), per_type);
+    let report = evaluate(&asker, &qs, &CancelToken::default()).map_err(|e| failure(1, e))?;
+    println!("\n{}", report.table());
+    println!(
+        "{} question(s) in {:.1}s ({:.1} ms each); {} answer(s) marked uncertain",
+        qs.len(),
+        report.elapsed.as_secs_f64(),
+        report.elapsed.as_secs_f64() * 1e3 / qs.len().max(1) as f64,
+        report.uncertain
+    );
+    for m in report.misses.iter().take(show_misses) {
+        println!(
+            "miss [{}] {} gold={:?} got={:?}{}",
+            m.qtype,
+            m.question,
+            m.gold,
+            m.got.iter().take(10).collect::<Vec<_>>(),
+            m.error
+                .as_deref()
+                .map(|e| format!(" error: {e}"))
+                .unwrap_or_default()
+        );
+    }
+    let mut json = report.to_json();
+    if let Some(obj) = json.as_object_mut() {
+        obj.insert("graph".into(), serde_json::json!({"nodes": academic.node_count(), "edges": academic.edge_count(), "seed": seed}));
+        obj.insert("llm".into(), serde_json::json!(llm));
+    }
+    let text = serde_json::to_string_pretty(&json).map_err(|e| failure(1, e))?;
+    std::fs::write(out, text).map_err(|e| failure(1, format!("{}: {e}", out.display())))?;
+    println!("wrote {}", out.display());
+    Ok(())
+}

@@ -1,0 +1,339 @@
+//! The `Cairn` handle: a database plus the embedder and executor that answer statements.
+
+use crate::{EngineError, Graph, GraphOptions, GraphRead};
+use cairn_agent::{CancelToken, EngineCatalog, Exploration, ExploreError, Explorer, NodeTable};
+use cairn_engine::describe::display_name;
+use cairn_engine::embed::{Embedder, HashEmbedder};
+use cairn_engine::import::{import_files, ImportError, ImportOptions, ImportSummary};
+use cairn_query::ast::ShowWhat;
+use cairn_query::{prepare, Compiled, QueryError};
+use cairn_storage_format::NodeId;
+use parking_lot::RwLock;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// Errors of the facade. Query errors carry their source and render with a caret.
+#[derive(Debug, thiserror::Error, miette::Diagnostic)]
+pub enum CairnError {
+    #[error(transparent)]
+    #[diagnostic(transparent)]
+    Query(#[from] QueryError),
+    #[error(transparent)]
+    Engine(#[from] EngineError),
+    #[error(transparent)]
+    Explore(#[from] ExploreError),
+    #[error(transparent)]
+    Import(#[from] ImportError),
+    #[error(transparent)]
+    Agent(#[from] cairn_agent::AgentError),
+    #[error("{0}")]
+    Unsupported(String),
+}
+
+/// How to open a database.
+#[derive(Clone, Debug)]
+pub struct CairnOptions {
+    pub path: PathBuf,
+    pub graph: GraphOptions,
+}
+
+impl CairnOptions {
+    pub fn new(path: impl AsRef<Path>) -> Self {
+        CairnOptions {
+            path: path.as_ref().to_path_buf(),
+            graph: GraphOptions::default(),
+        }
+    }
+}
+
+/// What a statement produced.
+#[derive(Debug)]
+pub enum Output {
+    /// An exploration's results.
+    Exploration(Exploration),
+    /// Text: a plan (`EXPLAIN`), a listing (`SHOW`, `DESCRIBE`), or a confirmation.
+    Text(String),
+    /// An `ASK` answer with its plan, evidence and validation.
+    Answer(Box<cairn_agent::AskOutcome>),
+}
+
+/// An open Cairn database.
+///
+/// ```
+/// # fn main() -> Result<(), cairn::CairnError> {
+/// # let dir = tempfile::tempdir().map_err(|e| cairn::CairnError::Unsupported(e.to_string()))?;
+/// let db = cairn::Cairn::open(dir.path())?;
+/// let mut w = db.graph().writer();
+/// let han = w.upsert_node("Author", "a1", [("name", cairn::Value::from("Jiawei Han"))], None)?;
+/// let p = w.upsert_node("Paper", "p1", [("title", cairn::Value::from("Data mining concepts"))], None)?;
+/// w.add_edge(han, "AUTHORED", p, Default::default())?;
+/// w.commit()?;
+/// let found = db.explore(r#"EXPLORE "his papers" FROM Author "a1" VIA AUTHORED TARGET Paper"#)?;
+/// assert_eq!(found.results[0].name, "Data mining concepts");
+/// # Ok(()) }
+/// ```
+pub struct Cairn {
+    graph: Graph,
+    embedder: Arc<dyn Embedder>,
+    /// Per-node facts for scoring, rebuilt lazily after writes.
+    table: RwLock<Option<Arc<NodeTable>>>,
+}
+
+impl std::fmt::Debug for Cairn {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Cairn")
+            .field("graph", &self.graph)
+            .field("embedder", &self.embedder.id())
+            .finish()
+    }
+}
+
+impl Cairn {
+    /// Opens (or creates) the database at `path` with default options.
+    pub fn open(path: impl AsRef<Path>) -> Result<Cairn, CairnError> {
+        Self::open_with(CairnOptions::new(path))
+    }
+
+    pub fn open_with(options: CairnOptions) -> Result<Cairn, CairnError> {
+        let graph = Graph::open(&options.path, options.graph)?;
+        let embedder = embedder_for(
+            graph
+                .catalog()
+                .embedder()
+                .map(|e| (e.id.as_str(), e.dim as usize)),
+        );
+        Ok(Cairn {
+            graph,
+            embedder,
+            table: RwLock::new(None),
+        })
+    }
+
+    /// The storage engine, for writes and primitive reads.
+    pub fn graph(&self) -> &Graph {
+        &self.graph
+    }
+
+    /// The embedder queries use (the one the database's vectors came from, when known).
+    pub fn embedder(&self) -> &Arc<dyn Embedder> {
+        &self.embedder
+    }
+
+    /// Bulk-imports dump files, embedding new nodes with the database's embedder.
+    pub fn import(
+        &self,
+        files: &[PathBuf],
+        mut options: ImportOptions,
+    ) -> Result<ImportSummary, CairnError> {
+        if options.embedder.is_none()
+            && self
+                .graph
+                .catalog()
+                .embedder()
+                .is_none_or(|e| e.id != "supplied")
+        {
+            options.embedder = Some(Arc::clone(&self.embedder));
+        }
+        let summary = import_files(&self.graph, files, &options)?;
+        Ok(summary)
+    }
+
+    /// The node table for scoring, rebuilt if the graph changed since it was built.
+    pub fn node_table(&self) -> Result<Arc<NodeTable>, CairnError> {
+        if let Some(t) = self
+            .table
+            .read()
+            .as_ref()
+            .filter(|t| t.is_current(&self.graph, self.embedder.id()))
+        {
+            return Ok(Arc::clone(t));
+        }
+        let t = Arc::new(NodeTable::build(&self.graph, self.embedder.id())?);
+        *self.table.write() = Some(Arc::clone(&t));
+        Ok(t)
+    }
+
+    fn run_plan(
+        &self,
+        plan: &cairn_query::Plan,
+        trace: bool,
+        cancel: &CancelToken,
+    ) -> Result<Exploration, CairnError> {
+        let table = self.node_table()?;
+        Ok(Explorer::new(&self.graph, self.embedder.as_ref(), &table).run(plan, trace, cancel)?)
+    }
+
+    /// Compiles a statement against this database's catalog.
+    pub fn compile(&self, statement: &str) -> Result<Compiled, CairnError> {
+        Ok(prepare(statement, &EngineCatalog(self.graph.catalog()))?)
+    }
+
+    /// Runs an `EXPLORE` statement.
+    pub fn explore(&self, statement: &str) -> Result<Exploration, CairnError> {
+        match self.compile(statement)? {
+            Compiled::Explore(plan) => self.run_plan(&plan, false, &CancelToken::default()),
+            _ => Err(CairnError::Unsupported(
+                "expected an EXPLORE statement".into(),
+            )),
+        }
+    }
+
+    /// The compiled plan of a statement, every default filled in.
+    pub fn explain(&self, statement: &str) -> Result<String, CairnError> {
+        match self.compile(statement)? {
+            Compiled::Explain(inner) => self.explain_compiled(*inner),
+            other => Ok(other.to_string()),
+        }
+    }
+
+    /// `EXPLAIN ASK` prints the plan the planner chose; anything else its compiled form.
+    fn explain_compiled(&self, inner: Compiled) -> Result<String, CairnError> {
+        match inner {
+            Compiled::Ask { question } => {
+                let table = self.node_table()?;
+                let plan = cairn_agent::Asker::new(&self.graph, self.embedder.as_ref(), &table)
+                    .plan(&question)?;
+                Ok(format!(
+                    "-- ASK {:?}: {} question\n{}",
+                    question, plan.qtype, plan.plan
+                ))
+            }
+            other => Ok(other.to_string()),
+        }
+    }
+
+    /// Answers a natural-language question (planner → executor → judge → answerer →
+    /// validator), offline unless `llm` names a backend and the agents that use it.
+    pub fn ask(
+        &self,
+        question: &str,
+        cancel: &CancelToken,
+        llm: Option<(&dyn cairn_agent::LlmBackend, cairn_agent::LlmAgents)>,
+    ) -> Result<cairn_agent::AskOutcome, CairnError> {
+        let table = self.node_table()?;
+        let mut asker = cairn_agent::Asker::new(&self.graph, self.embedder.as_ref(), &table);
+        if let Some((backend, agents)) = llm {
+            asker = asker.with_llm(backend, agents);
+        }
+        Ok(asker.ask(question, cancel)?)
+    }
+
+    /// Runs any statement; `cancel` stops a running exploration between expansions.
+    pub fn execute(&self, statement: &str, cancel: &CancelToken) -> Result<Output, CairnError> {
+        self.execute_with(statement, cancel, false)
+    }
+
+    /// [`Cairn::execute`], recording every search decision in `Exploration::trace` when `trace`
+    /// is set (as `RETURN TRACE` would, without changing what the statement returns).
+    pub fn execute_with(
+        &self,
+        statement: &str,
+        cancel: &CancelToken,
+        trace: bool,
+    ) -> Result<Output, CairnError> {
+        match self.compile(statement)? {
+            Compiled::Explore(plan) => {
+                Ok(Output::Exploration(self.run_plan(&plan, trace, cancel)?))
+            }
+            Compiled::Explain(inner) => Ok(Output::Text(self.explain_compiled(*inner)?)),
+            Compiled::Ask { question } => {
+                Ok(Output::Answer(Box::new(self.ask(&question, cancel, None)?)))
+            }
+            Compiled::Show(what) => Ok(Output::Text(self.show(what))),
+            Compiled::Describe(label) => Ok(Output::Text(self.describe(label.id)?)),
+            Compiled::DeclareRelation { relation, parent } => {
+                let mut w = self.graph.writer();
+                w.set_relation_parent(&relation.name, Some(&parent.name))?;
+                w.commit()?;
+                Ok(Output::Text(format!(
+                    "relation {} is now under {}",
+                    relation.name, parent.name
+                )))
+            }
+            Compiled::CreateIndex { label, property } => {
+                let mut w = self.graph.writer();
+                let created = w.create_index(&label.name, &property.name)?;
+                w.commit()?;
+                Ok(Output::Text(if created {
+                    format!("index on {}({}) created", label.name, property.name)
+                } else {
+                    format!("index on {}({}) already exists", label.name, property.name)
+                }))
+            }
+        }
+    }
+
+    fn show(&self, what: ShowWhat) -> String {
+        let c = self.graph.catalog();
+        let mut lines: Vec<String> = match what {
+            ShowWhat::Labels => c.labels().map(|(_, n)| n.to_owned()).collect(),
+            ShowWhat::Relations => c
+                .relations()
+                .map(|(_, r)| match r.parent.and_then(|p| c.relation_name(p)) {
+                    Some(p) => format!("{} (under {p})", r.name),
+                    None => r.name.clone(),
+                })
+                .collect(),
+            ShowWhat::Indexes => c
+                .indexes()
+                .iter()
+                .map(|i| {
+                    format!(
+                        "{}({})",
+                        c.label_name(i.label).unwrap_or("?"),
+                        c.prop_name(i.prop).unwrap_or("?")
+                    )
+                })
+                .collect(),
+        };
+        lines.sort();
+        lines.join("\n")
+    }
+
+    fn describe(&self, label: cairn_storage_format::LabelId) -> Result<String, CairnError> {
+        let c = self.graph.catalog();
+        let ids = self.graph.label_nodes(label)?;
+        let mut out = format!(
+            "{}: {} nodes",
+            c.label_name(label).unwrap_or("?"),
+            ids.len()
+        );
+        for (_, r) in c.relations() {
+            for (s, d) in &r.endpoints {
+                if *s == label || *d == label {
+                    out.push_str(&format!(
+                        "\n  ({})-[{}]->({})",
+                        c.label_name(*s).unwrap_or("?"),
+                        r.name,
+                        c.label_name(*d).unwrap_or("?")
+                    ));
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// Display names of nodes (name/title property, else key), for printing evidence paths.
+    pub fn names(&self, ids: &[NodeId]) -> Result<Vec<String>, CairnError> {
+        let catalog = self.graph.catalog();
+        Ok(self
+            .graph
+            .nodes(ids)?
+            .into_iter()
+            .zip(ids)
+            .map(|(r, id)| {
+                r.map(|r| display_name(&r, &catalog))
+                    .unwrap_or_else(|| id.to_string())
+            })
+            .collect())
+    }
+}
+
+/// The embedder for a database that records `recorded` (id, dimension): the built-in hash
+/// embedder of that dimension when it is one, else the default hash embedder.
+fn embedder_for(recorded: Option<(&str, usize)>) -> Arc<dyn Embedder> {
+    match recorded {
+        Some((id, dim)) if id.starts_with("cairn-hash-v1/") => Arc::new(HashEmbedder::new(dim)),
+        _ => Arc::new(HashEmbedder::default()),
+    }
+}

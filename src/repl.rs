@@ -1,0 +1,792 @@
+//! `cairn repl`: an interactive shell on one database.
+//!
+//! Statements end with `;` and may span lines; lines starting with `.` are shell commands
+//! (`.help`). History is kept in a file between sessions. Ctrl-C while a statement runs cancels
+//! it through its [`CancelToken`] (the executor checks it between expansions) and the session
+//! goes on; at the prompt it clears the line being typed.
+
+use super::{exploration_json, open_db, print_table, Failure, OutputFormat};
+use cairn::agent::TraceEvent;
+use cairn::query::parser::{is_reserved, RESERVED};
+use cairn::{Cairn, CancelToken, Exploration, NodeId, Output, StopReason};
+use rustyline::completion::{Completer, Pair};
+use rustyline::config::{CompletionType, Config};
+use rustyline::error::ReadlineError;
+use rustyline::highlight::Highlighter;
+use rustyline::hint::Hinter;
+use rustyline::history::FileHistory;
+use rustyline::validate::Validator;
+use rustyline::{Context, Editor, Helper};
+use std::collections::HashMap;
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+const PROMPT: &str = "cairn> ";
+const CONTINUE: &str = "  ...> ";
+/// A trace can hold thousands of events on a large graph; past this many the rest is counted.
+const TRACE_LIMIT: usize = 1000;
+
+const HELP: &str = "\
+Statements (EXPLORE, EXPLAIN, SHOW, DESCRIBE, RELATION … UNDER …, CREATE INDEX) end with `;`
+and may span several lines; see docs/LANGUAGE.md.
+
+  .help                 this text
+  .schema               labels, relations (endpoints, parents), indexes, property keys
+  .stats                database size estimates and the embedder
+  .trace on|off         print each exploration's search decisions after its results
+  .format table|json    how results are printed
+  .quit                 leave (or Ctrl-D)
+
+Tab completes keywords, labels, relations and property keys; Up/Down recall history.
+Ctrl-C cancels a running statement (its results so far are printed), or clears the line.";
+
+/// The history file: `--history`/`$CAIRN_HISTORY` when given, else `~/.cairn_history`.
+fn history_path(given: Option<PathBuf>) -> Option<PathBuf> {
+    given.or_else(|| {
+        std::env::var_os("HOME")
+            .filter(|h| !h.is_empty())
+            .map(|h| PathBuf::from(h).join(".cairn_history"))
+    })
+}
+
+/// Runs the shell until `.quit` or end of input.
+pub(crate) fn run(db: &Path, history: Option<PathBuf>) -> Result<(), Failure> {
+    let cairn = open_db(db)?;
+    let interactive = std::io::stdin().is_terminal();
+    // Piped input is a script, not something to recall later.
+    let history = if interactive {
+        history_path(history)
+    } else {
+        None
+    };
+    let config = Config::builder()
+        .auto_add_history(false)
+        .history_ignore_space(true)
+        .completion_type(CompletionType::List)
+        .max_history_size(1000)
+        .and_then(|b| b.history_ignore_dups(true))
+        .map_err(readline_failure)?
+        .build();
+    let mut rl: Editor<ReplHelper, FileHistory> =
+        Editor::with_history(config, FileHistory::new()).map_err(readline_failure)?;
+    let mut helper = ReplHelper::default();
+    helper.refresh(&cairn);
+    rl.set_helper(Some(helper));
+    if let Some(path) = &history {
+        if let Err(e) = rl.load_history(path) {
+            if !matches!(&e, ReadlineError::Io(io) if io.kind() == std::io::ErrorKind::NotFound) {
+                eprintln!("warning: cannot read history {}: {e}", path.display());
+            }
+        }
+    }
+    let running = cancel_on_ctrl_c();
+    let mut session = Session {
+        cairn: &cairn,
+        db,
+        format: OutputFormat::Table,
+        trace: false,
+        running,
+        failed: Vec::new(),
+    };
+    if interactive {
+        println!(
+            "Cairn {} on {}. Statements end with `;`; .help for help, .quit or Ctrl-D to leave.",
+            env!("CARGO_PKG_VERSION"),
+            db.display()
+        );
+    }
+    let mut pending = String::new();
+    let mut history_warned = false;
+    loop {
+        if let Some(h) = rl.helper_mut() {
+            h.pending.clone_from(&pending);
+        }
+        let prompt = if pending.is_empty() { PROMPT } else { CONTINUE };
+        let line = match rl.readline(prompt) {
+            Ok(line) => line,
+            Err(ReadlineError::Interrupted) => {
+                // Ctrl-C at the prompt drops what was typed, including earlier lines of an
+                // unfinished statement.
+                pending.clear();
+                continue;
+            }
+            Err(ReadlineError::Eof) => break,
+            Err(e) => return Err(readline_failure(e)),
+        };
+        if pending.is_empty() && line.trim_start().starts_with('.') {
+            let command = line.trim();
+            remember(&mut rl, &history, command, &mut history_warned);
+            if !session.command(command) {
+                break;
+            }
+            if let Some(h) = rl.helper_mut() {
+                h.refresh(&cairn);
+            }
+            continue;
+        }
+        if !pending.is_empty() {
+            pending.push('\n');
+        }
+        pending.push_str(&line);
+        let (statements, rest) = split_complete(&pending);
+        if !statements.is_empty() {
+            // Not trimmed at the start: a statement typed after a space stays out of the history.
+            let done = pending[..pending.len() - rest.len()].trim_end();
+            remember(&mut rl, &history, done, &mut history_warned);
+            for stmt in statements {
+                session.statement(stmt);
+            }
+            if let Some(h) = rl.helper_mut() {
+                h.refresh(&cairn);
+            }
+        }
+        // What follows the last `;` starts the next statement; blank lines and lone comments
+        // do not hold the continuation prompt.
+        pending = if has_code(rest) {
+            rest.trim_start().to_owned()
+        } else {
+            String::new()
+        };
+    }
+    if interactive {
+        println!();
+        return Ok(());
+    }
+    // A script's caller learns that something failed, with the first failure's exit code.
+    match session.failed.first() {
+        Some(&code) => Err(Failure {
+            code,
+            report: miette::Report::msg(format!("{} error(s) in the input", session.failed.len())),
+        }),
+        None => Ok(()),
+    }
+}
+
+/// Adds `entry` to the history and appends it to the file at once, so that a session that is
+/// killed keeps what it ran and two sessions do not overwrite each other.
+fn remember(
+    rl: &mut Editor<ReplHelper, FileHistory>,
+    path: &Option<PathBuf>,
+    entry: &str,
+    warned: &mut bool,
+) {
+    if entry.is_empty() || rl.add_history_entry(entry).is_err() {
+        return;
+    }
+    if let Some(path) = path {
+        if let Err(e) = rl.append_history(path) {
+            if !*warned {
+                eprintln!("warning: cannot write history {}: {e}", path.display());
+                *warned = true;
+            }
+        }
+    }
+}
+
+fn readline_failure(e: ReadlineError) -> Failure {
+    Failure {
+        code: 1,
+        report: miette::Report::msg(format!("terminal: {e}")),
+    }
+}
+
+/// Installs the Ctrl-C handler: it cancels the token of the statement running, if any. At the
+/// prompt the terminal is in raw mode, so Ctrl-C reaches rustyline as a key instead.
+fn cancel_on_ctrl_c() -> Arc<Mutex<Option<CancelToken>>> {
+    let running: Arc<Mutex<Option<CancelToken>>> = Arc::default();
+    let shared = Arc::clone(&running);
+    let installed = ctrlc::set_handler(move || {
+        if let Ok(guard) = shared.lock() {
+            if let Some(token) = guard.as_ref() {
+                token.cancel();
+            }
+        }
+    });
+    if let Err(e) = installed {
+        eprintln!("warning: Ctrl-C will not cancel statements: {e}");
+    }
+    running
+}
+
+/// What the shell remembers between statements.
+struct Session<'a> {
+    cairn: &'a Cairn,
+    db: &'a Path,
+    format: OutputFormat,
+    trace: bool,
+    running: Arc<Mutex<Option<CancelToken>>>,
+    /// Exit codes of the statements and commands that failed.
+    failed: Vec<u8>,
+}
+
+impl Session<'_> {
+    /// Runs one statement and prints its outcome; errors are printed and the session goes on.
+    fn statement(&mut self, stmt: &str) {
+        let token = CancelToken::default();
+        if let Ok(mut guard) = self.running.lock() {
+            *guard = Some(token.clone());
+        }
+        let started = Instant::now();
+        let result = self.cairn.execute_with(stmt, &token, self.trace);
+        let elapsed = started.elapsed();
+        if let Ok(mut guard) = self.running.lock() {
+            *guard = None;
+        }
+        let shown = match result {
+            Ok(Output::Text(text)) => {
+                println!("{text}");
+                Ok(())
+            }
+            Ok(Output::Exploration(e)) => self.exploration(&e, elapsed),
+            Ok(Output::Answer(a)) => super::ask_cli::print_answer(self.cairn, &a, self.format),
+            Err(e) => Err(Failure::from(e)),
+        };
+        if let Err(f) = shown {
+            eprintln!("{:?}", f.report);
+            self.failed.push(f.code);
+        }
+    }
+
+    fn exploration(&self, e: &Exploration, elapsed: std::time::Duration) -> Result<(), Failure> {
+        match self.format {
+            OutputFormat::Table => print_table(self.cairn, e, elapsed)?,
+            OutputFormat::Json => println!("{}", exploration_json(self.cairn, e)?),
+        }
+        if !e.trace.is_empty() {
+            print_trace(self.cairn, &e.trace)?;
+        }
+        if e.stop == StopReason::Cancelled {
+            println!("cancelled (Ctrl-C): the results above are those found so far");
+        }
+        Ok(())
+    }
+
+    /// Runs a dot-command; false when the session should end.
+    fn command(&mut self, line: &str) -> bool {
+        let line = line.trim_end_matches(';');
+        let mut words = line.split_whitespace();
+        let name = words.next().unwrap_or("");
+        let arg = words.next();
+        match (name, arg) {
+            (".quit" | ".exit", _) => return false,
+            (".help", _) => println!("{HELP}"),
+            (".schema", _) => println!("{}", schema(self.cairn)),
+            (".stats", _) => match stats(self.cairn, self.db) {
+                Ok(text) => println!("{text}"),
+                Err(f) => {
+                    eprintln!("{:?}", f.report);
+                    self.failed.push(f.code);
+                }
+            },
+            (".trace", None) => println!("trace is {}", if self.trace { "on" } else { "off" }),
+            (".trace", Some("on")) => self.trace = true,
+            (".trace", Some("off")) => self.trace = false,
+            (".format", None) => println!("format is {}", format_name(self.format)),
+            (".format", Some("table")) => self.format = OutputFormat::Table,
+            (".format", Some("json")) => self.format = OutputFormat::Json,
+            (".trace", Some(other)) => self.usage(&format!(
+                "`.trace {other}`: say `.trace on` or `.trace off`"
+            )),
+            (".format", Some(other)) => self.usage(&format!(
+                "`.format {other}`: say `.format table` or `.format json`"
+            )),
+            (other, _) => self.usage(&format!(
+                "unknown command `{other}`; .help lists the commands"
+            )),
+        }
+        true
+    }
+
+    fn usage(&mut self, message: &str) {
+        eprintln!("{message}");
+        self.failed.push(2);
+    }
+}
+
+fn format_name(f: OutputFormat) -> &'static str {
+    match f {
+        OutputFormat::Table => "table",
+        OutputFormat::Json => "json",
+    }
+}
+
+/// The catalog as the planner sees it: what `.schema` prints.
+fn schema(cairn: &Cairn) -> String {
+    let c = cairn.graph().catalog();
+    let mut out = Vec::new();
+    let mut labels: Vec<&str> = c.labels().map(|(_, n)| n).collect();
+    labels.sort_unstable();
+    out.push(format!("labels      {}", labels.join(", ")));
+    let width = c
+        .relations()
+        .map(|(_, r)| r.name.chars().count())
+        .max()
+        .unwrap_or(0);
+    for (_, rel) in c.relations() {
+        let ends: Vec<String> = rel
+            .endpoints
+            .iter()
+            .map(|(s, d)| {
+                format!(
+                    "{} -> {}",
+                    c.label_name(*s).unwrap_or("?"),
+                    c.label_name(*d).unwrap_or("?")
+                )
+            })
+            .collect();
+        let parent = rel
+            .parent
+            .and_then(|p| c.relation_name(p))
+            .map(|p| format!(" (under {p})"))
+            .unwrap_or_default();
+        out.push(format!(
+            "relation    {:<width$}  {}{parent}",
+            rel.name,
+            ends.join(", ")
+        ));
+    }
+    for index in c.indexes() {
+        out.push(format!(
+            "index       {}({})",
+            c.label_name(index.label).unwrap_or("?"),
+            c.prop_name(index.prop).unwrap_or("?")
+        ));
+    }
+    let props: Vec<&str> = c.prop_keys().map(|(_, n)| n).collect();
+    out.push(format!("properties  {}", props.join(", ")));
+    out.join("\n")
+}
+
+fn stats(cairn: &Cairn, db: &Path) -> Result<String, Failure> {
+    let g = cairn.graph();
+    let c = g.catalog();
+    let embedder = c
+        .embedder()
+        .map(|e| format!("{} ({} dimensions)", e.id, e.dim))
+        .unwrap_or_else(|| "none recorded".to_owned());
+    Ok(format!(
+        "database    {}\nnodes       ~{}\nedges       ~{}\nschema      {} labels, {} relations, {} indexes, {} property keys\nembedder    {embedder}",
+        db.display(),
+        g.estimate_keys("node")?,
+        g.estimate_keys("out")?,
+        c.labels().count(),
+        c.relations().count(),
+        c.indexes().len(),
+        c.prop_keys().count(),
+    ))
+}
+
+/// Prints the search decisions, nodes by display name.
+fn print_trace(cairn: &Cairn, trace: &[TraceEvent]) -> Result<(), Failure> {
+    let shown = &trace[..trace.len().min(TRACE_LIMIT)];
+    let mut ids: Vec<NodeId> = Vec::new();
+    for ev in shown {
+        match ev {
+            TraceEvent::Entry { node, .. }
+            | TraceEvent::Expand { node, .. }
+            | TraceEvent::Revisit { node, .. }
+            | TraceEvent::Sampled { node, .. }
+            | TraceEvent::Fallback { node, .. } => ids.push(*node),
+            TraceEvent::Scored { node, from, .. } => ids.extend([*node, *from]),
+            TraceEvent::Adapt { .. } | TraceEvent::Round { .. } | TraceEvent::Stop { .. } => {}
+        }
+    }
+    ids.sort_unstable();
+    ids.dedup();
+    let names: HashMap<NodeId, String> = ids.iter().copied().zip(cairn.names(&ids)?).collect();
+    let name = |n: &NodeId| names.get(n).cloned().unwrap_or_else(|| n.to_string());
+    println!("trace ({} events):", trace.len());
+    for ev in shown {
+        let line = match ev {
+            TraceEvent::Entry { node, score } => format!("entry     {} score {score:.3}", name(node)),
+            TraceEvent::Expand { round, node, hops, score } => {
+                format!("expand    round {round}: {} ({hops} hops, score {score:.3})", name(node))
+            }
+            TraceEvent::Scored { node, from, relation, semantic, connectivity, distance, score } => format!(
+                "score     {} -{relation}- {}: {score:.3} (semantic {semantic:.3}, connectivity {connectivity:.3}, distance {distance:.3})",
+                name(from),
+                name(node)
+            ),
+            TraceEvent::Revisit { node, old_score, new_score } => {
+                format!("revisit   {}: {old_score:.3} -> {new_score:.3}", name(node))
+            }
+            TraceEvent::Sampled { node, kept, of } => {
+                format!("sample    {}: kept {kept} of {of} neighbours", name(node))
+            }
+            TraceEvent::Fallback { node, relation, parent, siblings } => format!(
+                "fallback  {}: no {relation}; tried {parent} ({})",
+                name(node),
+                siblings.join(", ")
+            ),
+            TraceEvent::Adapt { beam, depth, sufficiency } => {
+                format!("adapt     beam {beam}, depth {depth} (sufficiency {sufficiency:.2})")
+            }
+            TraceEvent::Round { round, frontier, results, sufficiency } => format!(
+                "round     {round}: frontier {frontier}, {results} results, sufficiency {sufficiency:.2}"
+            ),
+            TraceEvent::Stop { reason, sufficiency } => {
+                format!("stop      {reason} (sufficiency {sufficiency:.2})")
+            }
+        };
+        println!("  {line}");
+    }
+    if trace.len() > shown.len() {
+        println!("  … {} more events", trace.len() - shown.len());
+    }
+    Ok(())
+}
+
+/// Splits `text` into the statements it finishes (each ended by a `;` outside strings, quoted
+/// names and `--` comments; blank or comment-only ones dropped) and the unfinished rest.
+fn split_complete(text: &str) -> (Vec<&str>, &str) {
+    let mut statements = Vec::new();
+    let mut start = 0;
+    let mut state = Lex::Code;
+    let mut chars = text.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        state = match (state, c) {
+            (Lex::Code, '"') => Lex::Str,
+            (Lex::Code, '`') => Lex::Quoted,
+            (Lex::Code, '-') if chars.peek().map(|p| p.1) == Some('-') => Lex::Comment,
+            (Lex::Code, ';') => {
+                let stmt = &text[start..i];
+                if has_code(stmt) {
+                    statements.push(stmt);
+                }
+                start = i + 1;
+                Lex::Code
+            }
+            (Lex::Str, '\\') => Lex::Escape,
+            (Lex::Str, '"') | (Lex::Quoted, '`') | (Lex::Comment, '\n') => Lex::Code,
+            (Lex::Escape, _) => Lex::Str,
+            (s, _) => s,
+        };
+    }
+    (statements, &text[start..])
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Lex {
+    Code,
+    Str,
+    Escape,
+    Quoted,
+    Comment,
+}
+
+/// Whether `stmt` holds more than whitespace and comments.
+fn has_code(stmt: &str) -> bool {
+    stmt.lines().any(|l| {
+        let t = l.trim();
+        !t.is_empty() && !t.starts_with("--")
+    })
+}
+
+/// Words that are keywords only where the grammar expects them (not reserved).
+const CONTEXT_WORDS: &[&str] = &[
+    "NODES",
+    "PATHS",
+    "SUBGRAPH",
+    "ANSWER",
+    "TRACE",
+    "LABELS",
+    "RELATIONS",
+    "INDEXES",
+    "sufficient",
+    "found",
+    "stale",
+    "steps",
+    "time",
+    "judge",
+    "semantic",
+    "connectivity",
+    "distance",
+];
+const COMMANDS: &[&str] = &[".help", ".schema", ".stats", ".trace", ".format", ".quit"];
+
+/// Tab completion from the catalog; the rest of rustyline's helper hooks keep their defaults.
+#[derive(Debug, Default)]
+struct ReplHelper {
+    labels: Vec<String>,
+    relations: Vec<String>,
+    props: Vec<String>,
+    /// Earlier lines of the statement being typed, for the clause context.
+    pending: String,
+}
+
+/// Which names fit where the cursor is, judged by the last reserved word before it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Expect {
+    Labels,
+    Relations,
+    Props,
+    Anything,
+}
+
+impl ReplHelper {
+    /// Reloads the names: statements such as `RELATION … UNDER …` and `CREATE INDEX` change them.
+    fn refresh(&mut self, cairn: &Cairn) {
+        let c = cairn.graph().catalog();
+        self.labels = c.labels().map(|(_, n)| n.to_owned()).collect();
+        self.relations = c.relations().map(|(_, r)| r.name.clone()).collect();
+        self.props = c.prop_keys().map(|(_, n)| n.to_owned()).collect();
+    }
+
+    fn candidates(&self, before: &str, prefix: &str) -> Vec<Pair> {
+        let lower = prefix.to_lowercase();
+        let matches = |w: &str| w.to_lowercase().starts_with(&lower);
+        let mut out: Vec<Pair> = Vec::new();
+        let expect = expectation(before);
+        let names: Vec<&String> = match expect {
+            Expect::Labels => self.labels.iter().collect(),
+            Expect::Relations => self.relations.iter().collect(),
+            Expect::Props => self.props.iter().chain(&self.labels).collect(),
+            Expect::Anything => self
+                .labels
+                .iter()
+                .chain(&self.relations)
+                .chain(&self.props)
+                .collect(),
+        };
+        for n in names.into_iter().filter(|n| matches(n)) {
+            out.push(Pair {
+                display: n.clone(),
+                replacement: quote_name(n),
+            });
+        }
+        let lowercase = !prefix.is_empty() && !prefix.chars().any(char::is_uppercase);
+        let uppercase = prefix.chars().any(char::is_uppercase);
+        // Where a name is due, Tab on nothing lists the names alone (and `ANY` for a relation);
+        // a typed prefix also matches keywords, since the next clause may start there.
+        let offered: Vec<&str> = match (expect, prefix.is_empty()) {
+            (Expect::Relations, true) => vec!["ANY"],
+            (Expect::Labels | Expect::Props, true) => Vec::new(),
+            _ => RESERVED.iter().chain(CONTEXT_WORDS).copied().collect(),
+        };
+        for k in offered.into_iter().filter(|k| matches(k)) {
+            let word = if lowercase {
+                k.to_lowercase()
+            } else if uppercase {
+                k.to_uppercase()
+            } else {
+                (*k).to_owned()
+            };
+            out.push(Pair {
+                display: word.clone(),
+                replacement: word,
+            });
+        }
+        out.sort_by(|a, b| a.display.cmp(&b.display));
+        out.dedup_by(|a, b| a.replacement == b.replacement);
+        out
+    }
+}
+
+/// A name as the language accepts it: bare when it is a plain, unreserved identifier.
+fn quote_name(n: &str) -> String {
+    let mut chars = n.chars();
+    let plain = chars.next().is_some_and(|c| c.is_alphabetic() || c == '_')
+        && chars.all(|c| c.is_alphanumeric() || c == '_')
+        && !is_reserved(n);
+    if plain {
+        n.to_owned()
+    } else {
+        format!("`{}`", n.replace('`', "``"))
+    }
+}
+
+/// The names that fit after `before` (the statement up to the word being completed).
+fn expectation(before: &str) -> Expect {
+    let mut last = None;
+    let mut state = Lex::Code;
+    let mut word = String::new();
+    let mut chars = before.chars().peekable();
+    let flush = |word: &mut String, last: &mut Option<String>| {
+        if is_reserved(word) {
+            *last = Some(word.to_uppercase());
+        }
+        word.clear();
+    };
+    while let Some(c) = chars.next() {
+        state = match (state, c) {
+            (Lex::Code, c) if c.is_alphanumeric() || c == '_' => {
+                word.push(c);
+                Lex::Code
+            }
+            (Lex::Code, c) => {
+                flush(&mut word, &mut last);
+                match c {
+                    '"' => Lex::Str,
+                    '`' => Lex::Quoted,
+                    '-' if chars.peek() == Some(&'-') => Lex::Comment,
+                    _ => Lex::Code,
+                }
+            }
+            (Lex::Str, '\\') => Lex::Escape,
+            (Lex::Str, '"') | (Lex::Quoted, '`') | (Lex::Comment, '\n') => Lex::Code,
+            (Lex::Escape, _) => Lex::Str,
+            (s, _) => s,
+        };
+    }
+    flush(&mut word, &mut last);
+    match last.as_deref() {
+        Some("FROM" | "TARGET" | "IN" | "DESCRIBE") => Expect::Labels,
+        Some("ON") if before.trim_end().ends_with('(') => Expect::Props,
+        Some("ON") => Expect::Labels,
+        Some("VIA" | "RELATION" | "UNDER") => Expect::Relations,
+        Some("WHERE" | "AND") => Expect::Props,
+        _ => Expect::Anything,
+    }
+}
+
+impl Completer for ReplHelper {
+    type Candidate = Pair;
+
+    fn complete(
+        &self,
+        line: &str,
+        pos: usize,
+        _ctx: &Context<'_>,
+    ) -> rustyline::Result<(usize, Vec<Pair>)> {
+        let head = &line[..pos];
+        let command = self.pending.is_empty() && head.trim_start().starts_with('.');
+        let start = head
+            .char_indices()
+            .rev()
+            .find(|(_, c)| !(c.is_alphanumeric() || *c == '_' || (command && *c == '.')))
+            .map_or(0, |(i, c)| i + c.len_utf8());
+        let prefix = &head[start..];
+        if command {
+            return Ok((start, command_candidates(head.trim_start(), prefix)));
+        }
+        let before = format!("{}\n{}", self.pending, &head[..start]);
+        // Nothing to offer inside a string or a quoted name.
+        if !matches!(split_state(&before), Lex::Code | Lex::Comment) {
+            return Ok((pos, Vec::new()));
+        }
+        Ok((start, self.candidates(&before, prefix)))
+    }
+}
+
+/// Completions of a dot-command line: the command, then its argument.
+fn command_candidates(head: &str, prefix: &str) -> Vec<Pair> {
+    // Commands that take an argument complete with the space before it.
+    let pair = |s: &str| Pair {
+        display: s.to_owned(),
+        replacement: if matches!(s, ".trace" | ".format") {
+            format!("{s} ")
+        } else {
+            s.to_owned()
+        },
+    };
+    let args: &[&str] = if head.starts_with(".trace ") {
+        &["on", "off"]
+    } else if head.starts_with(".format ") {
+        &["table", "json"]
+    } else if head.contains(' ') {
+        &[]
+    } else {
+        COMMANDS
+    };
+    args.iter()
+        .filter(|a| a.starts_with(prefix))
+        .map(|a| pair(a))
+        .collect()
+}
+
+/// The lexical state at the end of `text`.
+fn split_state(text: &str) -> Lex {
+    let mut state = Lex::Code;
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        state = match (state, c) {
+            (Lex::Code, '"') => Lex::Str,
+            (Lex::Code, '`') => Lex::Quoted,
+            (Lex::Code, '-') if chars.peek() == Some(&'-') => Lex::Comment,
+            (Lex::Str, '\\') => Lex::Escape,
+            (Lex::Str, '"') | (Lex::Quoted, '`') | (Lex::Comment, '\n') => Lex::Code,
+            (Lex::Escape, _) => Lex::Str,
+            (s, _) => s,
+        };
+    }
+    state
+}
+
+impl Hinter for ReplHelper {
+    type Hint = String;
+}
+impl Highlighter for ReplHelper {}
+impl Validator for ReplHelper {}
+impl Helper for ReplHelper {}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn statements_end_at_semicolons_outside_strings_names_and_comments() {
+        let (s, rest) = split_complete("EXPLORE \"a;b\" FROM `x;y` -- c;d\n VIA ANY; SHOW");
+        assert_eq!(s, ["EXPLORE \"a;b\" FROM `x;y` -- c;d\n VIA ANY"]);
+        assert_eq!(rest, " SHOW");
+        let (s, rest) = split_complete("EXPLORE \"x\\\";\"");
+        assert!(s.is_empty());
+        assert_eq!(rest, "EXPLORE \"x\\\";\"");
+        let (s, rest) = split_complete(" ; -- only a comment\n; SHOW LABELS;");
+        assert_eq!(s, [" SHOW LABELS"]);
+        assert_eq!(rest, "");
+    }
+
+    #[test]
+    fn completion_follows_the_clause() {
+        assert_eq!(expectation("EXPLORE \"via x\" FROM "), Expect::Labels);
+        assert_eq!(
+            expectation("EXPLORE \"x\" FROM Author \"a\" VIA AUTHORED -> "),
+            Expect::Relations
+        );
+        assert_eq!(
+            expectation("EXPLORE \"x\" FROM Author WHERE "),
+            Expect::Props
+        );
+        assert_eq!(expectation("CREATE INDEX ON Author("), Expect::Props);
+        assert_eq!(expectation("EXPLORE \"x\" "), Expect::Anything);
+        let h = ReplHelper {
+            labels: vec!["Author".into(), "Order".into()],
+            relations: vec!["AUTHORED".into()],
+            props: vec!["first name".into()],
+            pending: String::new(),
+        };
+        let got: Vec<String> = h
+            .candidates("EXPLORE \"x\" FROM ", "")
+            .into_iter()
+            .map(|p| p.replacement)
+            .collect();
+        assert!(
+            got.contains(&"Author".to_owned()) && !got.contains(&"AUTHORED".to_owned()),
+            "{got:?}"
+        );
+        let got: Vec<String> = h
+            .candidates("EXPLORE \"x\" VIA ", "")
+            .into_iter()
+            .map(|p| p.replacement)
+            .collect();
+        assert_eq!(got, ["ANY", "AUTHORED"]);
+        assert_eq!(command_candidates(".tr", ".tr")[0].replacement, ".trace ");
+        let got: Vec<String> = h
+            .candidates("", "ex")
+            .into_iter()
+            .map(|p| p.replacement)
+            .collect();
+        assert_eq!(got, ["explain", "explore"]);
+        let got: Vec<String> = h
+            .candidates("EXPLORE \"x\" FROM A WHERE ", "fi")
+            .into_iter()
+            .map(|p| p.replacement)
+            .collect();
+        assert_eq!(got, ["`first name`"]);
+        assert_eq!(quote_name("Order"), "Order");
+        assert_eq!(quote_name("from"), "`from`");
+    }
+}

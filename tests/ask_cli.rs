@@ -1,0 +1,99 @@
+//! `cairn ask`, `EXPLAIN ASK` / `ASK` statements and `cairn eval`, run as a user would.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::process::{Command, Output};
+
+fn cairn(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_cairn"))
+        .args(args)
+        .env_remove("CAIRN_DB")
+        .output()
+        .unwrap()
+}
+
+fn out(o: &Output) -> String {
+    assert!(
+        o.status.success(),
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    );
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+#[test]
+fn ask_explain_ask_and_eval() {
+    let dir = tempfile::tempdir().unwrap();
+    let dump = dir.path().join("dump");
+    let db = dir.path().join("db");
+    let (dump_s, db_s) = (dump.to_str().unwrap(), db.to_str().unwrap());
+    out(&cairn(&[
+        "generate", "academic", "--nodes", "2000", "--seed", "5", "--out", dump_s,
+    ]));
+    out(&cairn(&["--db", db_s, "import", dump_s]));
+    // Author a1's name, from the dump.
+    let authors = std::fs::read_to_string(dump.join("authors.csv")).unwrap();
+    let name = authors
+        .lines()
+        .find(|l| l.starts_with("a1,"))
+        .unwrap()
+        .trim_start_matches("a1,")
+        .to_owned();
+
+    let q = format!("Who are the co-authors of {name}?");
+    let text = out(&cairn(&["--db", db_s, "ask", &q]));
+    assert!(text.starts_with("multi-hop question; answer"), "{text}");
+    assert!(
+        text.contains("-AUTHORED->") && text.contains("<-AUTHORED-"),
+        "evidence paths: {text}"
+    );
+    assert!(text.contains("validation 1.00"), "{text}");
+
+    let plan = out(&cairn(&["--db", db_s, "ask", "--explain", &q]));
+    assert!(
+        plan.contains("FROM Author \"a1\"") && plan.contains("VIA AUTHORED:1.0 -> <AUTHORED:1.0"),
+        "{plan}"
+    );
+    let stmt = format!("EXPLAIN ASK \"How many papers did {name} write?\"");
+    let plan = out(&cairn(&["--db", db_s, "query", "-e", &stmt]));
+    assert!(
+        plan.contains("aggregation question") && plan.contains("TARGET Paper"),
+        "{plan}"
+    );
+
+    let stmt = format!("ASK \"How many papers did {name} write?\"");
+    let json = out(&cairn(&[
+        "--db", db_s, "query", "--format", "json", "-e", &stmt,
+    ]));
+    let v: serde_json::Value = serde_json::from_str(json.trim()).unwrap();
+    assert_eq!(v["type"], "aggregation");
+    assert!(v["count"].as_u64().unwrap() >= 1);
+
+    let report = dir.path().join("eval.json");
+    let text = out(&cairn(&[
+        "eval",
+        "--nodes",
+        "2000",
+        "--seed",
+        "3",
+        "--per-type",
+        "10",
+        "--out",
+        report.to_str().unwrap(),
+    ]));
+    assert!(text.contains("| **overall** | 40 |"), "{text}");
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+    assert!(v["overall"]["accuracy"].as_f64().unwrap() >= 0.8, "{v}");
+    assert_eq!(v["per_type"].as_object().unwrap().len(), 4);
+
+    // --llm without configuration fails clearly, before any work.
+    let o = Command::new(env!("CARGO_BIN_EXE_cairn"))
+        .args(["--db", db_s, "ask", "--llm", "all", &q])
+        .env_remove("CAIRN_LLM_BASE_URL")
+        .env_remove("CAIRN_LLM_MODEL")
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("CAIRN_LLM_BASE_URL"));
+}

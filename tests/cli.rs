@@ -1,0 +1,200 @@
+//! The `cairn` binary, run as a user would: happy paths and bad input, with exit codes.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn cairn(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_cairn"))
+        .args(args)
+        .env_remove("CAIRN_DB")
+        .output()
+        .unwrap()
+}
+
+fn text(o: &Output) -> (String, String) {
+    (
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+fn path(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+#[test]
+fn generate_import_stats_query_explain() {
+    let dir = tempfile::tempdir().unwrap();
+    let dump = dir.path().join("dump");
+    let db = dir.path().join("db");
+    let o = cairn(&[
+        "generate",
+        "academic",
+        "--nodes",
+        "2000",
+        "--seed",
+        "5",
+        "--out",
+        path(&dump),
+    ]);
+    assert!(o.status.success(), "{:?}", text(&o));
+    assert!(text(&o).0.contains("authors.csv"));
+    let o = cairn(&["--db", path(&db), "import", path(&dump)]);
+    let (out, err) = text(&o);
+    assert!(o.status.success(), "{out}{err}");
+    assert!(
+        out.contains("nodes 2000 new") || out.contains("new, 0 updated"),
+        "{out}"
+    );
+    assert!(
+        err.contains("import: reading"),
+        "plain progress lines when not on a terminal: {err}"
+    );
+    let o = cairn(&["--db", path(&db), "stats"]);
+    let (out, _) = text(&o);
+    assert!(out.contains("relation   AUTHORED Author->Paper"), "{out}");
+    let o = cairn(&[
+        "--db",
+        path(&db),
+        "query",
+        "-e",
+        r#"EXPLORE "venues" FROM Author "a1" VIA AUTHORED -> PUBLISHED_IN TARGET Venue"#,
+    ]);
+    let (out, err) = text(&o);
+    assert!(o.status.success(), "{out}{err}");
+    assert!(
+        out.lines().next().unwrap().starts_with("#  score  label"),
+        "{out}"
+    );
+    assert!(
+        out.contains("-AUTHORED->") && out.contains("-PUBLISHED_IN->"),
+        "evidence paths: {out}"
+    );
+    let o = cairn(&[
+        "--db",
+        path(&db),
+        "query",
+        "--format",
+        "json",
+        "-e",
+        r#"EXPLORE "venues" FROM Author "a1" VIA AUTHORED -> PUBLISHED_IN TARGET Venue"#,
+    ]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert!(!v["results"].as_array().unwrap().is_empty());
+    assert_eq!(v["results"][0]["label"], "Venue");
+    let o = cairn(&[
+        "--db",
+        path(&db),
+        "explain",
+        r#"EXPLORE "x" FROM Author "a1" VIA AUTHORED"#,
+    ]);
+    let (out, _) = text(&o);
+    assert!(
+        out.contains("BEAM 8") && out.contains("BUDGET 2000"),
+        "defaults written out: {out}"
+    );
+    // A script of several statements, from a file.
+    let script = dir.path().join("q.explore");
+    std::fs::write(
+        &script,
+        "-- labels first\nSHOW LABELS;\nCREATE INDEX ON Author(name);\nSHOW INDEXES;\n",
+    )
+    .unwrap();
+    let o = cairn(&["--db", path(&db), "query", "-f", path(&script)]);
+    let (out, err) = text(&o);
+    assert!(o.status.success(), "{out}{err}");
+    assert!(
+        out.contains("Author\nPaper") && out.contains("Author(name)"),
+        "{out}"
+    );
+}
+
+#[test]
+fn bad_input_gets_clear_errors_and_exit_codes() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("db");
+    // Missing database: 1, nothing created.
+    let o = cairn(&["--db", path(&db), "stats"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(text(&o).1.contains("does not exist"), "{:?}", text(&o));
+    assert!(!db.exists());
+    // Bad flag: clap's usage error, 2.
+    let o = cairn(&["stats", "--frobnicate"]);
+    assert_eq!(o.status.code(), Some(2));
+    // Bad dump line: 3, with file:line.
+    let dump = dir.path().join("bad.csv");
+    std::fs::write(&dump, "key:ID(Paper),year:int\np1,x\n").unwrap();
+    let o = cairn(&["--db", path(&db), "import", path(&dump)]);
+    assert_eq!(o.status.code(), Some(3));
+    assert!(
+        text(&o)
+            .1
+            .contains("bad.csv:2: column `year`: `x` is not an integer"),
+        "{:?}",
+        text(&o)
+    );
+    // Bad statement: 2, with a caret under the offending text and a suggestion.
+    let good = dir.path().join("good.csv");
+    std::fs::write(&good, "key:ID(Paper),year:int\np1,1999\n").unwrap();
+    assert!(cairn(&["--db", path(&db), "import", path(&good)])
+        .status
+        .success());
+    let o = cairn(&[
+        "--db",
+        path(&db),
+        "query",
+        "-e",
+        r#"EXPLORE "x" FROM Paper "p1" BEEM 4"#,
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = text(&o).1;
+    assert!(
+        err.contains("BEAM") && err.contains("unexpected here") && err.contains("BEEM 4"),
+        "points at the word: {err}"
+    );
+    let o = cairn(&[
+        "--db",
+        path(&db),
+        "query",
+        "-e",
+        r#"EXPLORE "x" FROM Papr "p1""#,
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        text(&o).1.contains("Paper"),
+        "suggests the nearest label: {:?}",
+        text(&o)
+    );
+}
+
+#[test]
+fn demo_runs_end_to_end() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("demo.db");
+    let o = cairn(&["--db", path(&db), "demo", "--nodes", "1500"]);
+    let (out, err) = text(&o);
+    assert!(o.status.success(), "{out}{err}");
+    assert_eq!(out.matches("cairn> EXPLORE").count(), 3, "{out}");
+    assert_eq!(out.matches("cairn> ASK").count(), 2, "{out}");
+    assert!(out.contains("aggregation question; answer: "), "{out}");
+    assert!(out.contains("-PUBLISHED_IN->"), "{out}");
+    assert!(out.contains("result(s); stopped:"), "{out}");
+    // Again: the import is a no-op and the answers are the same.
+    let again = cairn(&["--db", path(&db), "demo", "--nodes", "1500"]);
+    let (out2, _) = text(&again);
+    assert!(out2.contains("(0 new nodes, 0 new edges)"), "{out2}");
+    // Result rows and stop lines, without the timings.
+    let tables = |s: &str| {
+        s.lines()
+            .filter(|l| l.starts_with(|c: char| c.is_ascii_digit()))
+            .map(|l| {
+                l.rsplit_once("; ")
+                    .filter(|(_, t)| t.ends_with(" ms"))
+                    .map_or(l, |(head, _)| head)
+                    .to_owned()
+            })
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(tables(&out), tables(&out2));
+}

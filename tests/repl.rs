@@ -1,0 +1,152 @@
+//! `cairn repl` driven through a pseudo-terminal, as a person would use it: a multi-line
+//! statement, an error with its caret, a dot-command, Ctrl-C, and history that outlives the
+//! session.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use rexpect::process::WaitStatus;
+use rexpect::session::{spawn_with_options, Options, PtySession};
+use std::path::Path;
+use std::process::Command;
+
+/// Every wait is this long at most: a loaded 2-core machine runs debug builds slowly.
+const TIMEOUT_MS: u64 = 120_000;
+const PROMPT: &str = "cairn> ";
+const CONTINUE: &str = "...> ";
+const UP: &str = "\x1b[A";
+
+fn repl(db: &Path, home: &Path) -> PtySession {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_cairn"));
+    cmd.arg("--db")
+        .arg(db)
+        .arg("repl")
+        .env_remove("CAIRN_DB")
+        .env("CAIRN_HISTORY", home.join("history"))
+        .env("HOME", home)
+        // rustyline edits lines only on a terminal it knows; CI may have no TERM at all.
+        .env("TERM", "xterm")
+        .env("NO_COLOR", "1");
+    let options = Options::new()
+        .timeout_ms(Some(TIMEOUT_MS))
+        .strip_ansi_escape_codes(true);
+    spawn_with_options(cmd, options).expect("start cairn repl in a pty")
+}
+
+/// Types a line and presses Enter (a terminal sends CR; rustyline runs in raw mode).
+fn enter(p: &mut PtySession, line: &str) {
+    p.send(line).unwrap();
+    p.send("\r").unwrap();
+    p.flush().unwrap();
+}
+
+fn exited(p: &mut PtySession) -> WaitStatus {
+    p.exp_eof().unwrap();
+    p.process().wait().unwrap()
+}
+
+#[test]
+fn repl_session_with_history() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("db");
+    let home = dir.path().join("home");
+    std::fs::create_dir(&home).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_cairn"))
+        .arg("--db")
+        .arg(&db)
+        .args(["demo", "--nodes", "1500"])
+        .env_remove("CAIRN_DB")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "demo: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+
+    // First session.
+    let mut p = repl(&db, &home);
+    p.exp_string(".help for help").unwrap();
+    p.exp_string(PROMPT).unwrap();
+    enter(&mut p, r#"EXPLORE "venues of an author""#);
+    p.exp_string(CONTINUE).unwrap();
+    enter(&mut p, r#"  FROM Author "a1""#);
+    p.exp_string(CONTINUE).unwrap();
+    enter(&mut p, "  VIA AUTHORED -> PUBLISHED_IN");
+    p.exp_string(CONTINUE).unwrap();
+    enter(&mut p, "  TARGET Venue;");
+    let table = p.exp_string("result(s); stopped:").unwrap();
+    assert!(table.contains("#  score  label"), "a table header: {table}");
+    assert!(
+        table.contains("Venue") && table.contains("-PUBLISHED_IN->"),
+        "rows with evidence paths: {table}"
+    );
+    p.exp_string(PROMPT).unwrap();
+
+    enter(&mut p, r#"EXPLORE "x" BEEM 8;"#);
+    let error = p.exp_string("did you mean `BEAM`?").unwrap();
+    assert!(
+        error.contains("BEEM") && error.contains("unexpected here"),
+        "a labelled span under BEEM: {error}"
+    );
+    p.exp_string(PROMPT).unwrap();
+
+    enter(&mut p, ".schema");
+    let schema = p.exp_string(PROMPT).unwrap();
+    assert!(
+        schema.contains("labels") && schema.contains("Author"),
+        "{schema}"
+    );
+    assert!(
+        schema.contains("AUTHORED") && schema.contains("Author -> Paper"),
+        "relations with endpoints: {schema}"
+    );
+
+    // Ctrl-C at the prompt drops the unfinished statement, and the session goes on.
+    enter(&mut p, r#"EXPLORE "never run""#);
+    p.exp_string(CONTINUE).unwrap();
+    p.send_control('c').unwrap();
+    p.exp_string(PROMPT).unwrap();
+    enter(&mut p, ".quit");
+    let status = exited(&mut p);
+    assert!(matches!(status, WaitStatus::Exited(_, 0)), "{status:?}");
+
+    let history = std::fs::read_to_string(home.join("history")).unwrap();
+    assert!(
+        history.contains(r#"FROM Author "a1""#) && history.contains(".schema"),
+        "{history}"
+    );
+    assert!(
+        !history.contains("never run"),
+        "an interrupted statement is not remembered: {history}"
+    );
+
+    // Second session: the first one's statements are a few Up presses away, and run again.
+    let mut p = repl(&db, &home);
+    p.exp_string(PROMPT).unwrap();
+    // History, newest first: .quit, .schema, the bad statement, the multi-line EXPLORE.
+    p.send(&UP.repeat(4)).unwrap();
+    p.flush().unwrap();
+    p.exp_string("TARGET Venue;").unwrap();
+    p.send("\r").unwrap();
+    p.flush().unwrap();
+    let table = p.exp_string("result(s); stopped:").unwrap();
+    assert!(table.contains("-PUBLISHED_IN->"), "{table}");
+    p.exp_string(PROMPT).unwrap();
+
+    // Ctrl-C while a statement runs cancels it (or, if it already finished, clears the prompt);
+    // either way the session survives and answers the next statement.
+    enter(
+        &mut p,
+        r#"EXPLORE "graphs" FROM SEARCH "graph" TOP 50 VIA ANY BEAM 1024 DEPTH 16 BUDGET 1000000 UNTIL time 10m;"#,
+    );
+    std::thread::sleep(std::time::Duration::from_millis(100));
+    p.send_control('c').unwrap();
+    let (_, stop) = p.exp_regex("stopped: [a-z ]+;").unwrap();
+    eprintln!("after Ctrl-C: {stop}");
+    enter(&mut p, "SHOW LABELS;");
+    p.exp_string("Venue").unwrap();
+    p.exp_string(PROMPT).unwrap();
+    // Ctrl-D leaves.
+    p.send_control('d').unwrap();
+    let status = exited(&mut p);
+    assert!(matches!(status, WaitStatus::Exited(_, 0)), "{status:?}");
+}
