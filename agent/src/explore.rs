@@ -518,7 +518,7 @@ impl Run<'_, '_> {
                     }
                 }
                 // A node at the end of an ordered path has no step left to follow.
-                if steps_at(plan, self.paths[cand.path].hops).is_empty() {
+                if !has_steps_at(plan, self.paths[cand.path].hops) {
                     continue;
                 }
                 match frontier.get(&(cand.node, state)) {
@@ -553,7 +553,7 @@ impl Run<'_, '_> {
     /// A frontier candidate can be expanded if a VIA step applies at its hop count. (Nodes
     /// expanded before re-enter the frontier only through the revisit rule.)
     fn expandable(&self, c: &Candidate) -> bool {
-        !steps_at(self.plan, self.paths[c.path].hops).is_empty()
+        has_steps_at(self.plan, self.paths[c.path].hops)
     }
 
     fn neighbors(
@@ -1039,6 +1039,14 @@ impl Run<'_, '_> {
 }
 
 /// The VIA steps usable at `hops`: all of them for a set, the hop's own for a path.
+/// Whether any VIA step applies at `hops` (without collecting them: called per candidate).
+fn has_steps_at(plan: &Plan, hops: u32) -> bool {
+    match plan.via.mode {
+        ViaMode::Set => !plan.via.steps.is_empty(),
+        ViaMode::Path => (hops as usize) < plan.via.steps.len(),
+    }
+}
+
 fn steps_at(plan: &Plan, hops: u32) -> Vec<&StepPlan> {
     match plan.via.mode {
         ViaMode::Set => plan.via.steps.iter().collect(),

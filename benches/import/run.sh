@@ -14,7 +14,7 @@ python3 -c "import kuzu" 2>/dev/null || pip install -q kuzu==0.11.3
 cargo build --release -q -p cairn
 BIN=target/release/cairn
 
-rm -rf "$WORK/dump" "$WORK/cairn.db" "$WORK/kuzu.db"
+rm -rf "$WORK/dump" "$WORK/cairn.db" "$WORK/kuzu.db" "$WORK/cairn-hash.db"
 "$BIN" generate academic --nodes "$NODES" --seed "$SEED" --format csv --out "$WORK/dump" >&2
 EDGES=$(( $(cat "$WORK"/dump/{authored,published_in,has_topic,cites}.csv | wc -l) - 4 ))
 sync
@@ -35,7 +35,13 @@ print(json.dumps({"system": name, "nodes_requested": nodes, "edges": edges, "sec
 PY
 }
 
-measure cairn "$BIN" --db "$WORK/cairn.db" import "$WORK/dump"
+# Embeddings off for the side-by-side (Kuzu computes none); then once more with the built-in
+# hash embedder, to report what embedding node descriptions adds.
+measure cairn "$BIN" --db "$WORK/cairn.db" import --embedder none "$WORK/dump"
 measure kuzu python3 benches/import/kuzu_import.py "$WORK/dump" "$WORK/kuzu.db"
+rm -rf "$WORK/cairn-hash.db"
+measure cairn_hash_embedder "$BIN" --db "$WORK/cairn-hash.db" import --embedder hash "$WORK/dump"
 echo "# cairn: $(tail -n 1 "$WORK/cairn.out")" >&2
 echo "# kuzu:  $(tail -n 1 "$WORK/kuzu.out")" >&2
+echo "# cairn with hash embedder: $(tail -n 2 "$WORK/cairn_hash_embedder.out" | tr '\n' ' ')" >&2
+rm -rf "$WORK/cairn-hash.db"
