@@ -211,7 +211,13 @@ fn main() {
 /// Breadth-first search from `entry` over `rels` (all when empty), both directions: node
 /// expansions until `need` of `gold` have been reached. Reads the in-memory adjacency, like the
 /// executor, so the comparison is about how many nodes each expands, not how fast it reads.
-fn bfs_until(table: &NodeTable, entry: NodeId, rels: &[RelId], gold: &HashSet<NodeId>, need: usize) -> u64 {
+fn bfs_until(
+    table: &NodeTable,
+    entry: NodeId,
+    rels: &[RelId],
+    gold: &HashSet<NodeId>,
+    need: usize,
+) -> u64 {
     let mut seen: HashSet<NodeId> = HashSet::from([entry]);
     let mut queue = VecDeque::from([entry]);
     let mut found = usize::from(gold.contains(&entry));
