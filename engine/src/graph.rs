@@ -330,13 +330,6 @@ impl Graph {
         Ok(())
     }
 
-    /// The largest total (out + in) degree of any node.
-    pub fn max_degree(&self) -> Result<u64> {
-        let mut max = 0u64;
-        self.scan_degrees(|_, d| max = max.max((d.out + d.inc).max(0) as u64))?;
-        Ok(max)
-    }
-
     /// The underlying RocksDB handle, so benchmarks can put raw RocksDB operations beside
     /// Cairn's on the same data. Not for application use: writes here bypass the catalog.
     #[doc(hidden)]
