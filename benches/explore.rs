@@ -86,7 +86,8 @@ fn main() {
         .map(|a| a as u32)
         .collect();
 
-    // ---- efficiency ----
+    // ---- efficiency ---- (CAIRN_BENCH_SKIP_EFFICIENCY=1 skips it, e.g. to profile latency)
+    let skip_efficiency = std::env::var_os("CAIRN_BENCH_SKIP_EFFICIENCY").is_some();
     // Gold: the co-authors of X's co-authors (authors of papers written by X or a co-author of X),
     // other than X: `AUTHORED -> <AUTHORED -> AUTHORED -> <AUTHORED` from X, four hops.
     let cat = graph.catalog();
@@ -97,7 +98,7 @@ fn main() {
         .collect();
     let (mut sum_explore, mut sum_bfs, mut sum_bfs_via, mut reached, mut ran) =
         (0u64, 0u64, 0u64, 0usize, 0usize);
-    for &a in &picks {
+    for &a in picks.iter().filter(|_| !skip_efficiency) {
         let mut first: HashSet<u32> = HashSet::from([a]);
         for p in &papers_of[a as usize] {
             first.extend(academic.papers[*p as usize].authors.iter().copied());
@@ -182,7 +183,7 @@ fn main() {
     let mut expanded = Vec::new();
     let mut scored = Vec::new();
     let mut edges = Vec::new();
-    for _ in 0..5 {
+    for _ in 0..env("CAIRN_BENCH_LATENCY_ROUNDS", 5) {
         for p in &plans {
             let t = Instant::now();
             let e = explorer.run(p, false, &CancelToken::default()).unwrap();

@@ -632,8 +632,8 @@ impl Run<'_, '_> {
             };
             let connectivity =
                 ((1.0 + f64::from(table.degree(id))).ln() / self.ex.log_max_degree).min(1.0);
-            let semantic = match table.vector(id) {
-                Some(v) => f64::from(cosine(&self.goal_vec, v)).max(0.0),
+            let semantic = match table.cosine(id, &self.goal_vec) {
+                Some(c) => f64::from(c).max(0.0),
                 None => {
                     need_vector.push(id);
                     0.0
@@ -1006,8 +1006,8 @@ impl Run<'_, '_> {
         let table = self.ex.table;
         let mut rest = Vec::new();
         for id in ids {
-            match table.vector(id) {
-                Some(v) => scored.push((id, cosine(query, v))),
+            match table.cosine(id, query) {
+                Some(c) => scored.push((id, c)),
                 None => rest.push(id),
             }
         }

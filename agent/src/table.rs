@@ -7,8 +7,8 @@
 use cairn_engine::{Direction, EngineError, Graph, GraphRead};
 use cairn_storage_format::{LabelId, NodeId, RelId};
 
-/// Vectors are kept in memory only up to this many bytes; beyond, the executor reads them
-/// from RocksDB per query.
+/// Vectors are kept in memory only up to this many bytes (one byte per component); beyond,
+/// the executor reads them from RocksDB per query.
 pub const MAX_TABLE_VECTOR_BYTES: usize = 4 << 30;
 
 const NO_LABEL: u32 = u32::MAX;
@@ -23,8 +23,12 @@ pub struct NodeTable {
     /// The embedder the vectors came from, and their dimension; `dim` 0 when not held.
     embedder: String,
     dim: usize,
-    vectors: Vec<f32>,
-    has_vector: Vec<bool>,
+    /// Vectors quantised to i8 with one scale per vector (`x ≈ q · scale`). Scoring a hub's
+    /// thousands of neighbours is bound by memory traffic, not arithmetic: a quarter of the
+    /// bytes of f32 makes it about that much faster, and the cosine error (< 1%) does not
+    /// change which neighbours are promising.
+    vectors: Vec<i8>,
+    scales: Vec<f32>,
     out: Adjacency,
     inc: Adjacency,
 }
@@ -97,18 +101,25 @@ impl NodeTable {
                 max_degree = max_degree.max(*slot);
             }
         })?;
-        let (mut dim, mut vectors, mut has_vector) = (0, Vec::new(), Vec::new());
+        let (mut dim, mut vectors, mut scales) = (0, Vec::new(), Vec::new());
         if let Some(def) = catalog.embedder().filter(|e| e.id == embedder_id) {
             let d = def.dim as usize;
-            if n.saturating_mul(d).saturating_mul(4) <= MAX_TABLE_VECTOR_BYTES {
+            if n.saturating_mul(d) <= MAX_TABLE_VECTOR_BYTES {
                 dim = d;
-                vectors = vec![0f32; n * d];
-                has_vector = vec![false; n];
+                vectors = vec![0i8; n * d];
+                // Scale 0 marks "no vector".
+                scales = vec![0f32; n];
                 graph.scan_vectors(|id, v| {
                     let i = id.0 as usize;
                     if i < n && v.len() == d {
-                        vectors[i * d..(i + 1) * d].copy_from_slice(v);
-                        has_vector[i] = true;
+                        let max = v.iter().fold(0f32, |m, x| m.max(x.abs()));
+                        if max > 0.0 && max.is_finite() {
+                            let scale = max / 127.0;
+                            for (q, x) in vectors[i * d..(i + 1) * d].iter_mut().zip(v) {
+                                *q = (x / scale).round().clamp(-127.0, 127.0) as i8;
+                            }
+                            scales[i] = scale;
+                        }
                     }
                 })?;
             }
@@ -123,7 +134,7 @@ impl NodeTable {
             embedder: embedder_id.to_owned(),
             dim,
             vectors,
-            has_vector,
+            scales,
             out,
             inc,
         })
@@ -191,12 +202,44 @@ impl NodeTable {
         self.dim > 0
     }
 
-    /// The node's stored vector, when held.
-    pub fn vector(&self, id: NodeId) -> Option<&[f32]> {
+    /// Cosine of `query` (a unit vector) and the node's stored vector, when held.
+    pub fn cosine(&self, id: NodeId, query: &[f32]) -> Option<f32> {
         let i = id.0 as usize;
-        if self.dim == 0 || !self.has_vector.get(i).copied().unwrap_or(false) {
-            return None;
+        let scale = self.scales.get(i).copied().filter(|s| *s > 0.0)?;
+        let q = self.vectors.get(i * self.dim..(i + 1) * self.dim)?;
+        Some(dot_i8(query, q) * scale)
+    }
+}
+
+/// `Σ a[i]·b[i]` for an f32 and an i8 vector, in 16 independent lanes so that it vectorises.
+fn dot_i8(a: &[f32], b: &[i8]) -> f32 {
+    let mut acc = [0f32; 16];
+    let (ca, cb) = (a.chunks_exact(16), b.chunks_exact(16));
+    let tail: f32 = ca
+        .remainder()
+        .iter()
+        .zip(cb.remainder())
+        .map(|(x, y)| x * f32::from(*y))
+        .sum();
+    for (x, y) in ca.zip(cb) {
+        for k in 0..16 {
+            acc[k] += x[k] * f32::from(y[k]);
         }
-        self.vectors.get(i * self.dim..(i + 1) * self.dim)
+    }
+    acc.iter().sum::<f32>() + tail
+}
+
+#[cfg(test)]
+mod tests {
+    use super::dot_i8;
+
+    #[test]
+    fn quantised_dot_matches_float_dot() {
+        let a: Vec<f32> = (0..40).map(|i| ((i as f32) * 0.37).sin()).collect();
+        let b: Vec<i8> = (0..40)
+            .map(|i| (((i as f32) * 0.91).cos() * 127.0) as i8)
+            .collect();
+        let exact: f32 = a.iter().zip(&b).map(|(x, y)| x * f32::from(*y)).sum();
+        assert!((dot_i8(&a, &b) - exact).abs() < 1e-3);
     }
 }
