@@ -1,13 +1,16 @@
 //! The `Cairn` handle: a database plus the embedder and executor that answer statements.
 
 use crate::{EngineError, Graph, GraphOptions, GraphRead};
-use cairn_agent::{CancelToken, EngineCatalog, Exploration, ExploreError, Explorer, NodeTable};
+use cairn_agent::{
+    CancelToken, EngineCatalog, EntrySearch, Exploration, ExploreError, Explorer, NodeTable,
+};
 use cairn_engine::describe::display_name;
 use cairn_engine::embed::{Embedder, HashEmbedder};
 use cairn_engine::import::{import_files, ImportError, ImportOptions, ImportSummary};
+use cairn_engine::vector::{BuildReport, Refresh, StoreError, VectorError, VectorStore};
 use cairn_query::ast::ShowWhat;
-use cairn_query::{prepare, Compiled, QueryError};
-use cairn_storage_format::NodeId;
+use cairn_query::{prepare, Compiled, EntryPlan, QueryError};
+use cairn_storage_format::{LabelId, NodeId};
 use parking_lot::RwLock;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -26,6 +29,8 @@ pub enum CairnError {
     Import(#[from] ImportError),
     #[error(transparent)]
     Agent(#[from] cairn_agent::AgentError),
+    #[error(transparent)]
+    Vector(#[from] StoreError),
     #[error("{0}")]
     Unsupported(String),
 }
@@ -77,6 +82,9 @@ pub struct Cairn {
     embedder: Arc<dyn Embedder>,
     /// Per-node facts for scoring, rebuilt lazily after writes.
     table: RwLock<Option<Arc<NodeTable>>>,
+    /// The HNSW index for SEARCH entries: loaded or built on the first SEARCH, kept current
+    /// with the `vector` column family, saved on drop when changed in place.
+    vectors: VectorStore,
 }
 
 impl std::fmt::Debug for Cairn {
@@ -103,6 +111,7 @@ impl Cairn {
                 .map(|e| (e.id.as_str(), e.dim as usize)),
         );
         Ok(Cairn {
+            vectors: VectorStore::new(&options.path),
             graph,
             embedder,
             table: RwLock::new(None),
@@ -153,6 +162,57 @@ impl Cairn {
         Ok(t)
     }
 
+    /// Builds (or rebuilds) the vector index from the `vector` column family and saves it.
+    /// Fails when the index could not answer for this database (no vectors, vectors of another
+    /// embedder, nodes without a vector).
+    pub fn build_index(&self) -> Result<BuildReport, CairnError> {
+        Ok(self.vectors.build(&self.graph, self.embedder.id())?)
+    }
+
+    /// Brings the vector index up to date (load, rebuild or apply changed vectors) and says what
+    /// it did; `Refresh::Unavailable` means SEARCH scans exactly.
+    pub fn refresh_index(&self) -> Result<Refresh, CairnError> {
+        Ok(self.vectors.refresh(&self.graph, self.embedder.id())?)
+    }
+
+    /// The `k` nodes nearest to `text` (of `label`, if given) by the vector index, best first
+    /// with their cosine; `None` when the database has no usable index (SEARCH then scans exactly).
+    pub fn index_search(
+        &self,
+        text: &str,
+        label: Option<&str>,
+        k: usize,
+    ) -> Result<Option<Vec<(NodeId, f32)>>, CairnError> {
+        let labels = match label {
+            Some(name) => match self.graph.catalog().label_id(name) {
+                Some(id) => Some(vec![id]),
+                None => return Ok(Some(Vec::new())),
+            },
+            None => None,
+        };
+        let Some(search) = self.entry_search()? else {
+            return Ok(None);
+        };
+        let query = self
+            .embedder
+            .embed(text)
+            .map_err(|e| CairnError::Explore(ExploreError::Embed(e)))?;
+        Ok(Some(search.search(&query, labels.as_deref(), k)?))
+    }
+
+    /// The index as an entry search, or `None` when exact search must answer instead.
+    fn entry_search(&self) -> Result<Option<IndexSearch<'_>>, CairnError> {
+        Ok(match self.refresh_index()? {
+            Refresh::Unavailable(why) => {
+                tracing::debug!("SEARCH scans exactly: {why}");
+                None
+            }
+            _ => Some(IndexSearch {
+                store: &self.vectors,
+            }),
+        })
+    }
+
     fn run_plan(
         &self,
         plan: &cairn_query::Plan,
@@ -160,7 +220,21 @@ impl Cairn {
         cancel: &CancelToken,
     ) -> Result<Exploration, CairnError> {
         let table = self.node_table()?;
-        Ok(Explorer::new(&self.graph, self.embedder.as_ref(), &table).run(plan, trace, cancel)?)
+        // Only SEARCH entries need the index: other plans never pay for loading or building it.
+        let wants_index = plan
+            .entries
+            .iter()
+            .any(|e| matches!(e, EntryPlan::Search { .. }));
+        let search = if wants_index {
+            self.entry_search()?
+        } else {
+            None
+        };
+        let mut explorer = Explorer::new(&self.graph, self.embedder.as_ref(), &table);
+        if let Some(s) = &search {
+            explorer = explorer.with_search(s);
+        }
+        Ok(explorer.run(plan, trace, cancel)?)
     }
 
     /// Compiles a statement against this database's catalog.
@@ -191,8 +265,13 @@ impl Cairn {
         match inner {
             Compiled::Ask { question } => {
                 let table = self.node_table()?;
-                let plan = cairn_agent::Asker::new(&self.graph, self.embedder.as_ref(), &table)
-                    .plan(&question)?;
+                let search = self.entry_search()?;
+                let mut asker =
+                    cairn_agent::Asker::new(&self.graph, self.embedder.as_ref(), &table);
+                if let Some(s) = &search {
+                    asker = asker.with_search(s);
+                }
+                let plan = asker.plan(&question)?;
                 Ok(format!(
                     "-- ASK {:?}: {} question\n{}",
                     question, plan.qtype, plan.plan
@@ -211,7 +290,11 @@ impl Cairn {
         llm: Option<(&dyn cairn_agent::LlmBackend, cairn_agent::LlmAgents)>,
     ) -> Result<cairn_agent::AskOutcome, CairnError> {
         let table = self.node_table()?;
+        let search = self.entry_search()?;
         let mut asker = cairn_agent::Asker::new(&self.graph, self.embedder.as_ref(), &table);
+        if let Some(s) = &search {
+            asker = asker.with_search(s);
+        }
         if let Some((backend, agents)) = llm {
             asker = asker.with_llm(backend, agents);
         }
@@ -335,5 +418,34 @@ fn embedder_for(recorded: Option<(&str, usize)>) -> Arc<dyn Embedder> {
     match recorded {
         Some((id, dim)) if id.starts_with("cairn-hash-v1/") => Arc::new(HashEmbedder::new(dim)),
         _ => Arc::new(HashEmbedder::default()),
+    }
+}
+
+/// SEARCH entries answered by the HNSW index. The read lock is taken per search, not held for
+/// the whole exploration, so a concurrent refresh is never blocked behind a long query.
+#[derive(Debug)]
+struct IndexSearch<'a> {
+    store: &'a VectorStore,
+}
+
+impl EntrySearch for IndexSearch<'_> {
+    fn search(
+        &self,
+        query: &[f32],
+        labels: Option<&[LabelId]>,
+        k: usize,
+    ) -> Result<Vec<(NodeId, f32)>, ExploreError> {
+        let Some(index) = self.store.index() else {
+            // Another thread's refresh found the index unusable after this query chose it.
+            return Err(ExploreError::Engine(EngineError::Invalid(
+                "the vector index became unavailable during the query; run it again".into(),
+            )));
+        };
+        match VectorStore::search(&index, query, labels, k) {
+            Ok(hits) => Ok(hits.into_iter().map(|h| (h.node, h.score)).collect()),
+            // A query with no direction (e.g. no words) is near nothing.
+            Err(VectorError::Degenerate(_)) => Ok(Vec::new()),
+            Err(e) => Err(ExploreError::Engine(EngineError::Invalid(e.to_string()))),
+        }
     }
 }

@@ -64,8 +64,8 @@ enum Command {
         #[arg(long)]
         out: PathBuf,
     },
-    /// Build a small academic graph, run a few EXPLORE statements on it and print the results
-    /// with their evidence paths.
+    /// Build a small academic graph, run a few EXPLORE and ASK statements on it and print the
+    /// results with their evidence paths.
     ///
     /// The database goes to --db (default ./cairn.db); running the demo again reuses it (the
     /// import is idempotent).
@@ -190,7 +190,22 @@ enum Command {
         /// database records another), or store only vectors given in the dump (`none`).
         #[arg(long, value_enum)]
         embedder: Option<EmbedderArg>,
+        /// Do not build the vector index at the end (the first SEARCH builds it instead).
+        #[arg(long)]
+        no_index: bool,
     },
+    /// Manage the HNSW vector index that answers SEARCH entries.
+    #[command(subcommand)]
+    Index(IndexCommand),
+}
+
+#[derive(Debug, Subcommand)]
+enum IndexCommand {
+    /// Build (or rebuild) the vector index from the stored vectors and save it next to the
+    /// database (vectors.hnsw). Queries keep it current by themselves; this makes the first
+    /// SEARCH fast, e.g. after copying a database without its index file.
+    #[command(after_help = "Example:\n  cairn --db ./academic.cairn index build")]
+    Build,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -275,7 +290,9 @@ fn main() -> ExitCode {
             files,
             max_errors,
             embedder,
-        } => import(&cli.db, &files, max_errors, embedder),
+            no_index,
+        } => import(&cli.db, &files, max_errors, embedder, no_index),
+        Command::Index(IndexCommand::Build) => index_build(&cli.db),
         Command::Demo { nodes } => demo(&cli.db, nodes),
         Command::Query {
             statement,
@@ -426,6 +443,7 @@ fn import(
     paths: &[PathBuf],
     max_errors: usize,
     embedder: Option<EmbedderArg>,
+    no_index: bool,
 ) -> Result<(), Failure> {
     let files = expand(paths)?;
     let graph = Graph::open(db, GraphOptions::default())?;
@@ -471,6 +489,33 @@ fn import(
             s.embed_time.as_secs_f64()
         );
     }
+    if !no_index {
+        drop(graph);
+        let started = Instant::now();
+        let cairn = open_db(db)?;
+        match cairn.refresh_index()? {
+            cairn::engine::vector::Refresh::Unavailable(why) => {
+                println!("vector index: not built ({why}); SEARCH scans exactly")
+            }
+            _ => println!(
+                "vector index: {} current in {:.2}s",
+                cairn::engine::vector::index_path(db).display(),
+                started.elapsed().as_secs_f64()
+            ),
+        }
+    }
+    Ok(())
+}
+
+fn index_build(db: &Path) -> Result<(), Failure> {
+    let cairn = open_db(db)?;
+    let r = cairn.build_index()?;
+    println!(
+        "indexed {} vectors in {:.2}s into {}",
+        r.count,
+        r.elapsed.as_secs_f64(),
+        r.path.display()
+    );
     Ok(())
 }
 

@@ -15,9 +15,11 @@
 mod exact;
 mod graph;
 mod persist;
+mod store;
 
 pub use exact::dot;
 pub use persist::{index_path, Stamp, INDEX_FILE_NAME};
+pub use store::{BuildReport, IndexGuard, Refresh, StoreError, VectorStore, EXACT_MAX, SEARCH_EF};
 
 use cairn_storage_format::{LabelId, NodeId};
 use exact::Scored;

@@ -1,0 +1,305 @@
+//! The HNSW index behind SEARCH entries, on a real database: same answers as exact search,
+//! reloaded or rebuilt after reopening, kept current across deletes and new vectors.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use cairn::engine::generate::{author_key, paper_key, Academic, AcademicConfig};
+use cairn::engine::import::dump::{DumpNode, DumpRecord};
+use cairn::engine::import::{import_records, ImportOptions};
+use cairn::engine::vector::{index_path, Refresh};
+use cairn::{Cairn, CancelToken, GraphRead, NodeId};
+use cairn_agent::Explorer;
+use std::path::Path;
+use std::process::Command;
+use std::sync::Arc;
+
+const QUERIES: &[(&str, Option<&str>)] = &[
+    ("graph neural networks", None),
+    ("data mining of frequent patterns", Some("Paper")),
+    ("database query optimization", Some("Paper")),
+    ("information retrieval", Some("Venue")),
+    ("machine learning", Some("Author")),
+    ("computer vision", None),
+];
+
+fn import(db: &Cairn, records: Vec<DumpRecord>) {
+    let options = ImportOptions {
+        embedder: Some(Arc::clone(db.embedder())),
+        ..Default::default()
+    };
+    import_records(db.graph(), records, &options).unwrap();
+}
+
+fn academic(db: &Cairn) {
+    let g = Academic::generate(&AcademicConfig::with_nodes(800, 11));
+    let records = g
+        .nodes()
+        .map(DumpRecord::Node)
+        .chain(g.edges().map(DumpRecord::Edge))
+        .collect();
+    import(db, records);
+}
+
+/// Brute force over the `vector` column family: the ground truth.
+fn exact(db: &Cairn, text: &str, label: Option<&str>, k: usize) -> Vec<(NodeId, f32)> {
+    let q = db.embedder().embed(text).unwrap();
+    let allowed: Option<Vec<NodeId>> = label.map(|l| {
+        let id = db.graph().catalog().label_id(l).unwrap();
+        db.graph().label_nodes(id).unwrap()
+    });
+    let mut all = Vec::new();
+    db.graph()
+        .scan_vectors(|id, v| {
+            if allowed.as_ref().is_none_or(|a| a.contains(&id)) {
+                all.push((id, v.iter().zip(&q).map(|(a, b)| a * b).sum::<f32>()));
+            }
+        })
+        .unwrap();
+    all.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    all.truncate(k);
+    all
+}
+
+fn answers(db: &Cairn) -> Vec<Vec<(NodeId, f32)>> {
+    QUERIES
+        .iter()
+        .map(|(t, l)| db.index_search(t, *l, 10).unwrap().expect("an index"))
+        .collect()
+}
+
+fn assert_same_as_exact(db: &Cairn) {
+    for (t, l) in QUERIES {
+        let got = db.index_search(t, *l, 10).unwrap().expect("an index");
+        let want = exact(db, t, *l, 10);
+        let ids = |h: &[(NodeId, f32)]| h.iter().map(|x| x.0).collect::<Vec<_>>();
+        assert_eq!(ids(&got), ids(&want), "{t:?} in {l:?}: {got:?} vs {want:?}");
+        for (g, w) in got.iter().zip(&want) {
+            assert!((g.1 - w.1).abs() < 1e-5, "{t:?}: {g:?} vs {w:?}");
+        }
+    }
+}
+
+#[test]
+fn index_answers_like_exact_search() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = Cairn::open(dir.path()).unwrap();
+    academic(&db);
+    assert_eq!(db.refresh_index().unwrap(), Refresh::Built);
+    assert!(index_path(dir.path()).exists());
+    assert_same_as_exact(&db);
+
+    // A whole exploration gives the same results with the index as with the exact scan.
+    let stmt = r#"EXPLORE "data mining" FROM SEARCH "frequent pattern mining" IN Paper TOP 5 VIA CITES TARGET Paper"#;
+    let with_index = db.explore(stmt).unwrap();
+    let plan = match db.compile(stmt).unwrap() {
+        cairn_query::Compiled::Explore(p) => p,
+        _ => unreachable!(),
+    };
+    let table = db.node_table().unwrap();
+    let without = Explorer::new(db.graph(), db.embedder().as_ref(), &table)
+        .run(&plan, false, &CancelToken::default())
+        .unwrap();
+    let key = |e: &cairn::Exploration| {
+        e.results
+            .iter()
+            .map(|r| (r.node, r.score))
+            .collect::<Vec<_>>()
+    };
+    assert!(!with_index.results.is_empty());
+    assert_eq!(key(&with_index), key(&without));
+}
+
+#[test]
+fn reopen_loads_or_rebuilds_and_answers_the_same() {
+    let dir = tempfile::tempdir().unwrap();
+    let before = {
+        let db = Cairn::open(dir.path()).unwrap();
+        academic(&db);
+        answers(&db)
+    };
+    // Clean reopen: the saved file matches.
+    {
+        let db = Cairn::open(dir.path()).unwrap();
+        assert_eq!(db.refresh_index().unwrap(), Refresh::Loaded);
+        assert_eq!(answers(&db), before);
+        // A write that leaves every vector alone keeps the index (the stamp is the vectors').
+        let mut w = db.graph().writer();
+        let a = w
+            .upsert_node(
+                "Author",
+                &author_key(0),
+                [("h_index", cairn::Value::from(99i64))],
+                None,
+            )
+            .unwrap();
+        let p = w
+            .node_id(w.catalog().label_id("Paper").unwrap(), &paper_key(1))
+            .unwrap()
+            .unwrap();
+        w.add_edge(a, "AUTHORED", p, Default::default()).unwrap();
+        w.commit().unwrap();
+        assert_eq!(db.refresh_index().unwrap(), Refresh::Current);
+    }
+    // Crash-like stop: the file is gone.
+    std::fs::remove_file(index_path(dir.path())).unwrap();
+    {
+        let db = Cairn::open(dir.path()).unwrap();
+        assert_eq!(db.refresh_index().unwrap(), Refresh::Built);
+        assert_eq!(answers(&db), before);
+    }
+    // Damaged file.
+    std::fs::write(index_path(dir.path()), b"CAIRNVX\0garbage garbage").unwrap();
+    {
+        let db = Cairn::open(dir.path()).unwrap();
+        assert_eq!(db.refresh_index().unwrap(), Refresh::Built);
+        assert_eq!(answers(&db), before);
+    }
+    // Stale: more vectors were written by a session that never searched (so never saved).
+    {
+        let db = Cairn::open(dir.path()).unwrap();
+        import(
+            &db,
+            vec![new_paper(
+                "paper-new",
+                "Frequent pattern mining of graph neural networks",
+            )],
+        );
+    }
+    {
+        let db = Cairn::open(dir.path()).unwrap();
+        assert_eq!(db.refresh_index().unwrap(), Refresh::Built);
+        assert_same_as_exact(&db);
+        let new = db.graph().catalog().label_id("Paper").unwrap();
+        let id = db
+            .graph()
+            .writer()
+            .node_id(new, "paper-new")
+            .unwrap()
+            .unwrap();
+        let hits = db
+            .index_search("Frequent pattern mining of graph neural networks", None, 1)
+            .unwrap()
+            .unwrap();
+        assert_eq!(hits[0].0, id);
+    }
+}
+
+fn new_paper(key: &str, title: &str) -> DumpRecord {
+    DumpRecord::Node(DumpNode {
+        label: "Paper".into(),
+        key: key.into(),
+        props: vec![("title".into(), cairn::Value::from(title))],
+        description: None,
+        vector: None,
+    })
+}
+
+#[test]
+fn deleted_nodes_never_return_and_new_vectors_are_found() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = Cairn::open(dir.path()).unwrap();
+    academic(&db);
+    let first = answers(&db);
+    // Delete the best hit of every query.
+    let gone: Vec<NodeId> = first.iter().map(|h| h[0].0).collect();
+    let mut w = db.graph().writer();
+    for id in &gone {
+        w.remove_node(*id).unwrap();
+    }
+    w.commit().unwrap();
+    match db.refresh_index().unwrap() {
+        Refresh::Updated { deleted, upserted } => {
+            assert!(deleted >= 1);
+            assert_eq!(upserted, 0);
+        }
+        other => panic!("expected an in-place update, got {other:?}"),
+    }
+    for hits in answers(&db) {
+        assert!(hits.iter().all(|h| !gone.contains(&h.0)), "{hits:?}");
+    }
+    assert_same_as_exact(&db);
+
+    // New vectors are found without a rebuild.
+    import(
+        &db,
+        vec![new_paper(
+            "paper-fresh",
+            "Quantum annealing for sparse tensor sketches",
+        )],
+    );
+    assert!(matches!(
+        db.refresh_index().unwrap(),
+        Refresh::Updated { upserted: 1, .. }
+    ));
+    let hits = db
+        .index_search(
+            "Quantum annealing for sparse tensor sketches",
+            Some("Paper"),
+            3,
+        )
+        .unwrap()
+        .unwrap();
+    let paper = db.graph().catalog().label_id("Paper").unwrap();
+    let fresh = db
+        .graph()
+        .writer()
+        .node_id(paper, "paper-fresh")
+        .unwrap()
+        .unwrap();
+    assert_eq!(hits[0].0, fresh);
+    assert_same_as_exact(&db);
+    let after = answers(&db);
+    drop(db);
+
+    // Changes made in place were saved on close: the next open loads them.
+    let db = Cairn::open(dir.path()).unwrap();
+    assert_eq!(db.refresh_index().unwrap(), Refresh::Loaded);
+    assert_eq!(answers(&db), after);
+}
+
+fn cairn_cli(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_cairn"))
+        .args(args)
+        .env_remove("CAIRN_DB")
+        .output()
+        .unwrap()
+}
+
+fn p(path: &Path) -> &str {
+    path.to_str().unwrap()
+}
+
+#[test]
+fn cli_index_build_and_import_flag() {
+    let dir = tempfile::tempdir().unwrap();
+    let dump = dir.path().join("dump");
+    let o = cairn_cli(&["generate", "academic", "--nodes", "600", "--out", p(&dump)]);
+    assert!(o.status.success(), "{o:?}");
+
+    let plain = dir.path().join("plain");
+    let o = cairn_cli(&["--db", p(&plain), "import", p(&dump), "--no-index"]);
+    assert!(o.status.success(), "{o:?}");
+    assert!(!index_path(&plain).exists());
+
+    let o = cairn_cli(&["--db", p(&plain), "index", "build"]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{o:?}");
+    assert!(out.starts_with("indexed "), "{out}");
+    assert!(out.contains("vectors.hnsw"), "{out}");
+    assert!(index_path(&plain).exists());
+
+    let with = dir.path().join("with");
+    let o = cairn_cli(&["--db", p(&with), "import", p(&dump)]);
+    assert!(o.status.success(), "{o:?}");
+    assert!(String::from_utf8_lossy(&o.stdout).contains("vector index:"));
+    assert!(index_path(&with).exists());
+
+    let o = cairn_cli(&["index", "build", "--help"]);
+    assert!(String::from_utf8_lossy(&o.stdout).contains("cairn --db ./academic.cairn index build"));
+
+    let o = cairn_cli(&["--db", p(&dir.path().join("nope")), "index", "build"]);
+    assert_eq!(o.status.code(), Some(1), "{o:?}");
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("does not exist"),
+        "{o:?}"
+    );
+}
