@@ -20,8 +20,8 @@ use std::time::{Duration, Instant};
 
 /// Cairn: an embedded graph database with an agent query language.
 ///
-/// Exit codes: 0 success, 1 database or I/O error, 2 bad command line, 3 bad input data
-/// (dump lines, headers).
+/// Exit codes: 0 success, 1 database or I/O error, 2 bad command line or statement, 3 bad input
+/// data (dump lines, headers).
 #[derive(Debug, Parser)]
 #[command(version, about, long_about)]
 struct Cli {
