@@ -5,6 +5,8 @@
 #
 # Setup (once): pip install kuzu==0.11.3 ; apt-get install -y time
 # Usage: bash benches/import/run.sh [NODES] [SEED]      (default 1,000,000 nodes: ~6.5M edges)
+# CARGO_TARGET_DIR is honoured; CAIRN_BENCH_DIR=DIR with CAIRN_BENCH_REUSE_DUMP=1 keeps DIR/dump
+# from an earlier run of the same NODES and SEED instead of generating it again.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 NODES=${1:-1000000}
@@ -12,10 +14,13 @@ SEED=${2:-42}
 WORK=${CAIRN_BENCH_DIR:-$(mktemp -d /tmp/cairn-import-bench.XXXXXX)}
 python3 -c "import kuzu" 2>/dev/null || pip install -q kuzu==0.11.3
 cargo build --release -q -p cairn
-BIN=target/release/cairn
+BIN=${CARGO_TARGET_DIR:-target}/release/cairn
 
-rm -rf "$WORK/dump" "$WORK/cairn.db" "$WORK/kuzu.db" "$WORK/cairn-hash.db"
-"$BIN" generate academic --nodes "$NODES" --seed "$SEED" --format csv --out "$WORK/dump" >&2
+rm -rf "$WORK/cairn.db" "$WORK/kuzu.db" "$WORK/cairn-hash.db"
+if [ "${CAIRN_BENCH_REUSE_DUMP:-0}" != 1 ] || [ ! -d "$WORK/dump" ]; then
+  rm -rf "$WORK/dump"
+  "$BIN" generate academic --nodes "$NODES" --seed "$SEED" --format csv --out "$WORK/dump" >&2
+fi
 EDGES=$(( $(cat "$WORK"/dump/{authored,published_in,has_topic,cites}.csv | wc -l) - 4 ))
 sync
 

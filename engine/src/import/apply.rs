@@ -2,12 +2,12 @@
 //! SST files, commit the final batch. See `docs/FORMAT.md` ("Bulk import") for the rule that
 //! decides which key goes where.
 
-use super::stage::{Origin, Staging, NO_LABEL};
+use super::stage::{StagedEdge, Staging, NO_LABEL};
 use super::{report, ImportError, ImportOptions, ImportSummary, LineError, Phase};
 use crate::catalog::Catalog;
 use crate::cf;
 use crate::error::EngineError;
-use crate::graph::Graph;
+use crate::graph::{Graph, Reader};
 use cairn_storage_format::records::{decode_u64, encode_id_range, encode_u64, encode_vector};
 use cairn_storage_format::{
     Degree, EdgeProps, EmbedderDef, ExternalKey, InEdgeKey, LabelId, MetaKey, NodeId, NodeKey,
@@ -250,119 +250,51 @@ pub(super) fn apply(
     let is_new = |id: NodeId| id.0 >= first_new;
 
     // ---- edges: resolve endpoints ----
-    let lookup = |label: LabelId, key: &str| -> Result<Option<NodeId>, ImportError> {
-        let hash = node_hash(&hasher, label, key);
-        if let Some(&i) = table.find(hash, |&i| {
-            nodes[i as usize].label == label && nodes[i as usize].key == key
-        }) {
-            return Ok(Some(ids[i as usize]));
+    // Names first (interning writes the catalog), then the lookups, which only read: each core
+    // resolves a contiguous chunk and the chunks are joined in order, so line order survives.
+    let mut rels: Vec<Option<RelId>> = vec![None; staging.names.names.len()];
+    for e in &staging.edges {
+        if rels[e.rel as usize].is_none() {
+            rels[e.rel as usize] = Some(names.rel(&mut catalog, &staging, e.rel)?);
         }
-        if base_catalog.label_name(label).is_some() {
-            return Ok(reader.node_id(label, key)?);
-        }
-        Ok(None)
-    };
+    }
+    let labels: Vec<Option<LabelId>> = staging
+        .names
+        .names
+        .iter()
+        .map(|n| catalog.label_id(n))
+        .collect();
     // Labels that hold a given key, built only if some endpoint has no id group.
-    let mut by_key: Option<HashMap<&str, Vec<LabelId>>> = None;
+    let by_key: Option<HashMap<&str, Vec<LabelId>>> = staging
+        .edges
+        .iter()
+        .any(|e| e.from_label == NO_LABEL || e.to_label == NO_LABEL)
+        .then(|| {
+            let mut m: HashMap<&str, Vec<LabelId>> = HashMap::new();
+            for n in &nodes {
+                m.entry(n.key.as_str()).or_default().push(n.label);
+            }
+            m
+        });
+    let resolver = Resolver {
+        staging: &staging,
+        rels: &rels,
+        labels: &labels,
+        by_key: by_key.as_ref(),
+        hasher: &hasher,
+        table: &table,
+        nodes: &nodes,
+        ids: &ids,
+        base_catalog: &base_catalog,
+        reader: &reader,
+    };
     let mut edges: Vec<EdgeIn> = Vec::with_capacity(staging.edges.len());
     let mut edge_labels: HashSet<(RelId, LabelId, LabelId)> = HashSet::new();
-    let mut last_labels = None;
-    // Catalog label of each staged name, looked up once (None inside: no such label).
-    let mut label_ids: Vec<Option<Option<LabelId>>> = vec![None; staging.names.names.len()];
-    for e in &staging.edges {
-        let rel = names.rel(&mut catalog, &staging, e.rel)?;
-        let mut resolve = |label: u32, key: &str| -> Result<Resolved, ImportError> {
-            if label != NO_LABEL {
-                let l = *label_ids[label as usize]
-                    .get_or_insert_with(|| catalog.label_id(staging.names.name(label)));
-                return Ok(match l {
-                    Some(l) => {
-                        lookup(l, key)?.map_or(Resolved::Missing, |id| Resolved::Found(id, l))
-                    }
-                    None => Resolved::Missing,
-                });
-            }
-            let map = by_key.get_or_insert_with(|| {
-                let mut m: HashMap<&str, Vec<LabelId>> = HashMap::new();
-                for n in &nodes {
-                    m.entry(n.key.as_str()).or_default().push(n.label);
-                }
-                m
-            });
-            let mut labels = map.get(key).cloned().unwrap_or_default();
-            labels.extend(base_catalog.labels().map(|(l, _)| l));
-            labels.sort();
-            labels.dedup();
-            let mut found = Resolved::Missing;
-            for l in labels {
-                if let Some(id) = lookup(l, key)? {
-                    if matches!(found, Resolved::Found(..)) {
-                        return Ok(Resolved::Ambiguous);
-                    }
-                    found = Resolved::Found(id, l);
-                }
-            }
-            Ok(found)
-        };
-        let (from_key, to_key) = (staging.key(e.from_key), staging.key(e.to_key));
-        let from = resolve(e.from_label, from_key)?;
-        let to = resolve(e.to_label, to_key)?;
-        let describe = |label: u32, key: &str| {
-            if label == NO_LABEL {
-                format!("`{key}`")
-            } else {
-                format!("{} `{key}`", staging.names.name(label))
-            }
-        };
-        let fail = |errors: &mut Vec<LineError>, origin: Origin, reason: String| {
-            errors.push(staging.error(origin, reason))
-        };
-        match (from, to) {
-            (Resolved::Found(src, sl), Resolved::Found(dst, dl)) => {
-                if last_labels != Some((rel, sl, dl)) {
-                    edge_labels.insert((rel, sl, dl));
-                    last_labels = Some((rel, sl, dl));
-                }
-                edges.push(EdgeIn {
-                    src,
-                    dst,
-                    rel,
-                    props: e.props,
-                });
-            }
-            (Resolved::Ambiguous, _) => fail(
-                &mut errors,
-                e.origin,
-                format!(
-                    "source id {} matches nodes of several labels; give the id group",
-                    describe(e.from_label, from_key)
-                ),
-            ),
-            (_, Resolved::Ambiguous) => fail(
-                &mut errors,
-                e.origin,
-                format!(
-                    "target id {} matches nodes of several labels; give the id group",
-                    describe(e.to_label, to_key)
-                ),
-            ),
-            (Resolved::Missing, _) => fail(
-                &mut errors,
-                e.origin,
-                format!(
-                    "edge source {} is not a node of this import or the database",
-                    describe(e.from_label, from_key)
-                ),
-            ),
-            (_, Resolved::Missing) => fail(
-                &mut errors,
-                e.origin,
-                format!(
-                    "edge target {} is not a node of this import or the database",
-                    describe(e.to_label, to_key)
-                ),
-            ),
-        }
+    for part in par_chunks(&staging.edges, |chunk| resolver.resolve(chunk)) {
+        let part = part?;
+        edges.extend_from_slice(&part.edges);
+        errors.extend(part.errors);
+        edge_labels.extend(part.labels);
     }
     if errors.len() > options.max_errors {
         errors.sort_by(|a, b| (&a.file, a.line).cmp(&(&b.file, b.line)));
@@ -433,7 +365,7 @@ pub(super) fn apply(
 
     // Sort and dedupe edges. The sort is stable, so among duplicates the last line comes last;
     // dedup keeps the first of a run, so move each later duplicate's properties into it.
-    edges.sort_by_key(|e| (e.src, e.rel, e.dst));
+    par_sort_by_key(&mut edges, |e| (e.src, e.rel, e.dst));
     edges.dedup_by(|later, kept| {
         let same = (later.src, later.rel, later.dst) == (kept.src, kept.rel, kept.dst);
         if same {
@@ -501,7 +433,7 @@ pub(super) fn apply(
         }
     }
     drop(edges);
-    sst_in.sort_unstable_by_key(|e| (e.dst, e.rel, e.src));
+    par_sort_by_key(&mut sst_in, |e| (e.dst, e.rel, e.src));
     let degree_cf = graph.cf(cf::DEGREE)?;
     let mut old_degree: Vec<(NodeId, Degree)> = old_degree.into_iter().collect();
     old_degree.sort_by_key(|(id, _)| *id);
@@ -536,15 +468,7 @@ pub(super) fn apply(
                 props: n.props,
                 description: n.description,
             };
-            batch.put_cf(
-                node_key_cf,
-                ExternalKey {
-                    label: rec.label,
-                    key: rec.key.clone(),
-                }
-                .encode(),
-                encode_u64(id.0),
-            );
+            // The `node_key` entry is added with the others, in key order, while SSTs are written.
             for ix in indexes.iter().filter(|ix| ix.label == rec.label) {
                 if let Some(v) = rec.prop(ix.prop).filter(|v| v.is_indexable()) {
                     batch.put_cf(prop_cf, index_key(ix.label, ix.prop, v, id)?, []);
@@ -603,15 +527,21 @@ pub(super) fn apply(
             path: tmp.clone(),
             source,
         })?;
-        let files = write_ssts(
-            graph,
-            &tmp,
-            &sst_out,
-            &sst_in,
-            &props_table,
-            &new_nodes,
-            &new_degree,
-        )?;
+        let (files, keyed) = std::thread::scope(|s| {
+            let keys = s.spawn(|| put_node_keys(graph, batch, &new_nodes));
+            let files = write_ssts(
+                graph,
+                &tmp,
+                &sst_out,
+                &sst_in,
+                &props_table,
+                &new_nodes,
+                &new_degree,
+            );
+            (files, keys.join())
+        });
+        let files = files?;
+        batch = keyed.unwrap_or_else(|p| std::panic::resume_unwind(p))?;
         drop((sst_out, sst_in));
         report(options, Phase::Commit, 0, None);
         // The marker goes first and durably: if we die from here on, open() rolls back.
@@ -649,7 +579,216 @@ pub(super) fn apply(
     state.next_node_id = next;
     *graph.catalog.write() = Arc::new(catalog);
     let _ = std::fs::remove_dir_all(&tmp);
+    if has_files {
+        // The batch put one `node_key` entry per new node into the memtable; flushing it now
+        // (keys sorted, on a quiet database) spares the next open replaying them from the log.
+        graph.db.flush_cf(node_key_cf)?;
+    }
     Ok(summary)
+}
+
+/// What resolving a chunk of staged edges produced.
+struct ResolvedChunk {
+    edges: Vec<EdgeIn>,
+    errors: Vec<LineError>,
+    labels: HashSet<(RelId, LabelId, LabelId)>,
+}
+
+/// Read-only view for resolving edge endpoints, shared by the resolving threads.
+struct Resolver<'a> {
+    staging: &'a Staging,
+    /// Catalog relation of each staged name used as a relation type.
+    rels: &'a [Option<RelId>],
+    /// Catalog label of each staged name (None: no such label).
+    labels: &'a [Option<LabelId>],
+    by_key: Option<&'a HashMap<&'a str, Vec<LabelId>>>,
+    hasher: &'a DefaultHashBuilder,
+    table: &'a HashTable<u32>,
+    nodes: &'a [NodeIn],
+    ids: &'a [NodeId],
+    base_catalog: &'a Catalog,
+    reader: &'a Reader<'a>,
+}
+
+impl Resolver<'_> {
+    fn lookup(&self, label: LabelId, key: &str) -> Result<Option<NodeId>, ImportError> {
+        let hash = node_hash(self.hasher, label, key);
+        if let Some(&i) = self.table.find(hash, |&i| {
+            let n = &self.nodes[i as usize];
+            n.label == label && n.key == key
+        }) {
+            return Ok(Some(self.ids[i as usize]));
+        }
+        if self.base_catalog.label_name(label).is_some() {
+            return Ok(self.reader.node_id(label, key)?);
+        }
+        Ok(None)
+    }
+
+    fn endpoint(&self, label: u32, key: &str) -> Result<Resolved, ImportError> {
+        if label != NO_LABEL {
+            return Ok(match self.labels[label as usize] {
+                Some(l) => self
+                    .lookup(l, key)?
+                    .map_or(Resolved::Missing, |id| Resolved::Found(id, l)),
+                None => Resolved::Missing,
+            });
+        }
+        let mut labels = self
+            .by_key
+            .and_then(|m| m.get(key).cloned())
+            .unwrap_or_default();
+        labels.extend(self.base_catalog.labels().map(|(l, _)| l));
+        labels.sort();
+        labels.dedup();
+        let mut found = Resolved::Missing;
+        for l in labels {
+            if let Some(id) = self.lookup(l, key)? {
+                if matches!(found, Resolved::Found(..)) {
+                    return Ok(Resolved::Ambiguous);
+                }
+                found = Resolved::Found(id, l);
+            }
+        }
+        Ok(found)
+    }
+
+    fn resolve(&self, staged: &[StagedEdge]) -> Result<ResolvedChunk, ImportError> {
+        let staging = self.staging;
+        let mut out = ResolvedChunk {
+            edges: Vec::with_capacity(staged.len()),
+            errors: Vec::new(),
+            labels: HashSet::new(),
+        };
+        let mut last_labels = None;
+        let describe = |label: u32, key: &str| {
+            if label == NO_LABEL {
+                format!("`{key}`")
+            } else {
+                format!("{} `{key}`", staging.names.name(label))
+            }
+        };
+        for e in staged {
+            let rel = self.rels[e.rel as usize]
+                .ok_or_else(|| EngineError::Invalid("relation type not interned".into()))?;
+            let (from_key, to_key) = (staging.key(e.from_key), staging.key(e.to_key));
+            let from = self.endpoint(e.from_label, from_key)?;
+            let to = self.endpoint(e.to_label, to_key)?;
+            let reason = match (from, to) {
+                (Resolved::Found(src, sl), Resolved::Found(dst, dl)) => {
+                    if last_labels != Some((rel, sl, dl)) {
+                        out.labels.insert((rel, sl, dl));
+                        last_labels = Some((rel, sl, dl));
+                    }
+                    out.edges.push(EdgeIn {
+                        src,
+                        dst,
+                        rel,
+                        props: e.props,
+                    });
+                    continue;
+                }
+                (Resolved::Ambiguous, _) => format!(
+                    "source id {} matches nodes of several labels; give the id group",
+                    describe(e.from_label, from_key)
+                ),
+                (_, Resolved::Ambiguous) => format!(
+                    "target id {} matches nodes of several labels; give the id group",
+                    describe(e.to_label, to_key)
+                ),
+                (Resolved::Missing, _) => format!(
+                    "edge source {} is not a node of this import or the database",
+                    describe(e.from_label, from_key)
+                ),
+                (_, Resolved::Missing) => format!(
+                    "edge target {} is not a node of this import or the database",
+                    describe(e.to_label, to_key)
+                ),
+            };
+            out.errors.push(staging.error(e.origin, reason));
+        }
+        Ok(out)
+    }
+}
+
+/// The number of threads for the parallel phases.
+fn workers() -> usize {
+    std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1)
+        .max(1)
+}
+
+/// Applies `f` to contiguous chunks of `items`, one per core, and returns the results in order.
+fn par_chunks<T: Sync, R: Send>(items: &[T], f: impl Fn(&[T]) -> R + Sync) -> Vec<R> {
+    let size = items.len().div_ceil(workers()).max(1);
+    std::thread::scope(|s| {
+        let f = &f;
+        let handles: Vec<_> = items
+            .chunks(size)
+            .map(|chunk| s.spawn(move || f(chunk)))
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+            .collect()
+    })
+}
+
+/// A stable sort on two threads: each half is sorted on its own, then the halves are merged,
+/// the first half winning ties (so equal keys keep their order).
+fn par_sort_by_key<T: Copy + Send, K: Ord>(v: &mut Vec<T>, key: impl Fn(&T) -> K + Sync) {
+    if v.len() < 1 << 16 || workers() < 2 {
+        v.sort_by_key(&key);
+        return;
+    }
+    let mid = v.len() / 2;
+    let (left, right) = v.split_at_mut(mid);
+    std::thread::scope(|s| {
+        let key = &key;
+        s.spawn(move || left.sort_by_key(key));
+        right.sort_by_key(key);
+    });
+    let (left, right) = v.split_at(mid);
+    let mut merged = Vec::with_capacity(v.len());
+    let (mut i, mut j) = (0, 0);
+    while i < left.len() && j < right.len() {
+        if key(&right[j]) < key(&left[i]) {
+            merged.push(right[j]);
+            j += 1;
+        } else {
+            merged.push(left[i]);
+            i += 1;
+        }
+    }
+    merged.extend_from_slice(&left[i..]);
+    merged.extend_from_slice(&right[j..]);
+    *v = merged;
+}
+
+/// Adds the `node_key` entries of new nodes to the final batch, sorted: the memtable inserts
+/// sorted keys much faster than keys in file order.
+fn put_node_keys(
+    graph: &Graph,
+    mut batch: WriteBatch,
+    new_nodes: &[(NodeId, NodeRecord, Option<Vec<f32>>)],
+) -> Result<WriteBatch, ImportError> {
+    let node_key_cf = graph.cf(cf::NODE_KEY)?;
+    let mut keys: Vec<(Vec<u8>, NodeId)> = new_nodes
+        .iter()
+        .map(|(id, rec, _)| {
+            let key = ExternalKey {
+                label: rec.label,
+                key: rec.key.clone(),
+            };
+            (key.encode(), *id)
+        })
+        .collect();
+    keys.sort_unstable();
+    for (key, id) in keys {
+        batch.put_cf(node_key_cf, key, encode_u64(id.0));
+    }
+    Ok(batch)
 }
 
 type EmbedResult = Result<Vec<Vec<f32>>, crate::embed::EmbedError>;

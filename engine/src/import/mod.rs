@@ -254,7 +254,7 @@ pub fn import_records(
     let mut staging = Staging::default();
     staging.files.push(PathBuf::from("<records>"));
     for (i, r) in records.into_iter().enumerate() {
-        staging.add(r, 0, i as u64 + 1);
+        staging.add_owned(r, 0, i as u64 + 1);
     }
     let mut summary = apply(graph, staging, Vec::new(), options)?;
     summary.elapsed = start.elapsed();

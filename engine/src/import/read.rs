@@ -1,7 +1,7 @@
 //! Reading dump files: format detection, transparent gzip, JSON Lines and Neo4j-style CSV, each
 //! record tagged with its file and line for error messages.
 
-use super::dump::{DumpEdge, DumpNode, DumpRecord, NodeRef};
+use super::dump::{DumpEdge, DumpNode, DumpRecord};
 use super::{ImportError, LineError};
 use cairn_storage_format::Value;
 use std::io::{BufRead, BufReader};
@@ -52,11 +52,78 @@ pub fn open(path: &Path) -> Result<Box<dyn BufRead + Send>, ImportError> {
     }
 }
 
+/// A record as read. Edges borrow their names and keys from the line they came from: a dump has
+/// many more edges than nodes, and staging copies the keys into its arena anyway.
+#[derive(Debug)]
+pub enum Record<'a> {
+    Node(DumpNode),
+    Edge(EdgeRef<'a>),
+}
+
+/// An edge whose names and keys are borrowed; an empty label means an id without a group.
+#[derive(Debug)]
+pub struct EdgeRef<'a> {
+    pub rel: &'a str,
+    pub from_label: &'a str,
+    pub from_key: &'a str,
+    pub to_label: &'a str,
+    pub to_key: &'a str,
+    pub props: Vec<(String, Value)>,
+    pub weight: Option<f32>,
+}
+
+impl<'a> EdgeRef<'a> {
+    /// Borrows `e`'s names and keys and takes its properties.
+    pub fn of(e: &'a mut DumpEdge) -> Self {
+        EdgeRef {
+            rel: &e.rel,
+            from_label: &e.from.label,
+            from_key: &e.from.key,
+            to_label: &e.to.label,
+            to_key: &e.to.key,
+            props: std::mem::take(&mut e.props),
+            weight: e.weight,
+        }
+    }
+}
+
+/// Passes an owned record on as a [`Record`].
+pub fn emit(record: DumpRecord, line: u64, on_record: &mut dyn FnMut(Record<'_>, u64)) {
+    match record {
+        DumpRecord::Node(n) => on_record(Record::Node(n), line),
+        DumpRecord::Edge(mut e) => on_record(Record::Edge(EdgeRef::of(&mut e)), line),
+    }
+}
+
+/// Progress is reported per MiB, not per line: the callback touches a counter shared by the
+/// reading threads.
+struct ProgressBatch<'a> {
+    pending: u64,
+    on_progress: &'a mut dyn FnMut(u64),
+}
+
+impl ProgressBatch<'_> {
+    fn add(&mut self, bytes: u64) {
+        self.pending += bytes;
+        if self.pending >= 1 << 20 {
+            (self.on_progress)(std::mem::take(&mut self.pending));
+        }
+    }
+}
+
+impl Drop for ProgressBatch<'_> {
+    fn drop(&mut self) {
+        if self.pending > 0 {
+            (self.on_progress)(self.pending);
+        }
+    }
+}
+
 /// Reads every record of `path`, calling `on_record` for good ones and `on_error` for bad lines.
 /// Stops early (returning `Ok(false)`) when `on_error` returns false. I/O errors are fatal.
 pub fn read_file(
     path: &Path,
-    on_record: &mut dyn FnMut(DumpRecord, u64),
+    on_record: &mut dyn FnMut(Record<'_>, u64),
     on_error: &mut dyn FnMut(LineError) -> bool,
     on_progress: &mut dyn FnMut(u64),
 ) -> Result<bool, ImportError> {
@@ -69,11 +136,15 @@ pub fn read_file(
 fn read_jsonl(
     path: &Path,
     reader: Box<dyn BufRead + Send>,
-    on_record: &mut dyn FnMut(DumpRecord, u64),
+    on_record: &mut dyn FnMut(Record<'_>, u64),
     on_error: &mut dyn FnMut(LineError) -> bool,
     on_progress: &mut dyn FnMut(u64),
 ) -> Result<bool, ImportError> {
     let mut reader = reader;
+    let mut progress = ProgressBatch {
+        pending: 0,
+        on_progress,
+    };
     let mut buf = Vec::new();
     let mut line_no = 0u64;
     loop {
@@ -88,14 +159,14 @@ fn read_jsonl(
             return Ok(true);
         }
         line_no += 1;
-        on_progress(n as u64);
+        progress.add(n as u64);
         let text = buf.trim_ascii();
         if text.is_empty() {
             continue;
         }
         match serde_json::from_slice::<DumpRecord>(text) {
             Ok(record) => match validate(&record) {
-                Ok(()) => on_record(record, line_no),
+                Ok(()) => emit(record, line_no, on_record),
                 Err(reason) => {
                     if !on_error(LineError::new(path, line_no, reason)) {
                         return Ok(false);
@@ -268,7 +339,7 @@ enum CsvKind {
 fn read_csv(
     path: &Path,
     reader: Box<dyn BufRead + Send>,
-    on_record: &mut dyn FnMut(DumpRecord, u64),
+    on_record: &mut dyn FnMut(Record<'_>, u64),
     on_error: &mut dyn FnMut(LineError) -> bool,
     on_progress: &mut dyn FnMut(u64),
 ) -> Result<bool, ImportError> {
@@ -360,6 +431,10 @@ fn read_csv(
         )),
     };
     let width = columns.len();
+    let mut progress = ProgressBatch {
+        pending: 0,
+        on_progress,
+    };
     loop {
         match csv.read_record(&mut row) {
             Ok(false) => return Ok(true),
@@ -373,7 +448,7 @@ fn read_csv(
             }
         }
         let line = row.position().map(|p| p.line()).unwrap_or(0);
-        on_progress(row.as_slice().len() as u64 + row.len() as u64);
+        progress.add(row.as_slice().len() as u64 + row.len() as u64);
         if row.len() == 1 && row.get(0) == Some("") {
             continue; // blank line
         }
@@ -396,11 +471,11 @@ fn read_csv(
     }
 }
 
-fn csv_row(
+fn csv_row<'a>(
     columns: &[Column],
-    kind: &CsvKind,
-    row: &csv::StringRecord,
-) -> Result<DumpRecord, String> {
+    kind: &'a CsvKind,
+    row: &'a csv::StringRecord,
+) -> Result<Record<'a>, String> {
     let mut props = Vec::new();
     let mut description = None;
     let mut vector = None;
@@ -441,9 +516,9 @@ fn csv_row(
             _ => {}
         }
     }
-    let field = |i: usize, what: &str| -> Result<String, String> {
+    let field = |i: usize, what: &str| -> Result<&'a str, String> {
         match row.get(i) {
-            Some(s) if !s.is_empty() => Ok(s.to_owned()),
+            Some(s) if !s.is_empty() => Ok(s),
             _ => Err(format!("missing {what}")),
         }
     };
@@ -457,13 +532,13 @@ fn csv_row(
                             "node has several labels `{l}`; Cairn nodes have exactly one"
                         ));
                     }
-                    l
+                    l.to_owned()
                 }
                 None => group.clone().unwrap_or_default(),
             };
-            Ok(DumpRecord::Node(DumpNode {
+            Ok(Record::Node(DumpNode {
                 label,
-                key: field(*id, "id")?,
+                key: field(*id, "id")?.to_owned(),
                 props,
                 description,
                 vector,
@@ -475,16 +550,12 @@ fn csv_row(
             end,
             end_group,
             rel,
-        } => Ok(DumpRecord::Edge(DumpEdge {
+        } => Ok(Record::Edge(EdgeRef {
             rel: field(*rel, "relation type (:TYPE)")?,
-            from: NodeRef {
-                label: start_group.clone().unwrap_or_default(),
-                key: field(*start, "start id")?,
-            },
-            to: NodeRef {
-                label: end_group.clone().unwrap_or_default(),
-                key: field(*end, "end id")?,
-            },
+            from_label: start_group.as_deref().unwrap_or_default(),
+            from_key: field(*start, "start id")?,
+            to_label: end_group.as_deref().unwrap_or_default(),
+            to_key: field(*end, "end id")?,
             props,
             weight,
         })),

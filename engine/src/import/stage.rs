@@ -4,7 +4,8 @@
 //! names (labels, relation types, property keys) are interned to small integers as records
 //! arrive, and edge endpoint keys are appended to one string arena.
 
-use super::dump::{DumpEdge, DumpNode, DumpRecord};
+use super::dump::{DumpNode, DumpRecord};
+use super::read::{EdgeRef, Record};
 use super::LineError;
 use cairn_storage_format::Value;
 use hashbrown::HashMap;
@@ -93,12 +94,16 @@ pub(super) struct Staging {
 }
 
 impl Staging {
-    pub(super) fn add(&mut self, record: DumpRecord, file: u32, line: u64) {
+    pub(super) fn add(&mut self, record: Record<'_>, file: u32, line: u64) {
         let origin = Origin { file, line };
         match record {
-            DumpRecord::Node(n) => self.add_node(n, origin),
-            DumpRecord::Edge(e) => self.add_edge(e, origin),
+            Record::Node(n) => self.add_node(n, origin),
+            Record::Edge(e) => self.add_edge(e, origin),
         }
+    }
+
+    pub(super) fn add_owned(&mut self, record: DumpRecord, file: u32, line: u64) {
+        super::read::emit(record, line, &mut |r, line| self.add(r, file, line));
     }
 
     fn add_node(&mut self, n: DumpNode, origin: Origin) {
@@ -118,13 +123,13 @@ impl Staging {
         });
     }
 
-    fn add_edge(&mut self, e: DumpEdge, origin: Origin) {
+    fn add_edge(&mut self, e: EdgeRef<'_>, origin: Origin) {
         let label = |names: &mut Names, l: &str| if l.is_empty() { NO_LABEL } else { names.id(l) };
-        let rel = self.names.id(&e.rel);
-        let from_label = label(&mut self.names, &e.from.label);
-        let to_label = label(&mut self.names, &e.to.label);
-        let from_key = self.push_key(&e.from.key);
-        let to_key = self.push_key(&e.to.key);
+        let rel = self.names.id(e.rel);
+        let from_label = label(&mut self.names, e.from_label);
+        let to_label = label(&mut self.names, e.to_label);
+        let from_key = self.push_key(e.from_key);
+        let to_key = self.push_key(e.to_key);
         let props = if e.props.is_empty() && e.weight.is_none() {
             NO_PROPS
         } else {
