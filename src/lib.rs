@@ -20,8 +20,10 @@
 //! # Ok(()) }
 //! ```
 
+mod asynchronous;
 mod db;
 
+pub use asynchronous::AsyncCairn;
 pub use cairn_agent::{CancelToken, Exploration, PathStep, ResultNode, StopReason};
 pub use cairn_engine::{
     Catalog, CommitStats, Direction, EngineError, Graph, GraphOptions, GraphRead, GraphSnapshot,
