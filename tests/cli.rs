@@ -198,3 +198,63 @@ fn demo_runs_end_to_end() {
     };
     assert_eq!(tables(&out), tables(&out2));
 }
+
+/// Every subcommand answers a missing database with exit 1, a bad flag with exit 2, and (where
+/// it takes one) a bad statement with exit 2 and a pointed message.
+#[test]
+fn every_subcommand_rejects_missing_database_and_bad_flags() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("nope");
+    let m = path(&missing);
+    let needs_db: [&[&str]; 7] = [
+        &["stats"],
+        &["query", "-e", "SHOW LABELS"],
+        &["explain", r#"EXPLORE "x""#],
+        &["ask", "Who wrote \"x\"?"],
+        &["index", "build"],
+        &["repl"],
+        &["import", "/definitely/not/here.csv"],
+    ];
+    for args in needs_db {
+        let mut full = vec!["--db", m];
+        full.extend_from_slice(args);
+        let o = cairn(&full);
+        assert_eq!(o.status.code(), Some(1), "{args:?}: {:?}", text(&o));
+        assert!(!text(&o).1.is_empty(), "{args:?} explains the failure");
+    }
+    assert!(!missing.exists(), "no command created the missing database");
+    let bad_flags: [&[&str]; 9] = [
+        &["generate", "academic", "--nodes", "many", "--out", "x"],
+        &["generate", "social", "--out", "x"],
+        &["import", "--max-errors", "-3", "x.csv"],
+        &["query", "--format", "xml", "-e", "SHOW LABELS"],
+        &["demo", "--nodes", "lots"],
+        &["eval", "--per-type", "none"],
+        &["explain"],
+        &["index", "rebuild-everything"],
+        &["frobnicate"],
+    ];
+    for args in bad_flags {
+        let o = cairn(args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {:?}", text(&o));
+    }
+    // Bad statements through explain as well as query.
+    let db = dir.path().join("db");
+    let csv = dir.path().join("p.csv");
+    std::fs::write(&csv, "key:ID(Paper),year:int\np1,1999\n").unwrap();
+    assert!(cairn(&["--db", path(&db), "import", path(&csv)])
+        .status
+        .success());
+    let o = cairn(&[
+        "--db",
+        path(&db),
+        "explain",
+        r#"EXPLORE "x" FROM Paper "p1" UNTIL sufficent"#,
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{:?}", text(&o));
+    assert!(
+        text(&o).1.contains("sufficient"),
+        "suggests the condition: {:?}",
+        text(&o)
+    );
+}
