@@ -60,6 +60,7 @@ impl PropsTable {
 }
 
 /// Where an edge endpoint points.
+#[derive(Clone, Copy)]
 enum Resolved {
     Found(NodeId, LabelId),
     Missing,
@@ -653,6 +654,24 @@ impl Resolver<'_> {
         Ok(found)
     }
 
+    /// [`Self::endpoint`], remembering the last answer: dumps often repeat a key on consecutive
+    /// lines (a paper's authors, a paper's citations).
+    fn endpoint_cached<'k>(
+        &self,
+        last: &mut Option<(u32, &'k str, Resolved)>,
+        label: u32,
+        key: &'k str,
+    ) -> Result<Resolved, ImportError> {
+        if let Some((l, k, r)) = *last {
+            if l == label && k == key {
+                return Ok(r);
+            }
+        }
+        let r = self.endpoint(label, key)?;
+        *last = Some((label, key, r));
+        Ok(r)
+    }
+
     fn resolve(&self, staged: &[StagedEdge]) -> Result<ResolvedChunk, ImportError> {
         let staging = self.staging;
         let mut out = ResolvedChunk {
@@ -661,6 +680,7 @@ impl Resolver<'_> {
             labels: HashSet::new(),
         };
         let mut last_labels = None;
+        let (mut last_from, mut last_to) = (None, None);
         let describe = |label: u32, key: &str| {
             if label == NO_LABEL {
                 format!("`{key}`")
@@ -672,8 +692,8 @@ impl Resolver<'_> {
             let rel = self.rels[e.rel as usize]
                 .ok_or_else(|| EngineError::Invalid("relation type not interned".into()))?;
             let (from_key, to_key) = (staging.key(e.from_key), staging.key(e.to_key));
-            let from = self.endpoint(e.from_label, from_key)?;
-            let to = self.endpoint(e.to_label, to_key)?;
+            let from = self.endpoint_cached(&mut last_from, e.from_label, from_key)?;
+            let to = self.endpoint_cached(&mut last_to, e.to_label, to_key)?;
             let reason = match (from, to) {
                 (Resolved::Found(src, sl), Resolved::Found(dst, dl)) => {
                     if last_labels != Some((rel, sl, dl)) {
