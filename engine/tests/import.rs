@@ -362,6 +362,17 @@ fn import_child() {
     println!("CHILD-DONE");
 }
 
+/// Two nodes and an edge written before any import, in a fresh database at `dir`.
+fn seed_own_content(dir: &Path) {
+    let g = open(dir);
+    let mut w = g.writer();
+    let none = || Vec::<(&str, cairn_storage_format::Value)>::new();
+    let a = w.upsert_node("Author", "keep", none(), None).unwrap();
+    let b = w.upsert_node("Author", "keep2", none(), None).unwrap();
+    w.add_edge(a, "KNOWS", b, Default::default()).unwrap();
+    w.commit().unwrap();
+}
+
 fn spawn_child(db: &Path, dump: &Path, pause_ms: Option<u64>) -> std::process::Child {
     let mut cmd = std::process::Command::new(std::env::current_exe().unwrap());
     cmd.args(["--exact", "import_child", "--nocapture", "--test-threads=1"])
@@ -383,28 +394,7 @@ fn a_killed_import_is_either_fully_absent_or_fully_present() {
     graph.write_csv(files.path()).unwrap();
     let dir = tempfile::tempdir().unwrap();
     // A database with some content of its own, which must survive every kill.
-    {
-        let g = open(dir.path());
-        let mut w = g.writer();
-        let a = w
-            .upsert_node(
-                "Author",
-                "keep",
-                Vec::<(&str, cairn_storage_format::Value)>::new(),
-                None,
-            )
-            .unwrap();
-        let b = w
-            .upsert_node(
-                "Author",
-                "keep2",
-                Vec::<(&str, cairn_storage_format::Value)>::new(),
-                None,
-            )
-            .unwrap();
-        w.add_edge(a, "KNOWS", b, Default::default()).unwrap();
-        w.commit().unwrap();
-    }
+    seed_own_content(dir.path());
     let before = canonical(&open(dir.path()));
 
     // 1. Killed in the widest window: files ingested, final batch not yet written.
@@ -473,26 +463,7 @@ fn a_killed_import_is_either_fully_absent_or_fully_present() {
             drop(g);
             std::fs::remove_dir_all(dir.path()).unwrap();
             std::fs::create_dir_all(dir.path()).unwrap();
-            let g = open(dir.path());
-            let mut w = g.writer();
-            let a = w
-                .upsert_node(
-                    "Author",
-                    "keep",
-                    Vec::<(&str, cairn_storage_format::Value)>::new(),
-                    None,
-                )
-                .unwrap();
-            let b = w
-                .upsert_node(
-                    "Author",
-                    "keep2",
-                    Vec::<(&str, cairn_storage_format::Value)>::new(),
-                    None,
-                )
-                .unwrap();
-            w.add_edge(a, "KNOWS", b, Default::default()).unwrap();
-            w.commit().unwrap();
+            seed_own_content(dir.path());
         }
     }
     eprintln!(
