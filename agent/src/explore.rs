@@ -7,7 +7,7 @@
 //! Everything is ordered by (score, node id), so the same data and plan give the same result.
 
 use crate::result::{Exploration, PathStep, ResultNode, Stats, StopReason, TraceEvent};
-use crate::table::NodeTable;
+use crate::table::{NodeTable, Probe};
 use cairn_engine::describe::{description, display_name};
 use cairn_engine::embed::{cosine, EmbedError, Embedder};
 use cairn_engine::{Catalog, Direction, EngineError, Graph, GraphRead};
@@ -146,6 +146,7 @@ impl<'g> Explorer<'g> {
             ex: self,
             plan,
             catalog: &catalog,
+            probe: self.table.probe(&goal_vec),
             goal_vec,
             trace: trace || plan.ret == cairn_query::ast::ReturnKind::Trace,
             events: Vec::new(),
@@ -214,6 +215,8 @@ struct Run<'a, 'g> {
     plan: &'a Plan,
     catalog: &'a Catalog,
     goal_vec: Vec<f32>,
+    /// The goal in the node table's quantised form, for scoring neighbours.
+    probe: Probe,
     trace: bool,
     events: Vec<TraceEvent>,
     stats: Stats,
@@ -619,35 +622,34 @@ impl Run<'_, '_> {
     /// Scores nodes not seen yet: label, degree and vector from the node table; nodes the table
     /// does not know (written after it was built) and vectors it does not hold come from the store.
     fn load(&mut self, nodes: &[NodeId]) -> Result<(), ExploreError> {
-        let table = self.ex.table;
         let mut from_store: Vec<NodeId> = Vec::new();
         let mut need_vector: Vec<NodeId> = Vec::new();
-        for &id in nodes {
-            if self.infos.contains_key(&id) {
-                continue;
-            }
-            let Some(label) = table.label(id) else {
-                from_store.push(id);
+        let mut facts = Vec::new();
+        self.ex.table.facts(nodes, &self.probe, &mut facts);
+        self.infos.reserve(nodes.len());
+        for (&id, f) in nodes.iter().zip(facts) {
+            let Some(f) = f else {
+                if !self.infos.contains_key(&id) {
+                    from_store.push(id);
+                }
                 continue;
             };
-            let connectivity =
-                ((1.0 + f64::from(table.degree(id))).ln() / self.ex.log_max_degree).min(1.0);
-            let semantic = match table.cosine(id, &self.goal_vec) {
+            let hashbrown::hash_map::Entry::Vacant(slot) = self.infos.entry(id) else {
+                continue;
+            };
+            let semantic = match f.cosine {
                 Some(c) => f64::from(c).max(0.0),
                 None => {
                     need_vector.push(id);
                     0.0
                 }
             };
-            self.infos.insert(
-                id,
-                Info {
-                    label,
-                    semantic,
-                    connectivity,
-                    record: None,
-                },
-            );
+            slot.insert(Info {
+                label: f.label,
+                semantic,
+                connectivity: f.connectivity,
+                record: None,
+            });
             self.stats.nodes_scored += 1;
         }
         if !from_store.is_empty() {

@@ -19,5 +19,5 @@ pub use explore::{CancelToken, EntrySearch, ExploreError, Explorer, Judge, Suffi
 pub use llm::{ChatConfig, LlmBackend, LlmError, OpenAiChat};
 pub use planner::{Aggregate, Planner, QueryPlan, QuestionType};
 pub use result::{Exploration, PathStep, ResultNode, Stats, StopReason, TraceEvent};
-pub use table::NodeTable;
+pub use table::{NodeTable, Probe};
 pub use validate::{Validation, Validator};
