@@ -23,7 +23,7 @@ fn name() -> impl Strategy<Value = Name> {
         4 => "[A-Za-z_][A-Za-z0-9_]{0,8}",
         1 => prop::sample::select(vec![
             "Author", "Paper", "judge", "found", "depth", "ANY", "Order", "or", "top", "NULL",
-            "sufficient", "é", "Ünïcode", "has space", "back`tick", "1st", "a-b", "\n",
+            "fanout", "sufficient", "é", "Ünïcode", "has space", "back`tick", "1st", "a-b", "\n",
         ])
         .prop_map(str::to_owned),
         1 => "\\PC{1,6}",
@@ -206,7 +206,7 @@ prop_compose! {
             ]), number()),
             1..4,
         )),
-        counts in (count_clause(), count_clause(), count_clause()),
+        counts in (count_clause(), count_clause(), count_clause(), count_clause()),
         until in prop::option::of(cond()),
         ret in prop::option::of((
             prop::sample::select(vec![
@@ -236,6 +236,7 @@ prop_compose! {
             beam: counts.0,
             depth: counts.1,
             budget: counts.2,
+            fanout: counts.3,
             until: until.map(|condition| UntilClause { span: D, condition }),
             ret: ret.map(|(kind, limit)| ReturnClause { span: D, kind, limit }),
         }
@@ -284,6 +285,7 @@ const VOCAB: &[&str] = &[
     "BEAM",
     "DEPTH",
     "BUDGET",
+    "FANOUT",
     "UNTIL",
     "RETURN",
     "LIMIT",
