@@ -42,10 +42,6 @@ pub const REVISIT_MARGIN: f64 = 0.2;
 pub const MAX_REVISITS: u32 = 2;
 /// Adaptive expansions (beam ×2, depth +1) when the plan's depth is reached while insufficient.
 pub const MAX_ADAPTIVE: u32 = 2;
-/// At most this many neighbours of one node are scored per expansion; a hub's larger list is
-/// thinned to an evenly spaced (deterministic) sample. A careful reader skims a prolific
-/// author's thousand papers; scoring each one would cost more than the rest of the search.
-pub const MAX_FANOUT: usize = 2048;
 /// SEARCH entries without a vector index scan at most this many nodes.
 pub const EXACT_SEARCH_LIMIT: usize = 200_000;
 
@@ -388,16 +384,16 @@ impl Run<'_, '_> {
                 for step in steps_at(plan, hops) {
                     let mut found = self.neighbors(c.node, step)?;
                     self.stats.edges_scanned += found.len() as u64;
-                    if found.len() > MAX_FANOUT {
+                    if found.len() > plan.fanout as usize {
                         let total = found.len();
-                        found = (0..MAX_FANOUT)
-                            .map(|i| found[i * total / MAX_FANOUT])
+                        found = (0..plan.fanout as usize)
+                            .map(|i| found[i * total / plan.fanout as usize])
                             .collect();
-                        self.stats.neighbors_sampled_out += (total - MAX_FANOUT) as u64;
+                        self.stats.neighbors_sampled_out += (total - plan.fanout as usize) as u64;
                         if self.trace {
                             self.events.push(TraceEvent::Sampled {
                                 node: c.node,
-                                kept: MAX_FANOUT,
+                                kept: plan.fanout as usize,
                                 of: total,
                             });
                         }

@@ -915,8 +915,9 @@ fn top_k(free: &[(usize, &Word)]) -> Option<usize> {
 pub(crate) fn ident(s: &str) -> String {
     const RESERVED: &[&str] = &[
         "AND", "ANY", "ASK", "BEAM", "BUDGET", "CREATE", "DEPTH", "DESCRIBE", "EXPLAIN", "EXPLORE",
-        "FALSE", "FROM", "IN", "INDEX", "LIMIT", "NULL", "ON", "OR", "RELATION", "RETURN", "SCORE",
-        "SEARCH", "SHOW", "TARGET", "TOP", "TRUE", "UNDER", "UNTIL", "VIA", "WHERE",
+        "FALSE", "FANOUT", "FROM", "IN", "INDEX", "LIMIT", "NULL", "ON", "OR", "RELATION",
+        "RETURN", "SCORE", "SEARCH", "SHOW", "TARGET", "TOP", "TRUE", "UNDER", "UNTIL", "VIA",
+        "WHERE",
     ];
     let mut chars = s.chars();
     let bare = chars.next().is_some_and(|c| c.is_alphabetic() || c == '_')
@@ -968,6 +969,7 @@ fn placeholder_plan() -> Plan {
         beam: 1,
         depth: 1,
         budget: 1,
+        fanout: 1,
         until: cairn_query::StopCondition::Stale(1),
         time_cap: cairn_query::limits::MAX_TIME,
         ret: cairn_query::ast::ReturnKind::Answer,

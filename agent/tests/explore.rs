@@ -505,3 +505,48 @@ fn same_data_and_plan_give_the_same_result() {
         (b.stop, b.stats.nodes_expanded, b.stats.edges_scanned)
     );
 }
+
+#[test]
+fn fanout_thins_a_hub_to_an_evenly_spaced_sample() {
+    let papers: Vec<String> = (0..10).map(|i| format!("p{i}")).collect();
+    let mut nodes = vec![("Author", "hub", "Prolific Author")];
+    nodes.extend(papers.iter().map(|k| ("Paper", k.as_str(), "a paper")));
+    let edges: Vec<(&str, &str, &str)> = papers
+        .iter()
+        .map(|k| ("hub", "AUTHORED", k.as_str()))
+        .collect();
+    let f = build(&nodes, &edges, &[]);
+    let q = |fanout: &str| {
+        format!(
+            r#"EXPLORE "papers" FROM Author "hub" VIA AUTHORED TARGET Paper DEPTH 1 {fanout}
+               UNTIL found 100 RETURN NODES LIMIT 100"#
+        )
+    };
+
+    let thin = run(&f, &q("FANOUT 3"));
+    assert_eq!(thin.results.len(), 3, "only the sample is scored");
+    assert_eq!(thin.stats.neighbors_sampled_out, 7);
+    assert!(
+        thin.trace.iter().any(|t| matches!(
+            t,
+            TraceEvent::Sampled { node, kept: 3, of: 10 } if *node == f.ids["hub"]
+        )),
+        "{:?}",
+        thin.trace
+    );
+    assert_eq!(
+        run(&f, &q("FANOUT 3")).results,
+        thin.results,
+        "deterministic"
+    );
+
+    for all in ["FANOUT 10", ""] {
+        let e = run(&f, &q(all));
+        assert_eq!(e.results.len(), 10, "{all:?} scores every paper");
+        assert_eq!(e.stats.neighbors_sampled_out, 0);
+        assert!(!e
+            .trace
+            .iter()
+            .any(|t| matches!(t, TraceEvent::Sampled { .. })));
+    }
+}

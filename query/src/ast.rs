@@ -42,7 +42,7 @@ impl Statement {
 }
 
 /// `EXPLORE "goal" [FROM …] [VIA …] [TARGET …] [WHERE …] [SCORE …] [BEAM n] [DEPTH n] [BUDGET n]
-/// [UNTIL …] [RETURN …]`. Clauses may come in any order, each at most once.
+/// [FANOUT n] [UNTIL …] [RETURN …]`. Clauses may come in any order, each at most once.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Explore {
     pub span: Span,
@@ -55,6 +55,7 @@ pub struct Explore {
     pub beam: Option<CountClause>,
     pub depth: Option<CountClause>,
     pub budget: Option<CountClause>,
+    pub fanout: Option<CountClause>,
     pub until: Option<UntilClause>,
     pub ret: Option<ReturnClause>,
 }
@@ -299,7 +300,7 @@ pub enum ScoreComponent {
     Distance,
 }
 
-/// `BEAM n`, `DEPTH n`, `BUDGET n`
+/// `BEAM n`, `DEPTH n`, `BUDGET n`, `FANOUT n`
 #[derive(Clone, Debug, PartialEq)]
 pub struct CountClause {
     /// Span of the whole clause (keyword and number).
@@ -508,9 +509,14 @@ impl Explore {
                 clear_num(&mut t.weight);
             }
         }
-        for c in [&mut self.beam, &mut self.depth, &mut self.budget]
-            .into_iter()
-            .flatten()
+        for c in [
+            &mut self.beam,
+            &mut self.depth,
+            &mut self.budget,
+            &mut self.fanout,
+        ]
+        .into_iter()
+        .flatten()
         {
             c.span = Span::DUMMY;
             clear_num(&mut c.value);

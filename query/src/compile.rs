@@ -418,6 +418,10 @@ impl Compiler<'_> {
             Some(c) => count(&c.value, "BUDGET", 1, MAX_BUDGET)?,
             None => DEFAULT_BUDGET,
         };
+        let fanout = match &e.fanout {
+            Some(c) => count(&c.value, "FANOUT", 1, MAX_FANOUT)?,
+            None => DEFAULT_FANOUT,
+        };
         let until = match &e.until {
             Some(u) => self.cond(&u.condition)?,
             None => StopCondition::Any(vec![
@@ -445,6 +449,7 @@ impl Compiler<'_> {
             beam,
             depth,
             budget,
+            fanout,
             until,
             time_cap: MAX_TIME,
             ret,

@@ -20,6 +20,16 @@ pub const DEFAULT_BUDGET: u32 = 2000;
 /// `BUDGET` hard cap; also the cap of the `steps n` condition.
 pub const MAX_BUDGET: u32 = 1_000_000;
 
+/// `FANOUT` default: neighbours of one node scored per expansion, per relation step. A hub's
+/// longer list is thinned to an evenly spaced (deterministic) sample. A careful reader skims a
+/// prolific author's thousand papers; scoring every one would cost more than the rest of the
+/// search, so a latency-sensitive query keeps this default.
+pub const DEFAULT_FANOUT: u32 = 2048;
+/// `FANOUT` hard cap, for queries that need completeness (every co-author of a prolific author).
+/// Each neighbour kept is scored (its record, degree and vector loaded), so one expansion costs up
+/// to this many scorings per step; the cap bounds that cost, as `BUDGET` bounds the expansions.
+pub const MAX_FANOUT: u32 = 1_000_000;
+
 /// `TOP k` default of a `SEARCH` entry (and of the implicit entry `SEARCH <goal>`).
 pub const DEFAULT_SEARCH_TOP: u32 = 5;
 /// `TOP k` hard cap.

@@ -29,8 +29,8 @@ use std::cell::{Cell, RefCell};
 /// Compared case-insensitively.
 pub const RESERVED: &[&str] = &[
     "AND", "ANY", "ASK", "BEAM", "BUDGET", "CREATE", "DEPTH", "DESCRIBE", "EXPLAIN", "EXPLORE",
-    "FALSE", "FROM", "IN", "INDEX", "LIMIT", "NULL", "ON", "OR", "RELATION", "RETURN", "SCORE",
-    "SEARCH", "SHOW", "TARGET", "TOP", "TRUE", "UNDER", "UNTIL", "VIA", "WHERE",
+    "FALSE", "FANOUT", "FROM", "IN", "INDEX", "LIMIT", "NULL", "ON", "OR", "RELATION", "RETURN",
+    "SCORE", "SEARCH", "SHOW", "TARGET", "TOP", "TRUE", "UNDER", "UNTIL", "VIA", "WHERE",
 ];
 
 /// Whether `w` is a reserved word.
@@ -812,6 +812,7 @@ enum Clause {
     Beam(CountClause),
     Depth(CountClause),
     Budget(CountClause),
+    Fanout(CountClause),
     Until(UntilClause),
     Return(ReturnClause),
 }
@@ -831,6 +832,7 @@ fn explore(i: In<'_>) -> PResult<'_, Explore> {
         beam: None,
         depth: None,
         budget: None,
+        fanout: None,
         until: None,
         ret: None,
     };
@@ -869,6 +871,7 @@ fn explore(i: In<'_>) -> PResult<'_, Explore> {
             Clause::Beam(c) => put(&mut ex.beam, c, "BEAM", |c| c.span)?,
             Clause::Depth(c) => put(&mut ex.depth, c, "DEPTH", |c| c.span)?,
             Clause::Budget(c) => put(&mut ex.budget, c, "BUDGET", |c| c.span)?,
+            Clause::Fanout(c) => put(&mut ex.fanout, c, "FANOUT", |c| c.span)?,
             Clause::Until(c) => put(&mut ex.until, c, "UNTIL", |c| c.span)?,
             Clause::Return(c) => put(&mut ex.ret, c, "RETURN", |c| c.span)?,
         }
@@ -878,13 +881,15 @@ fn explore(i: In<'_>) -> PResult<'_, Explore> {
 }
 
 /// The clause keywords, in the order they are reported when none matches.
-const CLAUSES: [&str; 10] = [
-    "FROM", "VIA", "TARGET", "WHERE", "SCORE", "BEAM", "DEPTH", "BUDGET", "UNTIL", "RETURN",
+const CLAUSES: [&str; 11] = [
+    "FROM", "VIA", "TARGET", "WHERE", "SCORE", "BEAM", "DEPTH", "BUDGET", "FANOUT", "UNTIL",
+    "RETURN",
 ];
 
 fn clause(i: In<'_>) -> PResult<'_, Clause> {
     // Fast path: read the word once and only try the clause it names (the clause loop runs at
-    // every clause boundary, and trying all ten keyword parsers there is most of the parse time).
+    // every clause boundary, and trying every clause's keyword parser there is most of the parse
+    // time).
     let (j, ()) = ws(i)?;
     let s = *j.fragment();
     let n = ident_len(s);
@@ -903,6 +908,7 @@ fn clause(i: In<'_>) -> PResult<'_, Clause> {
         "BEAM" => map(count_clause("BEAM"), Clause::Beam)(j),
         "DEPTH" => map(count_clause("DEPTH"), Clause::Depth)(j),
         "BUDGET" => map(count_clause("BUDGET"), Clause::Budget)(j),
+        "FANOUT" => map(count_clause("FANOUT"), Clause::Fanout)(j),
         "UNTIL" => map(until_clause, Clause::Until)(j),
         _ => map(return_clause, Clause::Return)(j),
     }

@@ -34,7 +34,9 @@ pub struct PropertyRef {
 /// 1. resolve [`entries`](Plan::entries) to start nodes;
 /// 2. repeatedly score the unvisited neighbours reachable through [`via`](Plan::via) with
 ///    `R(n) = (semantic·s + connectivity·c + distance·d) / (semantic + connectivity + distance)`
-///    (times the relation's weight), keep the best [`beam`](Plan::beam), expand them;
+///    (times the relation's weight), keep the best [`beam`](Plan::beam), expand them; an expanded
+///    node with more than [`fanout`](Plan::fanout) neighbours through one step has only an evenly
+///    spaced sample of that many scored (hubs would otherwise dominate the cost);
 /// 3. count visited nodes that have a [`targets`](Plan::targets) label and pass every
 ///    [`filters`](Plan::filters) as results;
 /// 4. stop when [`until`](Plan::until) holds, or when [`depth`](Plan::depth),
@@ -62,6 +64,10 @@ pub struct Plan {
     pub depth: u32,
     /// Node expansions (1..=1 000 000, default 2000).
     pub budget: u32,
+    /// Neighbours scored per expanded node per step (1..=1 000 000, default 2048); a longer list
+    /// is thinned to an evenly spaced, deterministic sample. Raise it for completeness (every
+    /// neighbour of a hub); the default keeps a hub's expansion cheap.
+    pub fanout: u32,
     /// When to stop early. Default: `sufficient >= 0.8 OR stale 2`.
     pub until: StopCondition,
     /// Hard time cap, always on ([`crate::limits::MAX_TIME`]).
@@ -366,8 +372,8 @@ impl Display for Plan {
         fmt_num(f, self.score.distance)?;
         write!(
             f,
-            "\n  BEAM {}\n  DEPTH {}\n  BUDGET {}\n  UNTIL {}\n  -- always: DEPTH, BUDGET and time ",
-            self.beam, self.depth, self.budget, self.until
+            "\n  BEAM {}\n  DEPTH {}\n  BUDGET {}\n  FANOUT {}\n  UNTIL {}\n  -- always: DEPTH, BUDGET and time ",
+            self.beam, self.depth, self.budget, self.fanout, self.until
         )?;
         fmt_duration(f, self.time_cap)?;
         write!(f, "\n  RETURN {} LIMIT {}", self.ret, self.limit)

@@ -1,9 +1,9 @@
 //! The canonical pretty-printer.
 //!
 //! Canonical form: keywords in upper case, condition and score words in lower case, one clause per
-//! line in the order FROM, VIA, TARGET, WHERE, SCORE, BEAM, DEPTH, BUDGET, UNTIL, RETURN, names
-//! backquoted only when they must be, strings with minimal escapes. Parsing the output gives back
-//! the same tree (spans aside).
+//! line in the order FROM, VIA, TARGET, WHERE, SCORE, BEAM, DEPTH, BUDGET, FANOUT, UNTIL, RETURN,
+//! names backquoted only when they must be, strings with minimal escapes. Parsing the output gives
+//! back the same tree (spans aside).
 
 use crate::ast::*;
 use crate::parser::is_reserved;
@@ -324,6 +324,7 @@ impl Display for Explore {
             ("BEAM", &self.beam),
             ("DEPTH", &self.depth),
             ("BUDGET", &self.budget),
+            ("FANOUT", &self.fanout),
         ] {
             if let Some(c) = c {
                 write!(f, "\n  {kw} {}", c.value)?;

@@ -67,6 +67,7 @@ fn defaults_table_matches_limits() {
         format!("| `BEAM` | `{DEFAULT_BEAM}` | `1` to `{MAX_BEAM}` |"),
         format!("| `DEPTH` | `{DEFAULT_DEPTH}` | `1` to `{MAX_DEPTH}` |"),
         format!("| `BUDGET` | `{DEFAULT_BUDGET}` | `1` to `{MAX_BUDGET}` |"),
+        format!("| `FANOUT` | `{DEFAULT_FANOUT}` | `1` to `{MAX_FANOUT}` |"),
         format!("| `TOP` (SEARCH entry) | `{DEFAULT_SEARCH_TOP}` | `1` to `{MAX_SEARCH_TOP}` |"),
         format!("| `LIMIT` | `{DEFAULT_LIMIT}` | `1` to `{MAX_LIMIT}` |"),
         format!(

@@ -23,7 +23,7 @@ fn name() -> impl Strategy<Value = Name> {
         4 => "[A-Za-z_][A-Za-z0-9_]{0,8}",
         1 => prop::sample::select(vec![
             "Author", "Paper", "judge", "found", "depth", "ANY", "Order", "or", "top", "NULL",
-            "sufficient", "é", "Ünïcode", "has space", "back`tick", "1st", "a-b", "\n",
+            "fanout", "sufficient", "é", "Ünïcode", "has space", "back`tick", "1st", "a-b", "\n",
         ])
         .prop_map(str::to_owned),
         1 => "\\PC{1,6}",
@@ -206,7 +206,7 @@ prop_compose! {
             ]), number()),
             1..4,
         )),
-        counts in (count_clause(), count_clause(), count_clause()),
+        counts in (count_clause(), count_clause(), count_clause(), count_clause()),
         until in prop::option::of(cond()),
         ret in prop::option::of((
             prop::sample::select(vec![
@@ -236,6 +236,7 @@ prop_compose! {
             beam: counts.0,
             depth: counts.1,
             budget: counts.2,
+            fanout: counts.3,
             until: until.map(|condition| UntilClause { span: D, condition }),
             ret: ret.map(|(kind, limit)| ReturnClause { span: D, kind, limit }),
         }
@@ -244,7 +245,10 @@ prop_compose! {
 
 fn inner_statement() -> impl Strategy<Value = Statement> {
     prop_oneof![
-        6 => explore().prop_map(|e| Statement::Explore(Box::new(e))),
+        // Boxed: the value tree of an EXPLORE (a dozen optional clauses) is large, and held
+        // inline through every layer of the statement strategy it overflows a test thread's
+        // stack in debug builds.
+        6 => explore().prop_map(|e| Statement::Explore(Box::new(e))).boxed(),
         1 => str_lit().prop_map(|question| Statement::Ask(Ask { span: D, question })),
         1 => prop::sample::select(vec![ShowWhat::Labels, ShowWhat::Relations, ShowWhat::Indexes])
             .prop_map(|what| Statement::Show(Show { span: D, what })),
@@ -281,6 +285,7 @@ const VOCAB: &[&str] = &[
     "BEAM",
     "DEPTH",
     "BUDGET",
+    "FANOUT",
     "UNTIL",
     "RETURN",
     "LIMIT",

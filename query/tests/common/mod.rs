@@ -99,7 +99,10 @@ pub fn check_spans(stmt: &Statement, src: &str) {
             for t in e.score.iter().flat_map(|s| &s.terms) {
                 number(&t.weight);
             }
-            for c in [&e.beam, &e.depth, &e.budget].into_iter().flatten() {
+            for c in [&e.beam, &e.depth, &e.budget, &e.fanout]
+                .into_iter()
+                .flatten()
+            {
                 number(&c.value);
             }
             if let Some(u) = &e.until {
