@@ -515,7 +515,7 @@ impl<'g> Writer<'g> {
         let mut opts = WriteOptions::default();
         opts.set_sync(self.graph.options.sync_writes);
         let batch = std::mem::take(&mut self.batch);
-        self.graph.cache.begin_commit();
+        self.graph.cache.begin_commit(self.nodes.keys().copied());
         let result = self.graph.db.write_opt(batch, &opts);
         // Invalidate even on error: a failed write changed nothing, and an extra miss is harmless.
         self.graph.cache.end_commit(self.nodes.keys().copied());

@@ -573,7 +573,7 @@ pub(super) fn apply(
     batch.delete_cf(meta_cf, MetaKey::ImportPending.encode());
     let mut opts = WriteOptions::default();
     opts.set_sync(graph.options.sync_writes || has_files);
-    graph.cache.begin_commit();
+    graph.cache.begin_commit(touched.iter().copied());
     let result = graph.db.write_opt(batch, &opts);
     graph.cache.end_commit(touched);
     result?;
