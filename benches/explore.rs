@@ -5,13 +5,17 @@
 //!
 //! Efficiency: for authors X, the gold answer is the set of co-authors of X's co-authors (other
 //! than X), computed from the generator. EXPLORE follows `AUTHORED -> <AUTHORED -> AUTHORED ->
-//! <AUTHORED` and stops when 90% of the gold authors are among its results; BFS starts from the
-//! same author and expands in breadth-first order (over every relation, and, for reference, over
-//! AUTHORED only) until 90% of the gold authors have been reached. Both count node expansions
-//! (neighbour listings).
+//! <AUTHORED` with no fan-out sampling and stops when 90% of the gold authors are among its
+//! results; BFS starts from the same author and expands in breadth-first order (over every
+//! relation, and, for reference, over AUTHORED only) until 90% of the gold authors have been
+//! reached. Both count node expansions (neighbour listings). Queries run until
+//! `CAIRN_BENCH_QUERIES` authors with a gold set of at most 10,000 (the result LIMIT cap) have
+//! been measured.
 //!
 //! Latency: EXPLORE with beam 8 and depth 3 from an author over `AUTHORED -> <AUTHORED ->
-//! AUTHORED` (papers of co-authors), default stop conditions, warm; p50 and p99.
+//! AUTHORED` (papers of co-authors), default stop conditions and fan-out, warm; p50 and p99.
+//! Then the same with each FANOUT in `CAIRN_BENCH_FANOUTS` (default `256,512,1024,2048`), to
+//! show what the per-expansion cap trades.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a benchmark that cannot set up has nothing to report
 
 use cairn::engine::embed::{Embedder, HashEmbedder};
@@ -77,13 +81,19 @@ fn main() {
             papers_of[*a as usize].push(i as u32);
         }
     }
-    let step = (academic.authors.len() / (queries * 4)).max(1);
+    let step = (academic.authors.len() / (queries * 8)).max(1);
     // Authors with 2 to 30 papers (the generator's hubs have thousands), spread over the ids.
-    let picks: Vec<u32> = (0..academic.authors.len())
+    let candidates: Vec<u32> = (0..academic.authors.len())
         .step_by(step)
         .filter(|&a| (2..=30).contains(&papers_of[a].len()))
-        .take(queries)
         .map(|a| a as u32)
+        .collect();
+    // Latency queries: `queries` of them, spread over all the candidates.
+    let picks: Vec<u32> = candidates
+        .iter()
+        .copied()
+        .step_by((candidates.len() / queries.max(1)).max(1))
+        .take(queries)
         .collect();
 
     // ---- efficiency ---- (CAIRN_BENCH_SKIP_EFFICIENCY=1 skips it, e.g. to profile latency)
@@ -98,7 +108,12 @@ fn main() {
         .collect();
     let (mut sum_explore, mut sum_bfs, mut sum_bfs_via, mut reached, mut ran) =
         (0u64, 0u64, 0u64, 0usize, 0usize);
-    for &a in picks.iter().filter(|_| !skip_efficiency) {
+    // Mean of the per-query ratios, beside the ratio of the totals (which large queries dominate).
+    let (mut sum_ratio, mut sum_ratio_via) = (0f64, 0f64);
+    for &a in candidates.iter().filter(|_| !skip_efficiency) {
+        if ran == queries {
+            break;
+        }
         let mut first: HashSet<u32> = HashSet::from([a]);
         for p in &papers_of[a as usize] {
             first.extend(academic.papers[*p as usize].authors.iter().copied());
@@ -121,7 +136,7 @@ fn main() {
         let need = (gold_ids.len() * 9).div_ceil(10);
         let q = format!(
             "EXPLORE \"co-authors of the co-authors of {}\" FROM Author \"{}\" VIA AUTHORED -> <AUTHORED -> AUTHORED -> <AUTHORED \
-             TARGET Author BEAM 8 DEPTH 4 BUDGET 1000000 UNTIL found {need} RETURN NODES LIMIT 10000",
+             TARGET Author BEAM 8 DEPTH 4 BUDGET 1000000 FANOUT 1000000 UNTIL found {need} RETURN NODES LIMIT 10000",
             academic.authors[a as usize].name,
             author_key(a)
         );
@@ -149,64 +164,81 @@ fn main() {
             bfs,
             bfs_via
         );
+        sum_ratio += e.stats.nodes_expanded as f64 / bfs.max(1) as f64;
+        sum_ratio_via += e.stats.nodes_expanded as f64 / bfs_via.max(1) as f64;
         sum_explore += e.stats.nodes_expanded;
         sum_bfs += bfs;
         sum_bfs_via += bfs_via;
     }
     let n = ran.max(1) as f64;
     println!(
-        "{{\"summary\":\"efficiency\",\"queries\":{ran},\"explore_reached_90pct\":{reached},\"mean_explore_expanded\":{:.1},\"mean_bfs_expanded\":{:.1},\"mean_bfs_authored_expanded\":{:.1},\"explore_over_bfs\":{:.4},\"explore_over_bfs_authored\":{:.4}}}",
+        "{{\"summary\":\"efficiency\",\"queries\":{ran},\"explore_reached_90pct\":{reached},\"mean_explore_expanded\":{:.1},\"mean_bfs_expanded\":{:.1},\"mean_bfs_authored_expanded\":{:.1},\"explore_over_bfs\":{:.4},\"explore_over_bfs_authored\":{:.4},\"mean_ratio_explore_bfs\":{:.4},\"mean_ratio_explore_bfs_authored\":{:.4}}}",
         sum_explore as f64 / n,
         sum_bfs as f64 / n,
         sum_bfs_via as f64 / n,
         sum_explore as f64 / sum_bfs.max(1) as f64,
         sum_explore as f64 / sum_bfs_via.max(1) as f64,
+        sum_ratio / n,
+        sum_ratio_via / n,
     );
 
     // ---- latency ----
-    let plans: Vec<_> = picks
-        .iter()
-        .map(|&a| {
-            let q = format!(
-                "EXPLORE \"papers by co-authors of {}\" FROM Author \"{}\" VIA AUTHORED -> <AUTHORED -> AUTHORED TARGET Paper BEAM 8 DEPTH 3",
-                academic.authors[a as usize].name,
-                author_key(a)
-            );
-            let Compiled::Explore(plan) = prepare(&q, &catalog).unwrap() else { panic!() };
-            plan
-        })
+    let fanouts: Vec<Option<usize>> = std::iter::once(None)
+        .chain(
+            std::env::var("CAIRN_BENCH_FANOUTS")
+                .unwrap_or_else(|_| "256,512,1024,2048".into())
+                .split(',')
+                .filter_map(|f| f.trim().parse().ok())
+                .map(Some),
+        )
         .collect();
-    for p in &plans {
-        explorer.run(p, false, &CancelToken::default()).unwrap(); // warm
-    }
-    let mut times = Vec::new();
-    let mut expanded = Vec::new();
-    let mut scored = Vec::new();
-    let mut edges = Vec::new();
-    for _ in 0..env("CAIRN_BENCH_LATENCY_ROUNDS", 5) {
+    for fanout in fanouts {
+        let clause = fanout.map(|f| format!(" FANOUT {f}")).unwrap_or_default();
+        let plans: Vec<_> = picks
+            .iter()
+            .map(|&a| {
+                let q = format!(
+                    "EXPLORE \"papers by co-authors of {}\" FROM Author \"{}\" VIA AUTHORED -> <AUTHORED -> AUTHORED TARGET Paper BEAM 8 DEPTH 3{clause}",
+                    academic.authors[a as usize].name,
+                    author_key(a)
+                );
+                let Compiled::Explore(plan) = prepare(&q, &catalog).unwrap() else { panic!() };
+                plan
+            })
+            .collect();
         for p in &plans {
-            let t = Instant::now();
-            let e = explorer.run(p, false, &CancelToken::default()).unwrap();
-            times.push(t.elapsed().as_secs_f64() * 1e3);
-            expanded.push(e.stats.nodes_expanded);
-            scored.push(e.stats.nodes_scored);
-            edges.push(e.stats.edges_scanned);
+            explorer.run(p, false, &CancelToken::default()).unwrap(); // warm
         }
+        let mut times = Vec::new();
+        let mut expanded = Vec::new();
+        let mut scored = Vec::new();
+        let mut edges = Vec::new();
+        for _ in 0..env("CAIRN_BENCH_LATENCY_ROUNDS", 5) {
+            for p in &plans {
+                let t = Instant::now();
+                let e = explorer.run(p, false, &CancelToken::default()).unwrap();
+                times.push(t.elapsed().as_secs_f64() * 1e3);
+                expanded.push(e.stats.nodes_expanded);
+                scored.push(e.stats.nodes_scored);
+                edges.push(e.stats.edges_scanned);
+            }
+        }
+        times.sort_by(f64::total_cmp);
+        expanded.sort();
+        scored.sort();
+        edges.sort();
+        let pct = |v: &[f64], q: f64| v[((v.len() as f64 - 1.0) * q).round() as usize];
+        println!(
+            "{{\"summary\":\"latency\",\"fanout\":\"{}\",\"runs\":{},\"p50_ms\":{:.3},\"p99_ms\":{:.3},\"median_nodes_expanded\":{},\"median_nodes_scored\":{},\"median_edges_scanned\":{}}}",
+            fanout.map_or_else(|| "default".to_owned(), |f| f.to_string()),
+            times.len(),
+            pct(&times, 0.5),
+            pct(&times, 0.99),
+            expanded[expanded.len() / 2],
+            scored[scored.len() / 2],
+            edges[edges.len() / 2]
+        );
     }
-    times.sort_by(f64::total_cmp);
-    expanded.sort();
-    scored.sort();
-    edges.sort();
-    let pct = |v: &[f64], q: f64| v[((v.len() as f64 - 1.0) * q).round() as usize];
-    println!(
-        "{{\"summary\":\"latency\",\"runs\":{},\"p50_ms\":{:.3},\"p99_ms\":{:.3},\"median_nodes_expanded\":{},\"median_nodes_scored\":{},\"median_edges_scanned\":{}}}",
-        times.len(),
-        pct(&times, 0.5),
-        pct(&times, 0.99),
-        expanded[expanded.len() / 2],
-        scored[scored.len() / 2],
-        edges[edges.len() / 2]
-    );
 }
 
 /// Breadth-first search from `entry` over `rels` (all when empty), both directions: node

@@ -152,6 +152,7 @@ impl<'g> Explorer<'g> {
             mentions: mentions(&plan.goal),
             mentioned: HashSet::new(),
             records: HashMap::new(),
+            onward: HashMap::new(),
             entry_set: HashSet::new(),
             started,
         };
@@ -223,6 +224,8 @@ struct Run<'a, 'g> {
     mentioned: HashSet<usize>,
     /// Records read for nodes not scored (yet).
     records: HashMap<NodeId, Arc<NodeRecord>>,
+    /// Connectivity through the onward VIA steps, by search state (see `Run::connectivity`).
+    onward: HashMap<(NodeId, u32), f64>,
     entry_set: HashSet<NodeId>,
     started: Instant,
 }
@@ -253,8 +256,9 @@ impl Run<'_, '_> {
             let Some(info) = self.infos.get(&node) else {
                 continue;
             };
-            let score = weights.semantic * info.semantic
-                + weights.connectivity * info.connectivity
+            let (semantic, node_conn) = (info.semantic, info.connectivity);
+            let score = weights.semantic * semantic
+                + weights.connectivity * self.connectivity(node, 0, node_conn)
                 + weights.distance;
             let path = self.push_path(PathNode {
                 node,
@@ -482,10 +486,12 @@ impl Run<'_, '_> {
                 let Some(info) = self.infos.get(&cand.node) else {
                     continue;
                 };
+                let (semantic, node_conn) = (info.semantic, info.connectivity);
                 let hops = self.paths[cand.path].hops;
                 let distance = 1.0 / (1.0 + f64::from(hops));
-                let base = weights.semantic * info.semantic
-                    + weights.connectivity * info.connectivity
+                let connectivity = self.connectivity(cand.node, hops, node_conn);
+                let base = weights.semantic * semantic
+                    + weights.connectivity * connectivity
                     + weights.distance * distance;
                 cand.score *= base; // cand.score held the step weight
                 if self.trace {
@@ -493,8 +499,8 @@ impl Run<'_, '_> {
                         node: cand.node,
                         from,
                         relation: self.catalog.relation_name(rel).unwrap_or("?").to_owned(),
-                        semantic: info.semantic,
-                        connectivity: info.connectivity,
+                        semantic,
+                        connectivity,
                         distance,
                         score: cand.score,
                     });
@@ -605,14 +611,49 @@ impl Run<'_, '_> {
         fresh.sort();
         fresh.dedup();
         self.load(&fresh)?;
-        let distance = 1.0 / (2.0 + f64::from(self.paths[from.path].hops));
-        Ok(found.iter().any(|(n, _, _)| {
-            self.infos.get(n).is_some_and(|i| {
-                (w.semantic * i.semantic + w.connectivity * i.connectivity + w.distance * distance)
-                    * step.weight
-                    >= floor
+        let hops = self.paths[from.path].hops + 1;
+        let distance = 1.0 / (1.0 + f64::from(hops));
+        for (n, _, _) in found {
+            let Some((semantic, node_conn)) =
+                self.infos.get(n).map(|i| (i.semantic, i.connectivity))
+            else {
+                continue;
+            };
+            let connectivity = self.connectivity(*n, hops, node_conn);
+            let score =
+                (w.semantic * semantic + w.connectivity * connectivity + w.distance * distance)
+                    * step.weight;
+            if score >= floor {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+
+    /// Connectivity of `node` reached at `hops`: how far the search can go on from it, i.e. the
+    /// log of its degree through the VIA steps usable at that hop, normalised by the graph's
+    /// largest degree. (A paper with a thousand citations but three authors opens three ways
+    /// on for a co-author search, not a thousand.) A node with no step left — the end of an
+    /// ordered path — keeps its whole degree (`node_conn`), a measure of its prominence.
+    fn connectivity(&mut self, node: NodeId, hops: u32, node_conn: f64) -> f64 {
+        let table = self.ex.table;
+        if !has_steps_at(self.plan, hops) || !table.knows(node) {
+            return node_conn;
+        }
+        let key = (node, self.state(hops));
+        if let Some(c) = self.onward.get(&key) {
+            return *c;
+        }
+        let degree: u32 = steps_at(self.plan, hops)
+            .iter()
+            .map(|s| {
+                let rels: Vec<RelId> = s.relation.iter().map(|r| r.id).collect();
+                table.degree_through(node, engine_dir(s.direction), &rels)
             })
-        }))
+            .sum();
+        let c = ((1.0 + f64::from(degree)).ln() / self.ex.log_max_degree).min(1.0);
+        self.onward.insert(key, c);
+        c
     }
 
     /// Scores nodes not seen yet: label, degree and vector from the node table; nodes the table

@@ -93,16 +93,28 @@ impl Adjacency {
         })
     }
 
-    fn edges(&self, id: NodeId) -> impl Iterator<Item = (RelId, NodeId)> + '_ {
+    fn range(&self, id: NodeId) -> std::ops::Range<usize> {
         let i = id.0 as usize;
-        let (start, end) = match (self.offsets.get(i), self.offsets.get(i + 1)) {
-            (Some(&s), Some(&e)) => (s as usize, e as usize),
-            _ => (0, 0),
-        };
-        self.rels[start..end]
+        match (self.offsets.get(i), self.offsets.get(i + 1)) {
+            (Some(&s), Some(&e)) => s as usize..e as usize,
+            _ => 0..0,
+        }
+    }
+
+    fn edges(&self, id: NodeId) -> impl Iterator<Item = (RelId, NodeId)> + '_ {
+        let r = self.range(id);
+        self.rels[r.clone()]
             .iter()
-            .zip(&self.nodes[start..end])
+            .zip(&self.nodes[r])
             .map(|(r, n)| (RelId(*r), NodeId(*n)))
+    }
+
+    /// How many of `id`'s edges have a relation `keep` accepts.
+    fn count(&self, id: NodeId, keep: impl Fn(&RelId) -> bool) -> usize {
+        self.rels[self.range(id)]
+            .iter()
+            .filter(|r| keep(&RelId(**r)))
+            .count()
     }
 }
 
@@ -245,6 +257,19 @@ impl NodeTable {
                     .map(|(r, n)| (n, r, true)),
             );
         }
+    }
+
+    /// How many of `node`'s edges `neighbors_into` would list, without listing them.
+    pub fn degree_through(&self, node: NodeId, direction: Direction, rels: &[RelId]) -> u32 {
+        let keep = |r: &RelId| rels.is_empty() || rels.contains(r);
+        let mut n = 0;
+        if matches!(direction, Direction::Out | Direction::Both) {
+            n += self.out.count(node, keep);
+        }
+        if matches!(direction, Direction::In | Direction::Both) {
+            n += self.inc.count(node, keep);
+        }
+        u32::try_from(n).unwrap_or(u32::MAX)
     }
 
     /// Whether `node` is known to the table (existed when it was built).
