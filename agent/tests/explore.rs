@@ -550,3 +550,66 @@ fn fanout_thins_a_hub_to_an_evenly_spaced_sample() {
             .any(|t| matches!(t, TraceEvent::Sampled { .. })));
     }
 }
+
+/// Connectivity counts the edges the search can go on through, not the node's whole degree:
+/// of an author's two papers, the one with four co-authors is expanded before the one with a
+/// single co-author and many citations, though the latter has the larger degree.
+#[test]
+fn connectivity_counts_the_edges_the_search_can_follow() {
+    let mut nodes = vec![
+        ("Author", "x", "x"),
+        ("Paper", "cited", "c"),
+        ("Paper", "team", "t"),
+        ("Author", "solo", "s"),
+    ];
+    let citing: Vec<String> = (0..12).map(|i| format!("citing{i}")).collect();
+    let team: Vec<String> = (0..4).map(|i| format!("member{i}")).collect();
+    for k in &citing {
+        nodes.push(("Paper", k, "z"));
+    }
+    for k in &team {
+        nodes.push(("Author", k, "m"));
+    }
+    let mut edges = vec![
+        ("x", "AUTHORED", "cited"),
+        ("x", "AUTHORED", "team"),
+        ("solo", "AUTHORED", "cited"),
+    ];
+    for k in &citing {
+        edges.push((k.as_str(), "CITES", "cited"));
+    }
+    for k in &team {
+        edges.push((k.as_str(), "AUTHORED", "team"));
+    }
+    let f = build(&nodes, &edges, &[]);
+    let table_degree = |key: &str| {
+        let embedder = HashEmbedder::new(256);
+        NodeTable::build(&f.graph, embedder.id())
+            .unwrap()
+            .degree(f.ids[key])
+    };
+    assert!(table_degree("cited") > table_degree("team"));
+    let e = run(
+        &f,
+        "EXPLORE \"co-authors\" FROM Author \"x\" VIA AUTHORED -> <AUTHORED \
+         SCORE connectivity 1 BEAM 1 RETURN TRACE",
+    );
+    let expanded: Vec<NodeId> = e
+        .trace
+        .iter()
+        .filter_map(|ev| match ev {
+            TraceEvent::Expand { node, hops: 1, .. } => Some(*node),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(expanded.first(), Some(&f.ids["team"]), "{:?}", e.trace);
+    let scored = |key: &str| {
+        e.trace.iter().find_map(|ev| match ev {
+            TraceEvent::Scored {
+                node, connectivity, ..
+            } if *node == f.ids[key] => Some(*connectivity),
+            _ => None,
+        })
+    };
+    assert!(scored("team").unwrap() > scored("cited").unwrap());
+}
