@@ -129,6 +129,9 @@ pub struct Sizes {
     pub beam: u32,
     pub budget: u32,
     pub limit: u32,
+    /// Neighbours scored per expansion: widening raises it too, or a hub sampled the first
+    /// time would be sampled the same way again.
+    pub fanout: u32,
 }
 
 impl Default for Sizes {
@@ -137,6 +140,7 @@ impl Default for Sizes {
             beam: 256,
             budget: 20_000,
             limit: 1000,
+            fanout: cairn_query::limits::DEFAULT_FANOUT,
         }
     }
 }
@@ -241,6 +245,10 @@ impl<'g> Planner<'g> {
                 .limit
                 .saturating_mul(4)
                 .min(cairn_query::limits::MAX_LIMIT),
+            fanout: s
+                .fanout
+                .saturating_mul(4)
+                .min(cairn_query::limits::MAX_FANOUT),
         };
         let mut wider = plan.clone();
         wider.sizes = sizes;
@@ -361,11 +369,12 @@ impl<'g> Planner<'g> {
                     .map(|t| format!("\n  TARGET {}", ident(t)))
                     .unwrap_or_default();
                 format!(
-                    "EXPLORE {q}\n  FROM {entries}\n  VIA {}{target}\n  BEAM {} DEPTH {} BUDGET {}\n  UNTIL found {}\n  RETURN ANSWER LIMIT {}",
+                    "EXPLORE {q}\n  FROM {entries}\n  VIA {}{target}\n  BEAM {} DEPTH {} BUDGET {} FANOUT {}\n  UNTIL found {}\n  RETURN ANSWER LIMIT {}",
                     via.join(" -> "),
                     s.beam,
                     plan.path.len(),
                     s.budget,
+                    s.fanout,
                     s.limit,
                     s.limit
                 )
@@ -378,8 +387,8 @@ impl<'g> Planner<'g> {
                     .map(|t| format!("\n  TARGET {}", ident(t)))
                     .unwrap_or_default();
                 format!(
-                    "EXPLORE {q}\n  FROM {entries}\n  VIA ANY{target}\n  BEAM 16 DEPTH 2 BUDGET {}\n  UNTIL sufficient >= 0.8 OR stale 2\n  RETURN ANSWER LIMIT 10",
-                    s.budget
+                    "EXPLORE {q}\n  FROM {entries}\n  VIA ANY{target}\n  BEAM 16 DEPTH 2 BUDGET {} FANOUT {}\n  UNTIL sufficient >= 0.8 OR stale 2\n  RETURN ANSWER LIMIT 10",
+                    s.budget, s.fanout
                 )
             }
         };
