@@ -459,16 +459,21 @@ fn import(
     let files = expand(paths)?;
     // An embedder named on the command line is set up before the database is opened (or
     // created), so one this build or environment cannot provide leaves nothing behind.
-    let named = embedder.map(load_embedder).transpose()?;
+    let named = embedder
+        .map(|e| load_embedder(e, "--embedder"))
+        .transpose()?;
     let graph = Graph::open(db, GraphOptions::default())?;
     let embedder = match named {
         Some(e) => e,
         // Default: keep embedding with what the database already records; hash for a new one.
-        None => load_embedder(match graph.catalog().embedder().map(|e| e.id.as_str()) {
-            Some("supplied") => EmbedderArg::None,
-            Some(MINILM_ID) => EmbedderArg::Minilm,
-            _ => EmbedderArg::Hash,
-        })?,
+        None => load_embedder(
+            match graph.catalog().embedder().map(|e| e.id.as_str()) {
+                Some("supplied") => EmbedderArg::None,
+                Some(MINILM_ID) => EmbedderArg::Minilm,
+                _ => EmbedderArg::Hash,
+            },
+            "the database's embedder",
+        )?,
     };
     let progress = progress_reporter();
     let options = ImportOptions {
@@ -522,18 +527,19 @@ fn import(
     Ok(())
 }
 
-/// The embedder `--embedder` names (`None` for `none`).
-fn load_embedder(choice: EmbedderArg) -> Result<Option<Arc<dyn Embedder>>, Failure> {
+/// The embedder `choice` names (`None` for `none`); `origin` says where the choice came from in
+/// an error.
+fn load_embedder(choice: EmbedderArg, origin: &str) -> Result<Option<Arc<dyn Embedder>>, Failure> {
     Ok(match choice {
         EmbedderArg::Hash => Some(Arc::new(HashEmbedder::default())),
-        EmbedderArg::Minilm => Some(minilm_from_env().map_err(embedder_failure)?),
+        EmbedderArg::Minilm => Some(minilm_from_env().map_err(|e| embedder_failure(e, origin))?),
         EmbedderArg::None => None,
     })
 }
 
 /// An embedder that could not be set up: the build lacks its feature, or its setting (the model
 /// directory) is missing or wrong. That is how cairn was invoked, not the data: exit code 2.
-fn embedder_failure(e: EmbedError) -> Failure {
+fn embedder_failure(e: EmbedError, origin: &str) -> Failure {
     let code = match e {
         EmbedError::NotCompiled { .. }
         | EmbedError::MissingEnv { .. }
@@ -542,7 +548,7 @@ fn embedder_failure(e: EmbedError) -> Failure {
     };
     Failure {
         code,
-        report: miette::Report::msg(format!("--embedder: {e}")),
+        report: miette::Report::msg(format!("{origin}: {e}")),
     }
 }
 

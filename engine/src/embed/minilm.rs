@@ -80,10 +80,13 @@ fn model_err(path: &Path, message: impl Into<String>) -> EmbedError {
 }
 
 impl MiniLmEmbedder {
-    /// Loads the model from the directory named by `CAIRN_MINILM_DIR`. Failures name the variable
-    /// and the script that fills such a directory, since that is what the user has to fix.
+    /// Loads the model from the directory named by `CAIRN_MINILM_DIR` (empty counts as unset).
+    /// Failures name the variable and the script that fills such a directory, since that is
+    /// what the user has to fix.
     pub fn from_env() -> Result<Self, EmbedError> {
-        let dir = std::env::var_os(MINILM_DIR_ENV).ok_or(EmbedError::MissingEnv {
+        let dir = std::env::var_os(MINILM_DIR_ENV)
+            .filter(|d| !d.is_empty())
+            .ok_or(EmbedError::MissingEnv {
             var: MINILM_DIR_ENV,
             why: "it names the all-MiniLM-L6-v2 model directory: run `bash scripts/fetch-minilm.sh` and set it to the directory it prints",
         })?;
