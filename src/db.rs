@@ -114,6 +114,9 @@ impl Cairn {
         Self::open_with(CairnOptions::new(path))
     }
 
+    /// Opens (or creates) the database as `options` say, with the embedder its catalog records
+    /// for queries. A database embedded by MiniLM needs the `minilm` feature and
+    /// `CAIRN_MINILM_DIR`; without them this is [`CairnError::EmbedderUnavailable`].
     pub fn open_with(options: CairnOptions) -> Result<Cairn, CairnError> {
         let graph = Graph::open(&options.path, options.graph)?;
         let embedder = embedder_for(
