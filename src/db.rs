@@ -5,7 +5,7 @@ use cairn_agent::{
     CancelToken, EngineCatalog, EntrySearch, Exploration, ExploreError, Explorer, NodeTable,
 };
 use cairn_engine::describe::display_name;
-use cairn_engine::embed::{Embedder, HashEmbedder};
+use cairn_engine::embed::{minilm_from_env, EmbedError, Embedder, HashEmbedder, MINILM_ID};
 use cairn_engine::import::{import_files, ImportError, ImportOptions, ImportSummary};
 use cairn_engine::vector::{BuildReport, Refresh, StoreError, VectorError, VectorStore};
 use cairn_query::ast::ShowWhat;
@@ -31,6 +31,18 @@ pub enum CairnError {
     Agent(#[from] cairn_agent::AgentError),
     #[error(transparent)]
     Vector(#[from] StoreError),
+    /// The database's vectors come from an embedder this process cannot provide (MiniLM in a
+    /// build without the `minilm` feature, or without a usable `CAIRN_MINILM_DIR`). The database
+    /// does not open: every query embeds its goal, and a vector of another model would be compared
+    /// with the stored ones as if it meant something.
+    #[error("the database's vectors come from embedder {id}, which cannot be loaded here")]
+    EmbedderUnavailable {
+        /// The embedder id the catalog records.
+        id: String,
+        /// Why it cannot be loaded, with what to do about it.
+        #[source]
+        source: EmbedError,
+    },
     #[error("{0}")]
     Unsupported(String),
 }
@@ -102,6 +114,9 @@ impl Cairn {
         Self::open_with(CairnOptions::new(path))
     }
 
+    /// Opens (or creates) the database as `options` say, with the embedder its catalog records
+    /// for queries. A database embedded by MiniLM needs the `minilm` feature and
+    /// `CAIRN_MINILM_DIR`; without them this is [`CairnError::EmbedderUnavailable`].
     pub fn open_with(options: CairnOptions) -> Result<Cairn, CairnError> {
         let graph = Graph::open(&options.path, options.graph)?;
         let embedder = embedder_for(
@@ -109,7 +124,7 @@ impl Cairn {
                 .catalog()
                 .embedder()
                 .map(|e| (e.id.as_str(), e.dim as usize)),
-        );
+        )?;
         Ok(Cairn {
             vectors: VectorStore::new(&options.path),
             graph,
@@ -413,12 +428,20 @@ impl Cairn {
 }
 
 /// The embedder for a database that records `recorded` (id, dimension): the built-in hash
-/// embedder of that dimension when it is one, else the default hash embedder.
-fn embedder_for(recorded: Option<(&str, usize)>) -> Arc<dyn Embedder> {
-    match recorded {
+/// embedder of that dimension when it is one; all-MiniLM-L6-v2 from `CAIRN_MINILM_DIR` when it
+/// is that, or an error saying how to get it (never the hash embedder in its place); else (no
+/// vectors yet, or vectors supplied with the data) the default hash embedder.
+fn embedder_for(recorded: Option<(&str, usize)>) -> Result<Arc<dyn Embedder>, CairnError> {
+    Ok(match recorded {
         Some((id, dim)) if id.starts_with("cairn-hash-v1/") => Arc::new(HashEmbedder::new(dim)),
+        Some((MINILM_ID, _)) => {
+            minilm_from_env().map_err(|source| CairnError::EmbedderUnavailable {
+                id: MINILM_ID.to_owned(),
+                source,
+            })?
+        }
         _ => Arc::new(HashEmbedder::default()),
-    }
+    })
 }
 
 /// SEARCH entries answered by the HNSW index. The read lock is taken per search, not held for

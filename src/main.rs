@@ -3,7 +3,7 @@
 mod ask_cli;
 mod repl;
 
-use cairn::engine::embed::{Embedder, HashEmbedder};
+use cairn::engine::embed::{minilm_from_env, EmbedError, Embedder, HashEmbedder, MINILM_ID};
 use cairn::engine::generate::{Academic, AcademicConfig};
 use cairn::engine::import::dump::DumpRecord;
 use cairn::engine::import::{import_files, ImportError, ImportOptions, Phase, Progress};
@@ -20,8 +20,8 @@ use std::time::{Duration, Instant};
 
 /// Cairn: an embedded graph database with an agent query language.
 ///
-/// Exit codes: 0 success, 1 database or I/O error, 2 bad command line or statement, 3 bad input
-/// data (dump lines, headers).
+/// Exit codes: 0 success, 1 database or I/O error, 2 bad command line or statement (or an
+/// embedder this build or environment cannot provide), 3 bad input data (dump lines, headers).
 #[derive(Debug, Parser)]
 #[command(version, about, long_about)]
 struct Cli {
@@ -176,8 +176,11 @@ enum Command {
     /// Every file is read and checked before the database is touched: by default the first bad
     /// line aborts the import with the database unchanged. A directory argument imports every
     /// .jsonl/.ndjson/.csv(.gz) file in it.
+    ///
+    /// New nodes' descriptions are embedded on all cores with --embedder; the database records
+    /// it, and later imports and queries use the same one.
     #[command(
-        after_help = "Examples:\n  cairn --db ./academic.cairn import ./dump\n  cairn --db ./db import nodes.jsonl edges.jsonl.gz --max-errors 10"
+        after_help = "Examples:\n  cairn --db ./academic.cairn import ./dump\n  cairn --db ./db import nodes.jsonl edges.jsonl.gz --max-errors 10\n  CAIRN_MINILM_DIR=\"$(bash scripts/fetch-minilm.sh)\" cairn --db ./db import ./dump --embedder minilm   # build with --features minilm"
     )]
     Import {
         /// Files or directories to import.
@@ -186,8 +189,10 @@ enum Command {
         /// Skip up to this many bad lines (each is reported) instead of aborting.
         #[arg(long, default_value_t = 0)]
         max_errors: usize,
-        /// Embed node descriptions with the built-in hash embedder (`hash`, the default unless the
-        /// database records another), or store only vectors given in the dump (`none`).
+        /// How to embed node descriptions. Default: the embedder the database records, `hash`
+        /// for a new one. `minilm` needs a binary built with `--features minilm` and
+        /// CAIRN_MINILM_DIR set to the model directory (scripts/fetch-minilm.sh prints it);
+        /// otherwise it fails with exit code 2.
         #[arg(long, value_enum)]
         embedder: Option<EmbedderArg>,
         /// Do not build the vector index at the end (the first SEARCH builds it instead).
@@ -216,10 +221,16 @@ enum OutputFormat {
     Json,
 }
 
+/// `--embedder`. `minilm` is accepted by every build, so `--help` and scripts do not depend on how
+/// the binary was compiled; a build without the feature refuses it when it runs (exit code 2,
+/// naming the fix) rather than at parse time with a bare "invalid value".
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 enum EmbedderArg {
     /// Built-in, model-free hashed n-gram embedder (384 dimensions).
     Hash,
+    /// all-MiniLM-L6-v2 sentence embeddings (384 dimensions; cargo feature `minilm` and
+    /// CAIRN_MINILM_DIR).
+    Minilm,
     /// No embedder: only vectors supplied with the data.
     None,
 }
@@ -446,16 +457,23 @@ fn import(
     no_index: bool,
 ) -> Result<(), Failure> {
     let files = expand(paths)?;
+    // An embedder named on the command line is set up before the database is opened (or
+    // created), so one this build or environment cannot provide leaves nothing behind.
+    let named = embedder
+        .map(|e| load_embedder(e, "--embedder"))
+        .transpose()?;
     let graph = Graph::open(db, GraphOptions::default())?;
-    // Default: keep embedding with what the database already records; hash for a new one.
-    let recorded = graph.catalog().embedder().map(|e| e.id.clone());
-    let choice = embedder.unwrap_or(match recorded.as_deref() {
-        Some("supplied") => EmbedderArg::None,
-        _ => EmbedderArg::Hash,
-    });
-    let embedder: Option<Arc<dyn Embedder>> = match choice {
-        EmbedderArg::Hash => Some(Arc::new(HashEmbedder::default())),
-        EmbedderArg::None => None,
+    let embedder = match named {
+        Some(e) => e,
+        // Default: keep embedding with what the database already records; hash for a new one.
+        None => load_embedder(
+            match graph.catalog().embedder().map(|e| e.id.as_str()) {
+                Some("supplied") => EmbedderArg::None,
+                Some(MINILM_ID) => EmbedderArg::Minilm,
+                _ => EmbedderArg::Hash,
+            },
+            "the database's embedder",
+        )?,
     };
     let progress = progress_reporter();
     let options = ImportOptions {
@@ -483,10 +501,12 @@ fn import(
         s.edges_per_sec(),
     );
     if s.vectors_computed > 0 {
+        let secs = s.embed_time.as_secs_f64();
         println!(
-            "embedded {} node descriptions in {:.2}s",
+            "embedded {} node descriptions in {secs:.2}s ({:.0}/s) with {}",
             s.vectors_computed,
-            s.embed_time.as_secs_f64()
+            s.vectors_computed as f64 / secs.max(1e-9),
+            options.embedder.as_ref().map_or("?", |e| e.id()),
         );
     }
     if !no_index {
@@ -507,6 +527,31 @@ fn import(
     Ok(())
 }
 
+/// The embedder `choice` names (`None` for `none`); `origin` says where the choice came from in
+/// an error.
+fn load_embedder(choice: EmbedderArg, origin: &str) -> Result<Option<Arc<dyn Embedder>>, Failure> {
+    Ok(match choice {
+        EmbedderArg::Hash => Some(Arc::new(HashEmbedder::default())),
+        EmbedderArg::Minilm => Some(minilm_from_env().map_err(|e| embedder_failure(e, origin))?),
+        EmbedderArg::None => None,
+    })
+}
+
+/// An embedder that could not be set up: the build lacks its feature, or its setting (the model
+/// directory) is missing or wrong. That is how cairn was invoked, not the data: exit code 2.
+fn embedder_failure(e: EmbedError, origin: &str) -> Failure {
+    let code = match e {
+        EmbedError::NotCompiled { .. }
+        | EmbedError::MissingEnv { .. }
+        | EmbedError::InvalidSetting { .. } => 2,
+        _ => 1,
+    };
+    Failure {
+        code,
+        report: miette::Report::msg(format!("{origin}: {e}")),
+    }
+}
+
 fn index_build(db: &Path) -> Result<(), Failure> {
     let cairn = open_db(db)?;
     let r = cairn.build_index()?;
@@ -522,7 +567,9 @@ fn index_build(db: &Path) -> Result<(), Failure> {
 impl From<CairnError> for Failure {
     fn from(e: CairnError) -> Self {
         let code = match &e {
-            CairnError::Query(_) | CairnError::Unsupported(_) => 2,
+            CairnError::Query(_)
+            | CairnError::Unsupported(_)
+            | CairnError::EmbedderUnavailable { .. } => 2,
             CairnError::Import(
                 ImportError::BadLines { .. }
                 | ImportError::Header { .. }
@@ -797,10 +844,27 @@ impl Reporter {
         match self {
             Reporter::Bar(bar) => {
                 let bar = bar.clone();
+                let counting = Mutex::new(false);
                 Arc::new(move |p: Progress| {
                     bar.set_message(p.phase.to_string());
                     match (p.phase, p.total) {
                         (Phase::Read, Some(total)) => {
+                            bar.set_length(total);
+                            bar.set_position(p.done);
+                        }
+                        (Phase::Embed, Some(total)) => {
+                            // descriptions, not bytes: switch the bar's units once
+                            if let Ok(mut c) = counting.lock() {
+                                if !*c {
+                                    *c = true;
+                                    if let Ok(style) = indicatif::ProgressStyle::with_template(
+                                        "{msg:>10} [{bar:30}] {pos}/{len} descriptions {per_sec} eta {eta}",
+                                    ) {
+                                        bar.set_style(style.progress_chars("=> "));
+                                    }
+                                    bar.reset();
+                                }
+                            }
                             bar.set_length(total);
                             bar.set_position(p.done);
                         }
@@ -824,6 +888,15 @@ impl Reporter {
                                     100.0 * p.done as f64 / t as f64,
                                     p.done >> 20,
                                     t >> 20
+                                )
+                            }
+                            Some(t) if p.phase == Phase::Embed && t > 0 => {
+                                eprintln!(
+                                    "import: {} {:.0}% ({} of {} descriptions)",
+                                    p.phase,
+                                    100.0 * p.done as f64 / t as f64,
+                                    p.done,
+                                    t
                                 )
                             }
                             _ => eprintln!("import: {}", p.phase),

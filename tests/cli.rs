@@ -258,3 +258,86 @@ fn every_subcommand_rejects_missing_database_and_bad_flags() {
         text(&o)
     );
 }
+
+/// A binary built without the `minilm` feature accepts `--embedder minilm` on the command line
+/// (the help is the same in every build) but refuses to run it: exit code 2, naming the fix, and
+/// no database created. A database whose catalog records MiniLM is refused the same way for
+/// queries and imports, instead of being queried with the hash embedder.
+#[cfg(not(feature = "minilm"))]
+#[test]
+fn minilm_without_the_feature_is_a_usage_error_naming_the_fix() {
+    use cairn::format::EmbedderDef;
+    let dir = tempfile::tempdir().unwrap();
+    let dump = dir.path().join("papers.csv");
+    std::fs::write(&dump, "key:ID(Paper),title\np1,Graph mining\n").unwrap();
+    // however the error report wrapped its lines (at spaces and hyphens, indented with `│`)
+    let squash = |s: &str| -> String {
+        s.chars()
+            .filter(|c| !c.is_whitespace() && *c != '│')
+            .collect()
+    };
+    let names_fix = |err: &str| {
+        let err = squash(err);
+        [
+            "sentence-transformers/all-MiniLM-L6-v2",
+            "--featuresminilm",
+            "scripts/fetch-minilm.sh",
+            "CAIRN_MINILM_DIR",
+        ]
+        .iter()
+        .all(|needle| err.contains(needle))
+    };
+
+    let fresh = dir.path().join("fresh");
+    let o = cairn(&[
+        "--db",
+        path(&fresh),
+        "import",
+        path(&dump),
+        "--embedder",
+        "minilm",
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{:?}", text(&o));
+    assert!(names_fix(&text(&o).1), "{:?}", text(&o));
+    assert!(!fresh.exists(), "a refused import creates no database");
+    let o = cairn(&["import", "--help"]);
+    assert!(text(&o).0.contains("minilm"), "{:?}", text(&o));
+
+    // A database that records MiniLM (as one imported by a MiniLM build would).
+    let db = dir.path().join("db");
+    {
+        let graph = cairn::Graph::open(&db, cairn::GraphOptions::default()).unwrap();
+        let mut w = graph.writer();
+        w.upsert_node("Paper", "p0", [("title", cairn::Value::from("Seed"))], None)
+            .unwrap();
+        w.set_embedder(Some(EmbedderDef {
+            id: "sentence-transformers/all-MiniLM-L6-v2".into(),
+            dim: 384,
+        }));
+        w.commit().unwrap();
+    }
+    let o = cairn(&[
+        "--db",
+        path(&db),
+        "query",
+        "-e",
+        r#"EXPLORE "x" FROM Paper "p0""#,
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{:?}", text(&o));
+    assert!(names_fix(&text(&o).1), "{:?}", text(&o));
+    // Without --embedder an import keeps the recorded embedder: refused too, nothing imported.
+    let o = cairn(&["--db", path(&db), "import", path(&dump)]);
+    assert_eq!(o.status.code(), Some(2), "{:?}", text(&o));
+    assert!(names_fix(&text(&o).1), "{:?}", text(&o));
+    // What needs no embedding still works.
+    let o = cairn(&["--db", path(&db), "stats"]);
+    assert!(o.status.success(), "{:?}", text(&o));
+    assert!(text(&o).0.contains("labels     Paper"), "{:?}", text(&o));
+    // The library refuses the same way, with a typed error.
+    match cairn::Cairn::open(&db) {
+        Err(cairn::CairnError::EmbedderUnavailable { id, .. }) => {
+            assert_eq!(id, "sentence-transformers/all-MiniLM-L6-v2")
+        }
+        other => panic!("expected EmbedderUnavailable, got {other:?}"),
+    }
+}

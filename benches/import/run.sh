@@ -7,6 +7,8 @@
 # Usage: bash benches/import/run.sh [NODES] [SEED]      (default 1,000,000 nodes: ~6.5M edges)
 # CARGO_TARGET_DIR is honoured; CAIRN_BENCH_DIR=DIR with CAIRN_BENCH_REUSE_DUMP=1 keeps DIR/dump
 # from an earlier run of the same NODES and SEED instead of generating it again.
+# CAIRN_BENCH_MINILM_NODES=N (opt-in, e.g. 20000) then runs benches/import/embedders.sh on an
+# N-node dump: the time the hash and MiniLM embedders add (MiniLM on 1M nodes takes an hour).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 NODES=${1:-1000000}
@@ -50,3 +52,6 @@ echo "# cairn: $(tail -n 1 "$WORK/cairn.out")" >&2
 echo "# kuzu:  $(tail -n 1 "$WORK/kuzu.out")" >&2
 echo "# cairn with hash embedder: $(tail -n 2 "$WORK/cairn_hash_embedder.out" | tr '\n' ' ')" >&2
 rm -rf "$WORK/cairn-hash.db"
+if [ -n "${CAIRN_BENCH_MINILM_NODES:-}" ]; then
+  CAIRN_BENCH_DIR="$WORK" bash benches/import/embedders.sh "$CAIRN_BENCH_MINILM_NODES" "$SEED"
+fi

@@ -66,6 +66,37 @@ fn reproduces_reference_vectors() {
     assert_eq!(m.id(), "sentence-transformers/all-MiniLM-L6-v2");
 }
 
+/// Sentences of very different lengths (one past the 256-token truncation) embedded in one batch
+/// give the same vectors as one at a time: packing them into one forward must not let them see
+/// each other.
+#[test]
+fn batch_of_mixed_lengths_matches_single_sentences() {
+    let m = model();
+    let long = "graph ".repeat(300);
+    let texts = [
+        "x",
+        "Paper: Learning community detection for unsupervised community detection.",
+        long.as_str(),
+        "",
+        "A man is eating food.",
+    ];
+    let batch = m.embed_batch(&texts).unwrap();
+    assert_eq!(batch.len(), texts.len());
+    for (text, got) in texts.iter().zip(&batch) {
+        let single = m.embed(text).unwrap();
+        let worst = single
+            .iter()
+            .zip(got)
+            .map(|(a, b)| (a - b).abs())
+            .fold(0.0f32, f32::max);
+        assert!(
+            worst < 1e-5,
+            "{:?}: max component difference {worst}",
+            &text[..text.len().min(20)]
+        );
+    }
+}
+
 #[test]
 fn paraphrases_score_above_unrelated_pairs() {
     let m = model();
@@ -118,10 +149,14 @@ fn throughput() {
             .collect();
         (f.get(11).copied().unwrap_or(0.0) + f.get(12).copied().unwrap_or(0.0)) / 100.0
     };
-    for batch in [1usize, 32] {
+    for batch in [1usize, 32, 256] {
         let (t, c) = (Instant::now(), cpu());
         let mut n = 0;
-        for c in refs.chunks(batch).take(if batch == 1 { 64 } else { 8 }) {
+        for c in refs.chunks(batch).take(match batch {
+            1 => 64,
+            32 => 8,
+            _ => 1,
+        }) {
             n += m.embed_batch(c).unwrap().len();
         }
         let (s, c) = (t.elapsed().as_secs_f64(), cpu() - c);

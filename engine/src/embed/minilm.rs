@@ -5,15 +5,17 @@
 //! Why not candle: it compiles for ~21 min on 2 cores (BUILD-NOTES); this path needs only the
 //! tokenizer, a safetensors reader and a GEMM, and its throughput is measured in docs/VECTOR.md.
 
-use super::{finish, EmbedError, Embedder};
+use super::{finish, EmbedError, Embedder, MINILM_DIM, MINILM_DIR_ENV, MINILM_ID};
 use ndarray::{Array1, Array2, ArrayView2, Axis, Slice};
+use std::ops::Range;
 use std::path::{Path, PathBuf};
 
-/// Environment variable naming the model directory (with `model.safetensors`, `tokenizer.json`,
-/// `config.json`); `scripts/fetch-minilm.sh` creates one and prints its path.
-pub const MINILM_DIR_ENV: &str = "CAIRN_MINILM_DIR";
-
 const MAX_TOKENS: usize = 256; // sentence-transformers' max_seq_length for this model
+
+/// Tokens encoded by one packed forward (see [`MiniLmEmbedder::forward_packed`]). Large enough that
+/// every weight matrix is streamed from memory once per thousands of tokens instead of once per
+/// sentence; small enough that the widest activation (tokens × 1536 floats) stays near 25 MB.
+const PACK_TOKENS: usize = 4096;
 
 #[derive(Debug)]
 struct Linear {
@@ -78,13 +80,23 @@ fn model_err(path: &Path, message: impl Into<String>) -> EmbedError {
 }
 
 impl MiniLmEmbedder {
-    /// Loads the model from the directory named by `CAIRN_MINILM_DIR`.
+    /// Loads the model from the directory named by `CAIRN_MINILM_DIR` (empty counts as unset).
+    /// Failures name the variable and the script that fills such a directory, since that is
+    /// what the user has to fix.
     pub fn from_env() -> Result<Self, EmbedError> {
-        let dir = std::env::var_os(MINILM_DIR_ENV).ok_or(EmbedError::MissingEnv {
+        let dir = std::env::var_os(MINILM_DIR_ENV)
+            .filter(|d| !d.is_empty())
+            .ok_or(EmbedError::MissingEnv {
             var: MINILM_DIR_ENV,
-            why: "directory with all-MiniLM-L6-v2 model.safetensors and tokenizer.json (scripts/fetch-minilm.sh)",
+            why: "it names the all-MiniLM-L6-v2 model directory: run `bash scripts/fetch-minilm.sh` and set it to the directory it prints",
         })?;
-        Self::load(Path::new(&dir))
+        Self::load(Path::new(&dir)).map_err(|e| EmbedError::InvalidSetting {
+            name: MINILM_DIR_ENV.to_owned(),
+            value: dir.to_string_lossy().into_owned(),
+            reason: format!(
+                "{e}; run `bash scripts/fetch-minilm.sh` and set {MINILM_DIR_ENV} to the directory it prints"
+            ),
+        })
     }
 
     /// Loads `model.safetensors`, `tokenizer.json` and `config.json` from `dir`.
@@ -230,25 +242,36 @@ impl MiniLmEmbedder {
         }
     }
 
-    /// Encoder forward for one sequence of token ids; returns the mean-pooled, unnormalised vector.
-    fn forward(&self, ids: &[u32]) -> Result<Vec<f32>, EmbedError> {
-        let n = ids.len();
+    /// Encoder forward for several token-id sequences packed one after another, without padding.
+    /// The position-wise parts (projections, feed-forward, layer norms) are row-independent, so
+    /// they run as one matrix product over every token of every sentence: each weight matrix is
+    /// then read once per pack instead of once per sentence, which is what bounds a per-sentence
+    /// forward (its products have only ~20 rows). Attention mixes rows only within a sentence and
+    /// runs per sentence on its own rows. Returns each sentence's mean-pooled, unnormalised
+    /// vector; the result for a sentence does not depend on its pack mates.
+    fn forward_packed(&self, seqs: &[&[u32]]) -> Result<Vec<Vec<f32>>, EmbedError> {
         let hidden = self.token_type.len();
-        let mut x = Array2::<f32>::zeros((n, hidden));
-        for (i, id) in ids.iter().enumerate() {
-            let (Some(w), true) = (
-                self.words.outer_iter().nth(*id as usize),
-                i < self.positions.nrows(),
-            ) else {
-                return Err(model_err(
-                    &self.dir,
-                    format!("token id {id} or position {i} out of range"),
-                ));
-            };
-            let mut row = x.row_mut(i);
-            row.assign(&w);
-            row += &self.positions.row(i);
-            row += &self.token_type;
+        let mut spans: Vec<Range<usize>> = Vec::with_capacity(seqs.len());
+        let mut total = 0;
+        for s in seqs {
+            spans.push(total..total + s.len());
+            total += s.len();
+        }
+        let mut x = Array2::<f32>::zeros((total, hidden));
+        for (ids, span) in seqs.iter().zip(&spans) {
+            for (i, id) in ids.iter().enumerate() {
+                let id = *id as usize;
+                if id >= self.words.nrows() || i >= self.positions.nrows() {
+                    return Err(model_err(
+                        &self.dir,
+                        format!("token id {id} or position {i} out of range"),
+                    ));
+                }
+                let mut row = x.row_mut(span.start + i);
+                row.assign(&self.words.row(id));
+                row += &self.positions.row(i);
+                row += &self.token_type;
+            }
         }
         self.layer_norm(&mut x, &self.emb_norm);
         let dh = hidden / self.heads;
@@ -256,21 +279,30 @@ impl MiniLmEmbedder {
         for l in &self.layers {
             let xv = x.view();
             let (q, k, v) = (l.q.apply(&xv), l.k.apply(&xv), l.v.apply(&xv));
-            let mut ctx = Array2::<f32>::zeros((n, hidden));
-            for h in 0..self.heads {
+            let mut ctx = Array2::<f32>::zeros((total, hidden));
+            for span in &spans {
                 // (the `s!` macro expands to `unsafe`, which this crate forbids)
-                let cols = Slice::from(h * dh..(h + 1) * dh);
-                let mut scores = q
-                    .slice_axis(Axis(1), cols)
-                    .dot(&k.slice_axis(Axis(1), cols).t());
-                for mut row in scores.rows_mut() {
-                    let max = row.iter().fold(f32::NEG_INFINITY, |a, b| a.max(*b));
-                    row.mapv_inplace(|s| ((s - max) * scale).exp());
-                    let sum = row.sum();
-                    row.mapv_inplace(|s| s / sum);
+                let rows = Slice::from(span.clone());
+                let (q, k, v) = (
+                    q.slice_axis(Axis(0), rows),
+                    k.slice_axis(Axis(0), rows),
+                    v.slice_axis(Axis(0), rows),
+                );
+                let mut ctx = ctx.slice_axis_mut(Axis(0), rows);
+                for h in 0..self.heads {
+                    let cols = Slice::from(h * dh..(h + 1) * dh);
+                    let mut scores = q
+                        .slice_axis(Axis(1), cols)
+                        .dot(&k.slice_axis(Axis(1), cols).t());
+                    for mut row in scores.rows_mut() {
+                        let max = row.iter().fold(f32::NEG_INFINITY, |a, b| a.max(*b));
+                        row.mapv_inplace(|s| ((s - max) * scale).exp());
+                        let sum = row.sum();
+                        row.mapv_inplace(|s| s / sum);
+                    }
+                    ctx.slice_axis_mut(Axis(1), cols)
+                        .assign(&scores.dot(&v.slice_axis(Axis(1), cols)));
                 }
-                ctx.slice_axis_mut(Axis(1), cols)
-                    .assign(&scores.dot(&v.slice_axis(Axis(1), cols)));
             }
             let mut a = l.attn_out.apply(&ctx.view());
             a += &x;
@@ -283,20 +315,63 @@ impl MiniLmEmbedder {
             self.layer_norm(&mut out, &l.out_norm);
             x = out;
         }
-        Ok(x.mean_axis(Axis(0)).map(|m| m.to_vec()).unwrap_or_default())
+        Ok(spans
+            .into_iter()
+            .map(|span| {
+                x.slice_axis(Axis(0), Slice::from(span))
+                    .mean_axis(Axis(0))
+                    .map(|m| m.to_vec())
+                    .unwrap_or_default()
+            })
+            .collect())
+    }
+
+    /// Embeds already tokenised sentences on the calling thread, in packs of about
+    /// [`PACK_TOKENS`] tokens.
+    fn embed_encoded(&self, enc: &[tokenizers::Encoding]) -> Result<Vec<Vec<f32>>, EmbedError> {
+        let mut out = Vec::with_capacity(enc.len());
+        let mut pack: Vec<&[u32]> = Vec::new();
+        let mut tokens = 0;
+        for e in enc {
+            let ids = e.get_ids();
+            if !pack.is_empty() && tokens + ids.len() > PACK_TOKENS {
+                self.finish_pack(&mut pack, &mut out)?;
+                tokens = 0;
+            }
+            tokens += ids.len();
+            pack.push(ids);
+        }
+        self.finish_pack(&mut pack, &mut out)?;
+        Ok(out)
+    }
+
+    fn finish_pack(
+        &self,
+        pack: &mut Vec<&[u32]>,
+        out: &mut Vec<Vec<f32>>,
+    ) -> Result<(), EmbedError> {
+        if pack.is_empty() {
+            return Ok(());
+        }
+        for v in self.forward_packed(pack)? {
+            out.push(finish(MINILM_ID, MINILM_DIM, v)?);
+        }
+        pack.clear();
+        Ok(())
     }
 }
 
 impl Embedder for MiniLmEmbedder {
     fn id(&self) -> &str {
-        "sentence-transformers/all-MiniLM-L6-v2"
+        MINILM_ID
     }
 
     fn dim(&self) -> usize {
-        384
+        MINILM_DIM
     }
 
-    /// Sentences are encoded separately (no padding work) on all cores.
+    /// Sentences are tokenised, split into one contiguous share per core (balanced by token
+    /// count, since the cost of a sentence grows with its length) and encoded in packs.
     fn embed_batch(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
         let enc = self
             .tokenizer
@@ -304,19 +379,13 @@ impl Embedder for MiniLmEmbedder {
             .map_err(|e| model_err(&self.dir, format!("tokenizer: {e}")))?;
         let threads = std::thread::available_parallelism()
             .map_or(1, |t| t.get())
-            .min(texts.len())
+            .min(enc.len())
             .max(1);
-        let chunk = enc.len().div_ceil(threads).max(1);
+        let shares = split_by_tokens(&enc, threads);
         let parts: Vec<Result<Vec<Vec<f32>>, EmbedError>> = std::thread::scope(|s| {
-            let handles: Vec<_> = enc
-                .chunks(chunk)
-                .map(|part| {
-                    s.spawn(move || {
-                        part.iter()
-                            .map(|e| finish(self.id(), self.dim(), self.forward(e.get_ids())?))
-                            .collect::<Result<Vec<_>, _>>()
-                    })
-                })
+            let handles: Vec<_> = shares
+                .into_iter()
+                .map(|share| s.spawn(move || self.embed_encoded(share)))
                 .collect();
             handles
                 .into_iter()
@@ -332,4 +401,24 @@ impl Embedder for MiniLmEmbedder {
         }
         Ok(out)
     }
+}
+
+/// Splits `enc` into at most `n` contiguous, non-empty shares of about equal token counts.
+fn split_by_tokens(enc: &[tokenizers::Encoding], n: usize) -> Vec<&[tokenizers::Encoding]> {
+    let total: usize = enc.iter().map(|e| e.len()).sum();
+    let per = total.div_ceil(n.max(1)).max(1);
+    let mut shares = Vec::with_capacity(n);
+    let (mut start, mut tokens) = (0, 0);
+    for (i, e) in enc.iter().enumerate() {
+        tokens += e.len();
+        if tokens >= per && shares.len() + 1 < n {
+            shares.push(&enc[start..=i]);
+            start = i + 1;
+            tokens = 0;
+        }
+    }
+    if start < enc.len() {
+        shares.push(&enc[start..]);
+    }
+    shares
 }

@@ -21,9 +21,45 @@ mod minilm;
 pub use hash::HashEmbedder;
 pub use http::{HttpEmbedder, HttpEmbedderConfig};
 #[cfg(feature = "minilm")]
-pub use minilm::{MiniLmEmbedder, MINILM_DIR_ENV};
+pub use minilm::MiniLmEmbedder;
 
 use std::path::PathBuf;
+use std::sync::Arc;
+
+/// The id all-MiniLM-L6-v2 records in the catalog. Known in every build, so that a binary without
+/// the `minilm` feature recognises a MiniLM database and refuses it by name instead of embedding
+/// its queries with another model.
+pub const MINILM_ID: &str = "sentence-transformers/all-MiniLM-L6-v2";
+
+/// Dimension of all-MiniLM-L6-v2's vectors.
+pub const MINILM_DIM: usize = 384;
+
+/// Environment variable naming the MiniLM model directory (with `model.safetensors`,
+/// `tokenizer.json`, `config.json`); `scripts/fetch-minilm.sh` creates one and prints its path.
+pub const MINILM_DIR_ENV: &str = "CAIRN_MINILM_DIR";
+
+/// What a user does to get a working MiniLM embedder; part of every error that says it is missing.
+pub const MINILM_FIX: &str =
+    "build cairn with `--features minilm` (e.g. `cargo build --release --features minilm`), \
+run `bash scripts/fetch-minilm.sh` and set CAIRN_MINILM_DIR to the directory it prints";
+
+/// all-MiniLM-L6-v2 loaded from `CAIRN_MINILM_DIR`, in every build: without the `minilm` cargo
+/// feature this is [`EmbedError::NotCompiled`], so callers (the CLI, the facade) need no `cfg` of
+/// their own and a missing feature is an error the user can read, never a silent substitute.
+pub fn minilm_from_env() -> Result<Arc<dyn Embedder>, EmbedError> {
+    #[cfg(feature = "minilm")]
+    {
+        Ok(Arc::new(MiniLmEmbedder::from_env()?))
+    }
+    #[cfg(not(feature = "minilm"))]
+    {
+        Err(EmbedError::NotCompiled {
+            id: MINILM_ID,
+            feature: "minilm",
+            fix: MINILM_FIX,
+        })
+    }
+}
 
 /// Why an embedding could not be produced.
 #[derive(Debug, thiserror::Error)]
@@ -103,6 +139,16 @@ pub enum EmbedError {
         path: PathBuf,
         /// The I/O error.
         source: std::io::Error,
+    },
+    /// The embedder needs a cargo feature this build was compiled without.
+    #[error("embedder {id} is not in this build of cairn (compiled without the cargo feature `{feature}`); to use it, {fix}")]
+    NotCompiled {
+        /// The embedder's id.
+        id: &'static str,
+        /// The cargo feature that provides it.
+        feature: &'static str,
+        /// What to do about it.
+        fix: &'static str,
     },
     /// A model file was read but is not usable.
     #[error("model {path}: {message}")]

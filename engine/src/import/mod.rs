@@ -94,6 +94,8 @@ pub struct Progress {
 pub enum Phase {
     Read,
     Resolve,
+    /// Computing vectors for node descriptions; `done`/`total` count descriptions.
+    Embed,
     Write,
     Commit,
 }
@@ -103,6 +105,7 @@ impl fmt::Display for Phase {
         f.write_str(match self {
             Phase::Read => "reading",
             Phase::Resolve => "resolving",
+            Phase::Embed => "embedding",
             Phase::Write => "writing",
             Phase::Commit => "committing",
         })
