@@ -23,8 +23,10 @@ pub const MAX_BUDGET: u32 = 1_000_000;
 /// `FANOUT` default: neighbours of one node scored per expansion, per relation step. A hub's
 /// longer list is thinned to an evenly spaced (deterministic) sample. A careful reader skims a
 /// prolific author's thousand papers; scoring every one would cost more than the rest of the
-/// search, so a latency-sensitive query keeps this default.
-pub const DEFAULT_FANOUT: u32 = 2048;
+/// search, so a latency-sensitive query keeps this default. Scoring cost grows linearly with
+/// it: on the 1M-node benchmark graph, p50 of a beam-8 depth-3 query is about 1.5 ms at 1024
+/// and 2.3 ms at 2048 (docs/BENCHMARKS.md).
+pub const DEFAULT_FANOUT: u32 = 1024;
 /// `FANOUT` hard cap, for queries that need completeness (every co-author of a prolific author).
 /// Each neighbour kept is scored (its record, degree and vector loaded), so one expansion costs up
 /// to this many scorings per step; the cap bounds that cost, as `BUDGET` bounds the expansions.

@@ -64,7 +64,7 @@ pub struct Plan {
     pub depth: u32,
     /// Node expansions (1..=1 000 000, default 2000).
     pub budget: u32,
-    /// Neighbours scored per expanded node per step (1..=1 000 000, default 2048); a longer list
+    /// Neighbours scored per expanded node per step (1..=1 000 000, default 1024); a longer list
     /// is thinned to an evenly spaced, deterministic sample. Raise it for completeness (every
     /// neighbour of a hub); the default keeps a hub's expansion cheap.
     pub fanout: u32,
