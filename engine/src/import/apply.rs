@@ -153,6 +153,7 @@ pub(super) fn apply(
         ..Default::default()
     };
     report(options, Phase::Resolve, 0, Some(summary.records));
+    let mut step = Step::start();
     let mut names = NameMap::new(staging.names.names.len());
 
     // ---- nodes: intern names, merge duplicate lines (the later wins) ----
@@ -237,6 +238,7 @@ pub(super) fn apply(
             }
         }
     }
+    step.done("nodes merged and looked up");
     let first_new = state.next_node_id;
     let mut next = first_new;
     let ids: Vec<NodeId> = ids
@@ -297,6 +299,7 @@ pub(super) fn apply(
         errors.extend(part.errors);
         edge_labels.extend(part.labels);
     }
+    step.done("edge endpoints resolved");
     if errors.len() > options.max_errors {
         errors.sort_by(|a, b| (&a.file, a.line).cmp(&(&b.file, b.line)));
         errors.truncate(options.max_errors + 1);
@@ -375,6 +378,8 @@ pub(super) fn apply(
         same
     });
 
+    step.done("edges sorted and deduplicated");
+
     // ---- plan the writes ----
     report(
         options,
@@ -434,7 +439,9 @@ pub(super) fn apply(
         }
     }
     drop(edges);
+    step.done("edge writes planned");
     par_sort_by_key(&mut sst_in, |e| (e.dst, e.rel, e.src));
+    step.done("in-edges sorted");
     let degree_cf = graph.cf(cf::DEGREE)?;
     let mut old_degree: Vec<(NodeId, Degree)> = old_degree.into_iter().collect();
     old_degree.sort_by_key(|(id, _)| *id);
@@ -518,6 +525,8 @@ pub(super) fn apply(
         touched.push(id);
     }
 
+    step.done("node writes planned");
+
     // ---- write and ingest the files ----
     let meta_cf = graph.cf(cf::META)?;
     let has_files = !new_nodes.is_empty();
@@ -544,6 +553,7 @@ pub(super) fn apply(
         let files = files?;
         batch = keyed.unwrap_or_else(|p| std::panic::resume_unwind(p))?;
         drop((sst_out, sst_in));
+        step.done("SST files written");
         report(options, Phase::Commit, 0, None);
         // The marker goes first and durably: if we die from here on, open() rolls back.
         let mut sync = WriteOptions::default();
@@ -561,6 +571,7 @@ pub(super) fn apply(
                 .db
                 .ingest_external_file_cf_opts(graph.cf(cf_name)?, &ingest, vec![path])?;
         }
+        step.done("SST files ingested");
         test_hook_pause();
     }
     report(options, Phase::Commit, 0, None);
@@ -577,6 +588,7 @@ pub(super) fn apply(
     let result = graph.db.write_opt(batch, &opts);
     graph.cache.end_commit(touched);
     result?;
+    step.done("final batch committed");
     state.next_node_id = next;
     *graph.catalog.write() = Arc::new(catalog);
     let _ = std::fs::remove_dir_all(&tmp);
@@ -584,8 +596,23 @@ pub(super) fn apply(
         // The batch put one `node_key` entry per new node into the memtable; flushing it now
         // (keys sorted, on a quiet database) spares the next open replaying them from the log.
         graph.db.flush_cf(node_key_cf)?;
+        step.done("node keys flushed");
     }
     Ok(summary)
+}
+
+/// Logs (at debug level, `CAIRN_LOG=debug`) how long each step of an import took.
+struct Step(std::time::Instant);
+
+impl Step {
+    fn start() -> Self {
+        Step(std::time::Instant::now())
+    }
+    fn done(&mut self, what: &str) {
+        let ms = self.0.elapsed().as_secs_f64() * 1e3;
+        tracing::debug!("import: {what} in {ms:.0} ms");
+        self.0 = std::time::Instant::now();
+    }
 }
 
 /// What resolving a chunk of staged edges produced.

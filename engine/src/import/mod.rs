@@ -222,6 +222,10 @@ pub fn import_files<P: AsRef<Path>>(
             });
         }
     });
+    tracing::debug!(
+        "import: files parsed in {:.0} ms",
+        start.elapsed().as_secs_f64() * 1e3
+    );
     let mut staging = Staging::default();
     for (path, slot) in files.iter().zip(parsed) {
         staging.files.push(path.to_path_buf());
