@@ -16,6 +16,7 @@ use cairn_storage_format::{
 use hashbrown::{DefaultHashBuilder, HashMap, HashSet, HashTable};
 use rocksdb::{IngestExternalFileOptions, SstFileWriter, WriteBatch, WriteOptions};
 use std::hash::BuildHasher;
+use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
@@ -369,7 +370,8 @@ pub(super) fn apply(
 
     // Sort and dedupe edges. The sort is stable, so among duplicates the last line comes last;
     // dedup keeps the first of a run, so move each later duplicate's properties into it.
-    par_sort_by_key(&mut edges, |e| (e.src, e.rel, e.dst));
+    let new_ids = first_new..next;
+    let mut edges = sort_edges(edges, &new_ids, |e| e.src, |e| (e.rel, e.dst));
     edges.dedup_by(|later, kept| {
         let same = (later.src, later.rel, later.dst) == (kept.src, kept.rel, kept.dst);
         if same {
@@ -377,7 +379,9 @@ pub(super) fn apply(
         }
         same
     });
-
+    // Existing sources sort first (their ids are lower); the edges of new sources that follow
+    // are exactly the `out` file's keys, in order.
+    let split = edges.partition_point(|e| !is_new(e.src));
     step.done("edges sorted and deduplicated");
 
     // ---- plan the writes ----
@@ -388,66 +392,6 @@ pub(super) fn apply(
         Some((nodes.len() + edges.len()) as u64),
     );
     let mut batch = WriteBatch::default();
-    let mut new_degree: Vec<Degree> = vec![Degree::default(); (next - first_new) as usize];
-    let mut old_degree: HashMap<NodeId, Degree> = HashMap::new();
-    let mut bump = |id: NodeId, d: Degree| {
-        let slot = if is_new(id) {
-            &mut new_degree[(id.0 - first_new) as usize]
-        } else {
-            old_degree.entry(id).or_default()
-        };
-        *slot = slot.plus(d);
-    };
-    let out_cf = graph.cf(cf::OUT)?;
-    let in_cf = graph.cf(cf::IN)?;
-    let mut sst_out: Vec<EdgeIn> = Vec::new();
-    let mut sst_in: Vec<EdgeIn> = Vec::new();
-    for e in &edges {
-        let (src_new, dst_new) = (is_new(e.src), is_new(e.dst));
-        if !src_new && !dst_new {
-            match reader.edge(e.src, e.rel, e.dst)? {
-                Some(old) if old == props_table.value(e) => {
-                    summary.edges_unchanged += 1;
-                    continue;
-                }
-                Some(_) => summary.edges_updated += 1,
-                None => {
-                    summary.edges_created += 1;
-                    bump(e.src, Degree { out: 1, inc: 0 });
-                    bump(e.dst, Degree { out: 0, inc: 1 });
-                }
-            }
-        } else {
-            summary.edges_created += 1;
-            bump(e.src, Degree { out: 1, inc: 0 });
-            bump(e.dst, Degree { out: 0, inc: 1 });
-        }
-        let key = OutEdgeKey {
-            src: e.src,
-            rel: e.rel,
-            dst: e.dst,
-        };
-        if src_new {
-            sst_out.push(*e);
-        } else {
-            batch.put_cf(out_cf, key.encode(), props_table.bytes(e));
-        }
-        if dst_new {
-            sst_in.push(*e);
-        } else {
-            batch.put_cf(in_cf, key.reversed().encode(), props_table.bytes(e));
-        }
-    }
-    drop(edges);
-    step.done("edge writes planned");
-    par_sort_by_key(&mut sst_in, |e| (e.dst, e.rel, e.src));
-    step.done("in-edges sorted");
-    let degree_cf = graph.cf(cf::DEGREE)?;
-    let mut old_degree: Vec<(NodeId, Degree)> = old_degree.into_iter().collect();
-    old_degree.sort_by_key(|(id, _)| *id);
-    for (id, d) in old_degree {
-        batch.merge_cf(degree_cf, NodeKey(id).encode(), d.encode());
-    }
 
     // Nodes: new ones go to files (records, vectors) and the batch (keys, index entries);
     // existing ones are updated in the batch like a Writer would.
@@ -467,7 +411,7 @@ pub(super) fn apply(
     };
     let mut touched: Vec<NodeId> = Vec::new();
     let mut new_nodes: Vec<(NodeId, NodeRecord, Option<Vec<f32>>)> =
-        Vec::with_capacity(new_degree.len());
+        Vec::with_capacity((next - first_new) as usize);
     for (n, id) in nodes.into_iter().zip(ids.iter().copied()) {
         if is_new(id) {
             let rec = NodeRecord {
@@ -524,10 +468,12 @@ pub(super) fn apply(
         batch.put_cf(node_cf, NodeKey(id).encode(), rec.encode());
         touched.push(id);
     }
-
     step.done("node writes planned");
 
-    // ---- write and ingest the files ----
+    // ---- write the files while planning the rest ----
+    // Each SST file is independent, so each is written on its own thread as soon as its keys
+    // are known: the `out` file and the node records right away, the `in` file once the edges
+    // are re-sorted by destination; meanwhile this thread plans the batch.
     let meta_cf = graph.cf(cf::META)?;
     let has_files = !new_nodes.is_empty();
     let tmp = graph.path.join("import-tmp");
@@ -537,23 +483,133 @@ pub(super) fn apply(
             path: tmp.clone(),
             source,
         })?;
-        let (files, keyed) = std::thread::scope(|s| {
-            let keys = s.spawn(|| put_node_keys(graph, batch, &new_nodes));
-            let files = write_ssts(
-                graph,
-                &tmp,
-                &sst_out,
-                &sst_in,
-                &props_table,
-                &new_nodes,
-                &new_degree,
-            );
-            (files, keys.join())
+    }
+    let sst = SstWriter {
+        graph,
+        dir: &tmp,
+        props: &props_table,
+    };
+    let files = std::thread::scope(|s| -> Result<Vec<SstFile>, ImportError> {
+        let out_file = s.spawn(|| {
+            sst.write(cf::OUT, &edges[split..], |w, e| {
+                let key = OutEdgeKey {
+                    src: e.src,
+                    rel: e.rel,
+                    dst: e.dst,
+                };
+                w.put(key.encode(), sst.props.bytes(e))
+            })
         });
-        let files = files?;
-        batch = keyed.unwrap_or_else(|p| std::panic::resume_unwind(p))?;
-        drop((sst_out, sst_in));
-        step.done("SST files written");
+        let node_files = s.spawn(|| -> Result<Vec<Option<SstFile>>, ImportError> {
+            let records = sst.write(cf::NODE, &new_nodes, |w, (id, rec, _)| {
+                w.put(NodeKey(*id).encode(), rec.encode())
+            })?;
+            let with_vectors: Vec<(NodeId, &[f32])> = new_nodes
+                .iter()
+                .filter_map(|(id, _, v)| Some((*id, v.as_deref()?)))
+                .collect();
+            let vectors = sst.write(cf::VECTOR, &with_vectors, |w, (id, v)| {
+                w.put(NodeKey(*id).encode(), encode_vector(v))
+            })?;
+            Ok(vec![records, vectors])
+        });
+
+        let mut new_degree: Vec<Degree> = vec![Degree::default(); new_nodes.len()];
+        let mut old_degree: HashMap<NodeId, Degree> = HashMap::new();
+        let mut bump = |id: NodeId, d: Degree| {
+            let slot = if is_new(id) {
+                &mut new_degree[(id.0 - first_new) as usize]
+            } else {
+                old_degree.entry(id).or_default()
+            };
+            *slot = slot.plus(d);
+        };
+        let out_cf = graph.cf(cf::OUT)?;
+        let in_cf = graph.cf(cf::IN)?;
+        let mut sst_in_len = 0;
+        for e in &edges {
+            let (src_new, dst_new) = (is_new(e.src), is_new(e.dst));
+            if !src_new && !dst_new {
+                match reader.edge(e.src, e.rel, e.dst)? {
+                    Some(old) if old == props_table.value(e) => {
+                        summary.edges_unchanged += 1;
+                        continue;
+                    }
+                    Some(_) => summary.edges_updated += 1,
+                    None => {
+                        summary.edges_created += 1;
+                        bump(e.src, Degree { out: 1, inc: 0 });
+                        bump(e.dst, Degree { out: 0, inc: 1 });
+                    }
+                }
+            } else {
+                summary.edges_created += 1;
+                bump(e.src, Degree { out: 1, inc: 0 });
+                bump(e.dst, Degree { out: 0, inc: 1 });
+            }
+            let key = OutEdgeKey {
+                src: e.src,
+                rel: e.rel,
+                dst: e.dst,
+            };
+            if !src_new {
+                batch.put_cf(out_cf, key.encode(), props_table.bytes(e));
+            }
+            if dst_new {
+                sst_in_len += 1;
+            } else {
+                batch.put_cf(in_cf, key.reversed().encode(), props_table.bytes(e));
+            }
+        }
+        step.done("edge writes planned");
+        let mut sst_in = Vec::with_capacity(sst_in_len);
+        sst_in.extend(edges.iter().filter(|e| is_new(e.dst)));
+        let sst_in = sort_edges(sst_in, &new_ids, |e| e.dst, |e| (e.rel, e.src));
+        step.done("in-edges sorted");
+        let in_file = s.spawn(move || {
+            sst.write(cf::IN, &sst_in, |w, e| {
+                let key = InEdgeKey {
+                    dst: e.dst,
+                    rel: e.rel,
+                    src: e.src,
+                };
+                w.put(key.encode(), sst.props.bytes(e))
+            })
+        });
+
+        let degree_cf = graph.cf(cf::DEGREE)?;
+        let mut old_degree: Vec<(NodeId, Degree)> = old_degree.into_iter().collect();
+        old_degree.sort_by_key(|(id, _)| *id);
+        for (id, d) in old_degree {
+            batch.merge_cf(degree_cf, NodeKey(id).encode(), d.encode());
+        }
+        let degrees: Vec<(NodeId, Degree)> = new_degree
+            .iter()
+            .enumerate()
+            .filter(|(_, d)| **d != Degree::default())
+            .map(|(i, d)| (NodeId(first_new + i as u64), *d))
+            .collect();
+        let degree_file = sst.write(cf::DEGREE, &degrees, |w, (id, d)| {
+            w.put(NodeKey(*id).encode(), d.encode())
+        });
+        put_node_keys(graph, &mut batch, &new_nodes)?;
+
+        let panicked =
+            || ImportError::Engine(EngineError::Invalid("SST writer thread panicked".into()));
+        let mut files = Vec::new();
+        for f in node_files.join().map_err(|_| panicked())?? {
+            files.extend(f);
+        }
+        files.extend(degree_file?);
+        files.extend(out_file.join().map_err(|_| panicked())??);
+        files.extend(in_file.join().map_err(|_| panicked())??);
+        Ok(files)
+    })?;
+    drop(edges);
+    step.done("SST files written");
+
+    // ---- ingest the files ----
+    if has_files {
         report(options, Phase::Commit, 0, None);
         // The marker goes first and durably: if we die from here on, open() rolls back.
         let mut sync = WriteOptions::default();
@@ -782,60 +838,26 @@ fn par_chunks<T: Sync, R: Send>(items: &[T], f: impl Fn(&[T]) -> R + Sync) -> Ve
     })
 }
 
-/// A stable sort on two threads: each half is sorted on its own, then the halves are merged,
-/// the first half winning ties (so equal keys keep their order).
-fn par_sort_by_key<T: Copy + Send, K: Ord>(v: &mut Vec<T>, key: impl Fn(&T) -> K + Sync) {
-    if v.len() < 1 << 16 || workers() < 2 {
-        v.sort_by_key(&key);
-        return;
-    }
-    let mid = v.len() / 2;
-    let (left, right) = v.split_at_mut(mid);
-    std::thread::scope(|s| {
-        let key = &key;
-        s.spawn(move || left.sort_by_key(key));
-        right.sort_by_key(key);
-    });
-    let (left, right) = v.split_at(mid);
-    let mut merged = Vec::with_capacity(v.len());
-    let (mut i, mut j) = (0, 0);
-    while i < left.len() && j < right.len() {
-        if key(&right[j]) < key(&left[i]) {
-            merged.push(right[j]);
-            j += 1;
-        } else {
-            merged.push(left[i]);
-            i += 1;
-        }
-    }
-    merged.extend_from_slice(&left[i..]);
-    merged.extend_from_slice(&right[j..]);
-    *v = merged;
-}
-
 /// Adds the `node_key` entries of new nodes to the final batch, sorted: the memtable inserts
-/// sorted keys much faster than keys in file order.
+/// sorted keys much faster than keys in file order. (label, key) order is the encoded keys'
+/// byte order (label big-endian, then the key's bytes), so no key is encoded to be sorted.
 fn put_node_keys(
     graph: &Graph,
-    mut batch: WriteBatch,
+    batch: &mut WriteBatch,
     new_nodes: &[(NodeId, NodeRecord, Option<Vec<f32>>)],
-) -> Result<WriteBatch, ImportError> {
+) -> Result<(), ImportError> {
     let node_key_cf = graph.cf(cf::NODE_KEY)?;
-    let mut keys: Vec<(Vec<u8>, NodeId)> = new_nodes
+    let mut keys: Vec<(LabelId, &str, NodeId)> = new_nodes
         .iter()
-        .map(|(id, rec, _)| {
-            let key = ExternalKey {
-                label: rec.label,
-                key: rec.key.clone(),
-            };
-            (key.encode(), *id)
-        })
+        .map(|(id, rec, _)| (rec.label, rec.key.as_str(), *id))
         .collect();
     keys.sort_unstable();
-    for (key, id) in keys {
-        batch.put_cf(node_key_cf, key, encode_u64(id.0));
+    let mut buf = Vec::new();
+    for (label, key, id) in keys {
+        ExternalKey::encode_into(label, key, &mut buf);
+        batch.put_cf(node_key_cf, &buf, encode_u64(id.0));
     }
-    Ok(batch)
+    Ok(())
 }
 
 type EmbedResult = Result<Vec<Vec<f32>>, crate::embed::EmbedError>;
@@ -918,108 +940,144 @@ fn merge_props(into: &mut Vec<(PropKeyId, Value)>, from: Vec<(PropKeyId, Value)>
     }
 }
 
-type SstResult = Result<Option<(&'static str, PathBuf)>, ImportError>;
+/// An SST file of the import: its column family and path.
+type SstFile = (&'static str, PathBuf);
 
-/// Writes one SST file per column family that receives new keys, in parallel since each file
-/// is independent. Returns (column family, file) pairs.
-fn write_ssts(
-    graph: &Graph,
-    dir: &Path,
-    sst_out: &[EdgeIn],
-    sst_in: &[EdgeIn],
-    props_table: &PropsTable,
-    new_nodes: &[(NodeId, NodeRecord, Option<Vec<f32>>)],
-    new_degree: &[Degree],
-) -> Result<Vec<(&'static str, PathBuf)>, ImportError> {
-    let first_new = new_nodes.first().map(|n| n.0 .0).unwrap_or(0);
-    let write = |cf_name: &'static str,
-                 fill: &dyn Fn(&mut SstFileWriter<'_>) -> Result<u64, rocksdb::Error>|
-     -> SstResult {
-        let opts = crate::cf::options(cf_name, &graph.block_cache);
-        let mut w = SstFileWriter::create(&opts);
-        let path = dir.join(format!("{cf_name}.sst"));
-        w.open(&path)?;
-        if fill(&mut w)? == 0 {
+/// Writes the import's SST files into `dir`, each with its column family's options.
+#[derive(Clone, Copy)]
+struct SstWriter<'a> {
+    graph: &'a Graph,
+    dir: &'a Path,
+    props: &'a PropsTable,
+}
+
+impl SstWriter<'_> {
+    /// Writes `items`, whose keys `put` must give in order, to the file of `cf_name`; `None`
+    /// when there are no items.
+    fn write<T>(
+        &self,
+        cf_name: &'static str,
+        items: &[T],
+        mut put: impl FnMut(&mut SstFileWriter<'_>, &T) -> Result<(), rocksdb::Error>,
+    ) -> Result<Option<SstFile>, ImportError> {
+        if items.is_empty() {
             return Ok(None);
+        }
+        let opts = crate::cf::options(cf_name, &self.graph.block_cache);
+        let mut w = SstFileWriter::create(&opts);
+        let path = self.dir.join(format!("{cf_name}.sst"));
+        w.open(&path)?;
+        for item in items {
+            put(&mut w, item)?;
         }
         w.finish()?;
         Ok(Some((cf_name, path)))
+    }
+}
+
+/// Sorts `edges` by `(node(e), rest(e))`, stably.
+///
+/// Edges of the import's new nodes (`new`, a dense id range) are ordered by node with an LSD
+/// radix sort: a few linear passes, each stable and scattering to at most 2^11 places at once,
+/// so that the places written stay in cache (a one-pass counting sort over a million nodes
+/// writes every edge to a random place and is several times slower). Then each node's few
+/// edges are sorted by `rest`. Edges of existing nodes (lower ids, usually few) are sorted by
+/// comparison and come first.
+fn sort_edges<K: Ord>(
+    mut edges: Vec<EdgeIn>,
+    new: &Range<u64>,
+    node: impl Fn(&EdgeIn) -> NodeId,
+    rest: impl Fn(&EdgeIn) -> K,
+) -> Vec<EdgeIn> {
+    const MAX_RADIX_BITS: u32 = 11;
+    // Bucket 0 holds existing nodes, bucket 1 + i the new node `new.start + i`.
+    let bucket = |e: &EdgeIn| {
+        let id = node(e).0;
+        if new.contains(&id) {
+            (id - new.start) as usize + 1
+        } else {
+            0
+        }
     };
-    let results: Vec<SstResult> = std::thread::scope(|s| {
-        let small = s.spawn(|| {
-            let nodes = write(cf::NODE, &|w| {
-                for (id, rec, _) in new_nodes {
-                    w.put(NodeKey(*id).encode(), rec.encode())?;
-                }
-                Ok(new_nodes.len() as u64)
-            });
-            let degrees = write(cf::DEGREE, &|w| {
-                let mut n = 0;
-                for (i, d) in new_degree.iter().enumerate() {
-                    if *d != Degree::default() {
-                        w.put(NodeKey(NodeId(first_new + i as u64)).encode(), d.encode())?;
-                        n += 1;
-                    }
-                }
-                Ok(n)
-            });
-            let vectors = write(cf::VECTOR, &|w| {
-                let mut n = 0;
-                for (id, _, v) in new_nodes {
-                    if let Some(v) = v {
-                        w.put(NodeKey(*id).encode(), encode_vector(v))?;
-                        n += 1;
-                    }
-                }
-                Ok(n)
-            });
-            vec![nodes, degrees, vectors]
-        });
-        let outs = s.spawn(|| {
-            write(cf::OUT, &|w| {
-                for e in sst_out {
-                    w.put(
-                        OutEdgeKey {
-                            src: e.src,
-                            rel: e.rel,
-                            dst: e.dst,
-                        }
-                        .encode(),
-                        props_table.bytes(e),
-                    )?;
-                }
-                Ok(sst_out.len() as u64)
-            })
-        });
-        let ins = write(cf::IN, &|w| {
-            for e in sst_in {
-                w.put(
-                    InEdgeKey {
-                        dst: e.dst,
-                        rel: e.rel,
-                        src: e.src,
-                    }
-                    .encode(),
-                    props_table.bytes(e),
-                )?;
+    let top = (new.end - new.start) as usize;
+    let bits = usize::BITS - top.leading_zeros();
+    let passes = bits.div_ceil(MAX_RADIX_BITS);
+    if passes > 0 && edges.len() > 1 {
+        let width = bits.div_ceil(passes);
+        let mask = (1usize << width) - 1;
+        let mut scratch = edges.clone();
+        for pass in 0..passes {
+            let digit = |e: &EdgeIn| (bucket(e) >> (pass * width)) & mask;
+            let mut next = vec![0usize; mask + 2];
+            for e in &edges {
+                next[digit(e) + 1] += 1;
             }
-            Ok(sst_in.len() as u64)
-        });
-        let panicked = || {
-            Err(ImportError::Engine(EngineError::Invalid(
-                "SST writer thread panicked".into(),
-            )))
-        };
-        let mut all = small.join().unwrap_or_else(|_| vec![panicked()]);
-        all.push(outs.join().unwrap_or_else(|_| panicked()));
-        all.push(ins);
-        all
-    });
-    let mut files = Vec::new();
-    for r in results {
-        if let Some(f) = r? {
-            files.push(f);
+            for d in 1..next.len() {
+                next[d] += next[d - 1];
+            }
+            for e in &edges {
+                let d = digit(e);
+                scratch[next[d]] = *e;
+                next[d] += 1;
+            }
+            std::mem::swap(&mut edges, &mut scratch);
         }
     }
-    Ok(files)
+    let old = edges.partition_point(|e| bucket(e) == 0);
+    let (old, new) = edges.split_at_mut(old);
+    old.sort_by_key(|e| (node(e), rest(e)));
+    for run in new.chunk_by_mut(|a, b| node(a) == node(b)) {
+        if run.len() > 1 {
+            run.sort_by_key(&rest);
+        }
+    }
+    edges
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    /// The radix sort agrees with a stable comparison sort, for ids of existing nodes (below
+    /// the range) and of new ones, over ranges needing one, two and three passes.
+    #[test]
+    fn sort_edges_is_a_stable_sort_by_node_then_rest() {
+        let mut seed = 7u64;
+        let mut next = move |n: u64| {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 33) % n
+        };
+        for new_nodes in [1u64, 5, 3000, 5_000_000] {
+            let new = 1000..1000 + new_nodes;
+            let edges: Vec<EdgeIn> = (0..20_000u32)
+                .map(|i| {
+                    let id = |next: &mut dyn FnMut(u64) -> u64| {
+                        if next(4) == 0 {
+                            NodeId(next(1000))
+                        } else {
+                            NodeId(new.start + next(new_nodes.min(500)) * (new_nodes / 500).max(1))
+                        }
+                    };
+                    EdgeIn {
+                        src: id(&mut next),
+                        dst: id(&mut next),
+                        rel: RelId(next(3) as u32),
+                        props: i,
+                    }
+                })
+                .collect();
+            let mut expected = edges.clone();
+            expected.sort_by_key(|e| (e.dst, e.rel, e.src));
+            let sorted = sort_edges(edges, &new, |e| e.dst, |e| (e.rel, e.src));
+            let key = |e: &EdgeIn| (e.dst, e.rel, e.src, e.props);
+            assert_eq!(
+                sorted.iter().map(key).collect::<Vec<_>>(),
+                expected.iter().map(key).collect::<Vec<_>>(),
+                "{new_nodes} new nodes"
+            );
+        }
+    }
 }
