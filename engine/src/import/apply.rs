@@ -135,8 +135,83 @@ impl NameMap {
     }
 }
 
-fn node_hash(hasher: &DefaultHashBuilder, label: LabelId, key: &str) -> u64 {
-    hasher.hash_one((label.0, key))
+/// The import's nodes by (label, key), as positions in its node list.
+///
+/// A slot keeps its node's label and, when it is at most `INLINE_KEY` bytes, its key: resolving
+/// millions of edge endpoints then reads only the table, not each node's record and key string
+/// (two cache misses per lookup, which made lookups a fifth of an import's CPU time).
+struct NodeTable {
+    hasher: DefaultHashBuilder,
+    slots: HashTable<Slot>,
+}
+
+const INLINE_KEY: usize = 23;
+/// The last key byte of a slot whose key is longer than `INLINE_KEY`.
+const LONG_KEY: u8 = u8::MAX;
+
+#[derive(Clone, Copy)]
+struct Slot {
+    node: u32,
+    label: LabelId,
+    /// The key's bytes, then its length in the last byte (`LONG_KEY`: not inline).
+    key: [u8; INLINE_KEY + 1],
+}
+
+impl Slot {
+    fn matches(&self, nodes: &[NodeIn], label: LabelId, key: &str) -> bool {
+        if self.label != label {
+            return false;
+        }
+        match self.key[INLINE_KEY] {
+            LONG_KEY => nodes.get(self.node as usize).is_some_and(|n| n.key == key),
+            len => self.key.get(..len as usize) == Some(key.as_bytes()),
+        }
+    }
+}
+
+impl NodeTable {
+    fn with_capacity(n: usize) -> Self {
+        NodeTable {
+            hasher: DefaultHashBuilder::default(),
+            slots: HashTable::with_capacity(n),
+        }
+    }
+
+    fn hash(&self, label: LabelId, key: &str) -> u64 {
+        self.hasher.hash_one((label.0, key))
+    }
+
+    /// The node with `label` and `key`, whose [`Self::hash`] is `hash`.
+    fn find(&self, nodes: &[NodeIn], hash: u64, label: LabelId, key: &str) -> Option<u32> {
+        self.slots
+            .find(hash, |s| s.matches(nodes, label, key))
+            .map(|s| s.node)
+    }
+
+    /// Adds `nodes[node]`, which is not in the table yet.
+    fn insert(&mut self, nodes: &[NodeIn], hash: u64, node: u32) {
+        let Some(n) = nodes.get(node as usize) else {
+            return;
+        };
+        let mut key = [0u8; INLINE_KEY + 1];
+        match key.get_mut(..n.key.len()) {
+            Some(inline) if n.key.len() <= INLINE_KEY => {
+                inline.copy_from_slice(n.key.as_bytes());
+                key[INLINE_KEY] = n.key.len() as u8;
+            }
+            _ => key[INLINE_KEY] = LONG_KEY,
+        }
+        let slot = Slot {
+            node,
+            label: n.label,
+            key,
+        };
+        let hasher = &self.hasher;
+        self.slots.insert_unique(hash, slot, |s| {
+            let n = &nodes[s.node as usize];
+            hasher.hash_one((n.label.0, n.key.as_str()))
+        });
+    }
 }
 
 pub(super) fn apply(
@@ -158,8 +233,7 @@ pub(super) fn apply(
     let mut names = NameMap::new(staging.names.names.len());
 
     // ---- nodes: intern names, merge duplicate lines (the later wins) ----
-    let hasher = DefaultHashBuilder::default();
-    let mut table: HashTable<u32> = HashTable::with_capacity(staging.nodes.len());
+    let mut table = NodeTable::with_capacity(staging.nodes.len());
     let mut nodes: Vec<NodeIn> = Vec::with_capacity(staging.nodes.len());
     let mut vector_dim: Option<usize> = catalog.embedder().map(|e| e.dim as usize);
     for n in std::mem::take(&mut staging.nodes) {
@@ -177,12 +251,8 @@ pub(super) fn apply(
                 _ => vector_dim = Some(v.len()),
             }
         }
-        let hash = node_hash(&hasher, label, &n.key);
-        let found = table
-            .find(hash, |&i| {
-                nodes[i as usize].label == label && nodes[i as usize].key == n.key
-            })
-            .copied();
+        let hash = table.hash(label, &n.key);
+        let found = table.find(&nodes, hash, label, &n.key);
         match found {
             Some(i) => {
                 let node = &mut nodes[i as usize];
@@ -203,9 +273,7 @@ pub(super) fn apply(
                     description: n.description,
                     vector: n.vector,
                 });
-                table.insert_unique(hash, i, |&j| {
-                    node_hash(&hasher, nodes[j as usize].label, &nodes[j as usize].key)
-                });
+                table.insert(&nodes, hash, i);
             }
         }
     }
@@ -285,7 +353,6 @@ pub(super) fn apply(
         rels: &rels,
         labels: &labels,
         by_key: by_key.as_ref(),
-        hasher: &hasher,
         table: &table,
         nodes: &nodes,
         ids: &ids,
@@ -686,8 +753,7 @@ struct Resolver<'a> {
     /// Catalog label of each staged name (None: no such label).
     labels: &'a [Option<LabelId>],
     by_key: Option<&'a HashMap<&'a str, Vec<LabelId>>>,
-    hasher: &'a DefaultHashBuilder,
-    table: &'a HashTable<u32>,
+    table: &'a NodeTable,
     nodes: &'a [NodeIn],
     ids: &'a [NodeId],
     base_catalog: &'a Catalog,
@@ -696,11 +762,8 @@ struct Resolver<'a> {
 
 impl Resolver<'_> {
     fn lookup(&self, label: LabelId, key: &str) -> Result<Option<NodeId>, ImportError> {
-        let hash = node_hash(self.hasher, label, key);
-        if let Some(&i) = self.table.find(hash, |&i| {
-            let n = &self.nodes[i as usize];
-            n.label == label && n.key == key
-        }) {
+        let hash = self.table.hash(label, key);
+        if let Some(i) = self.table.find(self.nodes, hash, label, key) {
             return Ok(Some(self.ids[i as usize]));
         }
         if self.base_catalog.label_name(label).is_some() {
