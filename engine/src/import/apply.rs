@@ -2,7 +2,7 @@
 //! SST files, commit the final batch. See `docs/FORMAT.md` ("Bulk import") for the rule that
 //! decides which key goes where.
 
-use super::stage::{StagedEdge, Staging, NO_LABEL};
+use super::stage::{EdgePart, StagedEdge, Staging, NO_LABEL};
 use super::{report, ImportError, ImportOptions, ImportSummary, LineError, Phase};
 use crate::catalog::Catalog;
 use crate::cf;
@@ -220,12 +220,13 @@ pub(super) fn apply(
     mut errors: Vec<LineError>,
     options: &ImportOptions,
 ) -> Result<ImportSummary, ImportError> {
+    staging.seal();
     let mut state = graph.writer.lock();
     let base_catalog = graph.catalog();
     let mut catalog: Catalog = (*base_catalog).clone();
     let reader = graph.reader();
     let mut summary = ImportSummary {
-        records: (staging.nodes.len() + staging.edges.len()) as u64,
+        records: (staging.nodes.len() + staging.edge_count()) as u64,
         ..Default::default()
     };
     report(options, Phase::Resolve, 0, Some(summary.records));
@@ -323,11 +324,15 @@ pub(super) fn apply(
 
     // ---- edges: resolve endpoints ----
     // Names first (interning writes the catalog), then the lookups, which only read: each core
-    // resolves a contiguous chunk and the chunks are joined in order, so line order survives.
+    // resolves a contiguous run of chunks and the chunks are joined in order, so line order
+    // survives.
     let mut rels: Vec<Option<RelId>> = vec![None; staging.names.names.len()];
-    for e in &staging.edges {
-        if rels[e.rel as usize].is_none() {
-            rels[e.rel as usize] = Some(names.rel(&mut catalog, &staging, e.rel)?);
+    for part in &staging.parts {
+        for e in &part.edges {
+            let rel = part.name(e.rel);
+            if rels.get(rel as usize).is_some_and(Option::is_none) {
+                rels[rel as usize] = Some(names.rel(&mut catalog, &staging, rel)?);
+            }
         }
     }
     let labels: Vec<Option<LabelId>> = staging
@@ -338,8 +343,9 @@ pub(super) fn apply(
         .collect();
     // Labels that hold a given key, built only if some endpoint has no id group.
     let by_key: Option<HashMap<&str, Vec<LabelId>>> = staging
-        .edges
+        .parts
         .iter()
+        .flat_map(|p| &p.edges)
         .any(|e| e.from_label == NO_LABEL || e.to_label == NO_LABEL)
         .then(|| {
             let mut m: HashMap<&str, Vec<LabelId>> = HashMap::new();
@@ -359,9 +365,20 @@ pub(super) fn apply(
         base_catalog: &base_catalog,
         reader: &reader,
     };
-    let mut edges: Vec<EdgeIn> = Vec::with_capacity(staging.edges.len());
+    const CHUNK: usize = 1 << 16;
+    let chunks: Vec<(&EdgePart, &[StagedEdge])> = staging
+        .parts
+        .iter()
+        .flat_map(|p| p.edges.chunks(CHUNK).map(move |c| (p, c)))
+        .collect();
+    let mut edges: Vec<EdgeIn> = Vec::with_capacity(staging.edge_count());
     let mut edge_labels: HashSet<(RelId, LabelId, LabelId)> = HashSet::new();
-    for part in par_chunks(&staging.edges, |chunk| resolver.resolve(chunk)) {
+    let resolve_run = |run: &[(&EdgePart, &[StagedEdge])]| {
+        run.iter()
+            .map(|(part, chunk)| resolver.resolve(part, chunk))
+            .collect::<Vec<_>>()
+    };
+    for part in par_chunks(&chunks, resolve_run).into_iter().flatten() {
         let part = part?;
         edges.extend_from_slice(&part.edges);
         errors.extend(part.errors);
@@ -818,7 +835,11 @@ impl Resolver<'_> {
         Ok(r)
     }
 
-    fn resolve(&self, staged: &[StagedEdge]) -> Result<ResolvedChunk, ImportError> {
+    fn resolve(
+        &self,
+        part: &EdgePart,
+        staged: &[StagedEdge],
+    ) -> Result<ResolvedChunk, ImportError> {
         let staging = self.staging;
         let mut out = ResolvedChunk {
             edges: Vec::with_capacity(staged.len()),
@@ -835,9 +856,14 @@ impl Resolver<'_> {
             }
         };
         for e in staged {
-            let rel = self.rels[e.rel as usize]
+            let e = part.view(e);
+            let rel = self
+                .rels
+                .get(e.rel as usize)
+                .copied()
+                .flatten()
                 .ok_or_else(|| EngineError::Invalid("relation type not interned".into()))?;
-            let (from_key, to_key) = (staging.key(e.from_key), staging.key(e.to_key));
+            let (from_key, to_key) = (e.from_key, e.to_key);
             let from = self.endpoint_cached(&mut last_from, e.from_label, from_key)?;
             let to = self.endpoint_cached(&mut last_to, e.to_label, to_key)?;
             let reason = match (from, to) {
