@@ -194,35 +194,39 @@ pub fn import_files<P: AsRef<Path>>(
         files.iter().map(|_| Mutex::new(None)).collect();
     std::thread::scope(|scope| {
         for _ in 0..workers {
-            scope.spawn(|| loop {
-                let Some(&i) = by_size.get(next_file.fetch_add(1, Ordering::Relaxed)) else {
-                    break;
-                };
-                let Some(path) = files.get(i) else { break };
-                let mut part = Staging::default();
-                let mut errors = Vec::new();
-                let result = read::read_file(
-                    path,
-                    &mut |record, line| part.add(record, i as u32, line),
-                    &mut |e| {
-                        errors.push(e);
-                        errors.len() <= max
-                    },
-                    &mut |bytes| {
-                        let now = done.fetch_add(bytes, Ordering::Relaxed) + bytes;
-                        let last = last_report.load(Ordering::Relaxed);
-                        if now.saturating_sub(last) > (1 << 20)
-                            && last_report
-                                .compare_exchange(last, now, Ordering::Relaxed, Ordering::Relaxed)
-                                .is_ok()
-                        {
-                            report(options, Phase::Read, now, Some(total));
-                        }
-                    },
-                );
-                part.errors = errors;
-                if let Ok(mut slot) = parsed[i].lock() {
-                    *slot = Some(result.map(|_| part));
+            scope.spawn(|| {
+                while let Some(&i) = by_size.get(next_file.fetch_add(1, Ordering::Relaxed)) {
+                    let Some(path) = files.get(i) else { break };
+                    let mut part = Staging::default();
+                    let mut errors = Vec::new();
+                    let result = read::read_file(
+                        path,
+                        &mut |record, line| part.add(record, i as u32, line),
+                        &mut |e| {
+                            errors.push(e);
+                            errors.len() <= max
+                        },
+                        &mut |bytes| {
+                            let now = done.fetch_add(bytes, Ordering::Relaxed) + bytes;
+                            let last = last_report.load(Ordering::Relaxed);
+                            if now.saturating_sub(last) > (1 << 20)
+                                && last_report
+                                    .compare_exchange(
+                                        last,
+                                        now,
+                                        Ordering::Relaxed,
+                                        Ordering::Relaxed,
+                                    )
+                                    .is_ok()
+                            {
+                                report(options, Phase::Read, now, Some(total));
+                            }
+                        },
+                    );
+                    part.errors = errors;
+                    if let Ok(mut slot) = parsed[i].lock() {
+                        *slot = Some(result.map(|_| part));
+                    }
                 }
             });
         }
