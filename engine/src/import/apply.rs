@@ -574,25 +574,37 @@ pub(super) fn apply(
         props: &props_table,
     };
     let files = std::thread::scope(|s| -> Result<Vec<SstFile>, ImportError> {
-        let out_file = s.spawn(|| {
-            sst.write(cf::OUT, &edges[split..], |w, e| {
-                let key = OutEdgeKey {
-                    src: e.src,
-                    rel: e.rel,
-                    dst: e.dst,
-                };
-                w.put(key.encode(), sst.props.bytes(e))
-            })
-        });
+        let put_out = |w: &mut SstFileWriter<'_>, e: &EdgeIn| {
+            let key = OutEdgeKey {
+                src: e.src,
+                rel: e.rel,
+                dst: e.dst,
+            };
+            w.put(key.encode(), sst.props.bytes(e))
+        };
+        let put_in = |w: &mut SstFileWriter<'_>, e: &EdgeIn| {
+            let key = InEdgeKey {
+                dst: e.dst,
+                rel: e.rel,
+                src: e.src,
+            };
+            w.put(key.encode(), sst.props.bytes(e))
+        };
+        // The edge column families get one file per core, over consecutive key ranges, so that
+        // the cores share the writing to the end rather than one finishing the `in` file alone.
+        let mut edge_files = Vec::new();
+        for (i, part) in file_parts(&edges[split..]).enumerate() {
+            edge_files.push(s.spawn(move || sst.write(cf::OUT, i, part, put_out)));
+        }
         let node_files = s.spawn(|| -> Result<Vec<Option<SstFile>>, ImportError> {
-            let records = sst.write(cf::NODE, &new_nodes, |w, (id, rec, _)| {
+            let records = sst.write(cf::NODE, 0, &new_nodes, |w, (id, rec, _)| {
                 w.put(NodeKey(*id).encode(), rec.encode())
             })?;
             let with_vectors: Vec<(NodeId, &[f32])> = new_nodes
                 .iter()
                 .filter_map(|(id, _, v)| Some((*id, v.as_deref()?)))
                 .collect();
-            let vectors = sst.write(cf::VECTOR, &with_vectors, |w, (id, v)| {
+            let vectors = sst.write(cf::VECTOR, 0, &with_vectors, |w, (id, v)| {
                 w.put(NodeKey(*id).encode(), encode_vector(v))
             })?;
             Ok(vec![records, vectors])
@@ -650,16 +662,21 @@ pub(super) fn apply(
         sst_in.extend(edges.iter().filter(|e| is_new(e.dst)));
         let sst_in = sort_edges(sst_in, &new_ids, |e| e.dst, |e| (e.rel, e.src));
         step.done("in-edges sorted");
-        let in_file = s.spawn(move || {
-            sst.write(cf::IN, &sst_in, |w, e| {
-                let key = InEdgeKey {
-                    dst: e.dst,
-                    rel: e.rel,
-                    src: e.src,
-                };
-                w.put(key.encode(), sst.props.bytes(e))
+        let sst_in = Arc::new(sst_in);
+        let ranges: Vec<Range<usize>> = file_parts(&sst_in)
+            .scan(0, |start, part| {
+                *start += part.len();
+                Some(*start - part.len()..*start)
             })
-        });
+            .collect();
+        for (i, range) in ranges.into_iter().enumerate() {
+            let sst_in = Arc::clone(&sst_in);
+            edge_files.push(s.spawn(move || {
+                let part = sst_in.get(range).unwrap_or_default();
+                sst.write(cf::IN, i, part, put_in)
+            }));
+        }
+        drop(sst_in);
 
         let degree_cf = graph.cf(cf::DEGREE)?;
         let mut old_degree: Vec<(NodeId, Degree)> = old_degree.into_iter().collect();
@@ -673,7 +690,7 @@ pub(super) fn apply(
             .filter(|(_, d)| **d != Degree::default())
             .map(|(i, d)| (NodeId(first_new + i as u64), *d))
             .collect();
-        let degree_file = sst.write(cf::DEGREE, &degrees, |w, (id, d)| {
+        let degree_file = sst.write(cf::DEGREE, 0, &degrees, |w, (id, d)| {
             w.put(NodeKey(*id).encode(), d.encode())
         });
         put_node_keys(graph, &mut batch, &new_nodes)?;
@@ -685,8 +702,9 @@ pub(super) fn apply(
             files.extend(f);
         }
         files.extend(degree_file?);
-        files.extend(out_file.join().map_err(|_| panicked())??);
-        files.extend(in_file.join().map_err(|_| panicked())??);
+        for f in edge_files {
+            files.extend(f.join().map_err(|_| panicked())??);
+        }
         Ok(files)
     })?;
     drop(edges);
@@ -706,10 +724,18 @@ pub(super) fn apply(
         )?;
         let mut ingest = IngestExternalFileOptions::default();
         ingest.set_move_files(true);
+        // One call per column family, with all its files (their key ranges do not overlap).
+        let mut by_cf: Vec<(&str, Vec<PathBuf>)> = Vec::new();
         for (cf_name, path) in files {
+            match by_cf.iter_mut().find(|(name, _)| *name == cf_name) {
+                Some((_, paths)) => paths.push(path),
+                None => by_cf.push((cf_name, vec![path])),
+            }
+        }
+        for (cf_name, paths) in by_cf {
             graph
                 .db
-                .ingest_external_file_cf_opts(graph.cf(cf_name)?, &ingest, vec![path])?;
+                .ingest_external_file_cf_opts(graph.cf(cf_name)?, &ingest, paths)?;
         }
         step.done("SST files ingested");
         test_hook_pause();
@@ -1041,27 +1067,40 @@ struct SstWriter<'a> {
 }
 
 impl SstWriter<'_> {
-    /// Writes `items`, whose keys `put` must give in order, to the file of `cf_name`; `None`
-    /// when there are no items.
+    /// Writes `items`, whose keys `put` must give in order, to file `part` of `cf_name`;
+    /// `None` when there are no items.
     fn write<T>(
         &self,
         cf_name: &'static str,
+        part: usize,
         items: &[T],
         mut put: impl FnMut(&mut SstFileWriter<'_>, &T) -> Result<(), rocksdb::Error>,
     ) -> Result<Option<SstFile>, ImportError> {
         if items.is_empty() {
             return Ok(None);
         }
+        let started = std::time::Instant::now();
         let opts = crate::cf::options(cf_name, &self.graph.block_cache);
         let mut w = SstFileWriter::create(&opts);
-        let path = self.dir.join(format!("{cf_name}.sst"));
+        let path = self.dir.join(format!("{cf_name}-{part}.sst"));
         w.open(&path)?;
         for item in items {
             put(&mut w, item)?;
         }
         w.finish()?;
+        let ms = started.elapsed().as_secs_f64() * 1e3;
+        tracing::debug!(
+            "import: {cf_name} file of {} keys written in {ms:.0} ms",
+            items.len()
+        );
         Ok(Some((cf_name, path)))
     }
+}
+
+/// Splits sorted edges into consecutive parts, one per core, none under a million edges.
+fn file_parts(edges: &[EdgeIn]) -> std::slice::Chunks<'_, EdgeIn> {
+    let parts = workers().min(edges.len() >> 20).max(1);
+    edges.chunks(edges.len().div_ceil(parts).max(1))
 }
 
 /// Sorts `edges` by `(node(e), rest(e))`, stably.
