@@ -788,6 +788,18 @@ struct ResolvedChunk {
     labels: HashSet<(RelId, LabelId, LabelId)>,
 }
 
+/// The last endpoint resolved on one side of the edges: its staged label and key, the answer
+/// and, for a node of the import, its position in the node list.
+#[derive(Clone, Copy)]
+struct Memo<'k> {
+    label: u32,
+    key: &'k str,
+    resolved: Resolved,
+    node: Option<u32>,
+    /// The node follows the one resolved before it.
+    in_order: bool,
+}
+
 /// Read-only view for resolving edge endpoints, shared by the resolving threads.
 struct Resolver<'a> {
     staging: &'a Staging,
@@ -844,21 +856,58 @@ impl Resolver<'_> {
     }
 
     /// [`Self::endpoint`], remembering the last answer: dumps often repeat a key on consecutive
-    /// lines (a paper's authors, a paper's citations).
+    /// lines (a paper's authors, a paper's citations), and often list edges in the order of
+    /// their nodes (p1's edges, then p2's). While the answers on a side follow the node order,
+    /// the node after the last one is tried before the table: it is next in memory, where a
+    /// table lookup costs a few cache misses.
     fn endpoint_cached<'k>(
         &self,
-        last: &mut Option<(u32, &'k str, Resolved)>,
+        last: &mut Option<Memo<'k>>,
         label: u32,
         key: &'k str,
     ) -> Result<Resolved, ImportError> {
-        if let Some((l, k, r)) = *last {
-            if l == label && k == key {
-                return Ok(r);
+        let after = match *last {
+            Some(m) if m.label == label && m.key == key => return Ok(m.resolved),
+            Some(m) => m.node.map(|i| i as usize + 1),
+            None => None,
+        };
+        let in_order = last.is_some_and(|m| m.in_order);
+        let known = (label != NO_LABEL)
+            .then(|| self.labels.get(label as usize).copied().flatten())
+            .flatten();
+        let (resolved, node) = match known {
+            Some(l) => {
+                let next = after.filter(|&i| {
+                    in_order
+                        && self
+                            .nodes
+                            .get(i)
+                            .is_some_and(|n| n.label == l && n.key == key)
+                });
+                let node = match next {
+                    Some(i) => Some(i),
+                    None => {
+                        let hash = self.table.hash(l, key);
+                        self.table
+                            .find(self.nodes, hash, l, key)
+                            .map(|i| i as usize)
+                    }
+                };
+                match node.and_then(|i| self.ids.get(i)) {
+                    Some(&id) => (Resolved::Found(id, l), node),
+                    None => (self.endpoint(label, key)?, None),
+                }
             }
-        }
-        let r = self.endpoint(label, key)?;
-        *last = Some((label, key, r));
-        Ok(r)
+            None => (self.endpoint(label, key)?, None),
+        };
+        *last = Some(Memo {
+            label,
+            key,
+            resolved,
+            node: node.map(|i| i as u32),
+            in_order: node.is_some() && node == after,
+        });
+        Ok(resolved)
     }
 
     fn resolve(
