@@ -556,7 +556,7 @@ pub(super) fn apply(
 
     // ---- write the files while planning the rest ----
     // Each SST file is independent, so each is written on its own thread as soon as its keys
-    // are known: the `out` file and the node records right away, the `in` file once the edges
+    // are known: the `out` files and the node records right away, the `in` files once the edges
     // are re-sorted by destination; meanwhile this thread plans the batch.
     let meta_cf = graph.cf(cf::META)?;
     let has_files = !new_nodes.is_empty();
