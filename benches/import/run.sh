@@ -6,7 +6,9 @@
 # Setup (once): pip install kuzu==0.11.3 ; apt-get install -y time
 # Usage: bash benches/import/run.sh [NODES] [SEED]      (default 1,000,000 nodes: ~6.5M edges)
 # CARGO_TARGET_DIR is honoured; CAIRN_BENCH_DIR=DIR with CAIRN_BENCH_REUSE_DUMP=1 keeps DIR/dump
-# from an earlier run of the same NODES and SEED instead of generating it again.
+# from an earlier run of the same NODES and SEED instead of generating it again;
+# CAIRN_BENCH_SKIP_HASH=1 skips the hash-embedder run (hash embedder and a 1M-vector index:
+# minutes), for repeating the side-by-side.
 # CAIRN_BENCH_MINILM_NODES=N (opt-in, e.g. 20000) then runs benches/import/embedders.sh on an
 # N-node dump: the time the hash and MiniLM embedders add (MiniLM on 1M nodes takes an hour).
 set -euo pipefail
@@ -44,14 +46,23 @@ PY
 
 # Embeddings off for the side-by-side (Kuzu computes none); then once more with the built-in
 # hash embedder, to report what embedding node descriptions adds.
-measure cairn "$BIN" --db "$WORK/cairn.db" import --embedder none "$WORK/dump"
-measure kuzu python3 benches/import/kuzu_import.py "$WORK/dump" "$WORK/kuzu.db"
-rm -rf "$WORK/cairn-hash.db"
-measure cairn_hash_embedder "$BIN" --db "$WORK/cairn-hash.db" import --embedder hash "$WORK/dump"
-echo "# cairn: $(tail -n 1 "$WORK/cairn.out")" >&2
+CAIRN=$(measure cairn "$BIN" --db "$WORK/cairn.db" import --embedder none "$WORK/dump")
+echo "$CAIRN"
+KUZU=$(measure kuzu python3 benches/import/kuzu_import.py "$WORK/dump" "$WORK/kuzu.db")
+echo "$KUZU"
+python3 - "$CAIRN" "$KUZU" <<'PY'
+import json, sys
+c, k = json.loads(sys.argv[1]), json.loads(sys.argv[2])
+print(json.dumps({"cairn_over_kuzu_edges_per_sec": round(c["edges_per_sec"] / k["edges_per_sec"], 2)}))
+PY
+echo "# cairn: $(head -n 1 "$WORK/cairn.out")" >&2
 echo "# kuzu:  $(tail -n 1 "$WORK/kuzu.out")" >&2
-echo "# cairn with hash embedder: $(tail -n 2 "$WORK/cairn_hash_embedder.out" | tr '\n' ' ')" >&2
-rm -rf "$WORK/cairn-hash.db"
+if [ "${CAIRN_BENCH_SKIP_HASH:-0}" != 1 ]; then
+  rm -rf "$WORK/cairn-hash.db"
+  measure cairn_hash_embedder "$BIN" --db "$WORK/cairn-hash.db" import --embedder hash "$WORK/dump"
+  echo "# cairn with hash embedder: $(tail -n 2 "$WORK/cairn_hash_embedder.out" | tr '\n' ' ')" >&2
+  rm -rf "$WORK/cairn-hash.db"
+fi
 if [ -n "${CAIRN_BENCH_MINILM_NODES:-}" ]; then
   CAIRN_BENCH_DIR="$WORK" bash benches/import/embedders.sh "$CAIRN_BENCH_MINILM_NODES" "$SEED"
 fi

@@ -50,9 +50,16 @@ pub struct ExternalKey {
 impl ExternalKey {
     pub fn encode(&self) -> Vec<u8> {
         let mut out = Vec::with_capacity(4 + self.key.len());
-        out.extend_from_slice(&self.label.0.to_be_bytes());
-        out.extend_from_slice(self.key.as_bytes());
+        Self::encode_into(self.label, &self.key, &mut out);
         out
+    }
+
+    /// Encodes the key of (`label`, `key`) into `out` (cleared first), for callers that encode
+    /// many keys and reuse one buffer.
+    pub fn encode_into(label: LabelId, key: &str, out: &mut Vec<u8>) {
+        out.clear();
+        out.extend_from_slice(&label.0.to_be_bytes());
+        out.extend_from_slice(key.as_bytes());
     }
 
     /// The prefix shared by every key of `label`.

@@ -2,7 +2,7 @@
 //! SST files, commit the final batch. See `docs/FORMAT.md` ("Bulk import") for the rule that
 //! decides which key goes where.
 
-use super::stage::{StagedEdge, Staging, NO_LABEL};
+use super::stage::{EdgePart, StagedEdge, Staging, NO_LABEL};
 use super::{report, ImportError, ImportOptions, ImportSummary, LineError, Phase};
 use crate::catalog::Catalog;
 use crate::cf;
@@ -16,6 +16,7 @@ use cairn_storage_format::{
 use hashbrown::{DefaultHashBuilder, HashMap, HashSet, HashTable};
 use rocksdb::{IngestExternalFileOptions, SstFileWriter, WriteBatch, WriteOptions};
 use std::hash::BuildHasher;
+use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
@@ -134,8 +135,83 @@ impl NameMap {
     }
 }
 
-fn node_hash(hasher: &DefaultHashBuilder, label: LabelId, key: &str) -> u64 {
-    hasher.hash_one((label.0, key))
+/// The import's nodes by (label, key), as positions in its node list.
+///
+/// A slot keeps its node's label and, when it is at most `INLINE_KEY` bytes, its key: resolving
+/// millions of edge endpoints then reads only the table, not each node's record and key string
+/// (two cache misses per lookup, which made lookups a fifth of an import's CPU time).
+struct NodeTable {
+    hasher: DefaultHashBuilder,
+    slots: HashTable<Slot>,
+}
+
+const INLINE_KEY: usize = 23;
+/// The last key byte of a slot whose key is longer than `INLINE_KEY`.
+const LONG_KEY: u8 = u8::MAX;
+
+#[derive(Clone, Copy)]
+struct Slot {
+    node: u32,
+    label: LabelId,
+    /// The key's bytes, then its length in the last byte (`LONG_KEY`: not inline).
+    key: [u8; INLINE_KEY + 1],
+}
+
+impl Slot {
+    fn matches(&self, nodes: &[NodeIn], label: LabelId, key: &str) -> bool {
+        if self.label != label {
+            return false;
+        }
+        match self.key[INLINE_KEY] {
+            LONG_KEY => nodes.get(self.node as usize).is_some_and(|n| n.key == key),
+            len => self.key.get(..len as usize) == Some(key.as_bytes()),
+        }
+    }
+}
+
+impl NodeTable {
+    fn with_capacity(n: usize) -> Self {
+        NodeTable {
+            hasher: DefaultHashBuilder::default(),
+            slots: HashTable::with_capacity(n),
+        }
+    }
+
+    fn hash(&self, label: LabelId, key: &str) -> u64 {
+        self.hasher.hash_one((label.0, key))
+    }
+
+    /// The node with `label` and `key`, whose [`Self::hash`] is `hash`.
+    fn find(&self, nodes: &[NodeIn], hash: u64, label: LabelId, key: &str) -> Option<u32> {
+        self.slots
+            .find(hash, |s| s.matches(nodes, label, key))
+            .map(|s| s.node)
+    }
+
+    /// Adds `nodes[node]`, which is not in the table yet.
+    fn insert(&mut self, nodes: &[NodeIn], hash: u64, node: u32) {
+        let Some(n) = nodes.get(node as usize) else {
+            return;
+        };
+        let mut key = [0u8; INLINE_KEY + 1];
+        match key.get_mut(..n.key.len()) {
+            Some(inline) if n.key.len() <= INLINE_KEY => {
+                inline.copy_from_slice(n.key.as_bytes());
+                key[INLINE_KEY] = n.key.len() as u8;
+            }
+            _ => key[INLINE_KEY] = LONG_KEY,
+        }
+        let slot = Slot {
+            node,
+            label: n.label,
+            key,
+        };
+        let hasher = &self.hasher;
+        self.slots.insert_unique(hash, slot, |s| {
+            let n = &nodes[s.node as usize];
+            hasher.hash_one((n.label.0, n.key.as_str()))
+        });
+    }
 }
 
 pub(super) fn apply(
@@ -144,20 +220,21 @@ pub(super) fn apply(
     mut errors: Vec<LineError>,
     options: &ImportOptions,
 ) -> Result<ImportSummary, ImportError> {
+    staging.seal();
     let mut state = graph.writer.lock();
     let base_catalog = graph.catalog();
     let mut catalog: Catalog = (*base_catalog).clone();
     let reader = graph.reader();
     let mut summary = ImportSummary {
-        records: (staging.nodes.len() + staging.edges.len()) as u64,
+        records: (staging.nodes.len() + staging.edge_count()) as u64,
         ..Default::default()
     };
     report(options, Phase::Resolve, 0, Some(summary.records));
+    let mut step = Step::start();
     let mut names = NameMap::new(staging.names.names.len());
 
     // ---- nodes: intern names, merge duplicate lines (the later wins) ----
-    let hasher = DefaultHashBuilder::default();
-    let mut table: HashTable<u32> = HashTable::with_capacity(staging.nodes.len());
+    let mut table = NodeTable::with_capacity(staging.nodes.len());
     let mut nodes: Vec<NodeIn> = Vec::with_capacity(staging.nodes.len());
     let mut vector_dim: Option<usize> = catalog.embedder().map(|e| e.dim as usize);
     for n in std::mem::take(&mut staging.nodes) {
@@ -175,12 +252,8 @@ pub(super) fn apply(
                 _ => vector_dim = Some(v.len()),
             }
         }
-        let hash = node_hash(&hasher, label, &n.key);
-        let found = table
-            .find(hash, |&i| {
-                nodes[i as usize].label == label && nodes[i as usize].key == n.key
-            })
-            .copied();
+        let hash = table.hash(label, &n.key);
+        let found = table.find(&nodes, hash, label, &n.key);
         match found {
             Some(i) => {
                 let node = &mut nodes[i as usize];
@@ -201,9 +274,7 @@ pub(super) fn apply(
                     description: n.description,
                     vector: n.vector,
                 });
-                table.insert_unique(hash, i, |&j| {
-                    node_hash(&hasher, nodes[j as usize].label, &nodes[j as usize].key)
-                });
+                table.insert(&nodes, hash, i);
             }
         }
     }
@@ -237,6 +308,7 @@ pub(super) fn apply(
             }
         }
     }
+    step.done("nodes merged and looked up");
     let first_new = state.next_node_id;
     let mut next = first_new;
     let ids: Vec<NodeId> = ids
@@ -252,11 +324,15 @@ pub(super) fn apply(
 
     // ---- edges: resolve endpoints ----
     // Names first (interning writes the catalog), then the lookups, which only read: each core
-    // resolves a contiguous chunk and the chunks are joined in order, so line order survives.
+    // resolves a contiguous run of chunks and the chunks are joined in order, so line order
+    // survives.
     let mut rels: Vec<Option<RelId>> = vec![None; staging.names.names.len()];
-    for e in &staging.edges {
-        if rels[e.rel as usize].is_none() {
-            rels[e.rel as usize] = Some(names.rel(&mut catalog, &staging, e.rel)?);
+    for part in &staging.parts {
+        for e in &part.edges {
+            let rel = part.name(e.rel);
+            if rels.get(rel as usize).is_some_and(Option::is_none) {
+                rels[rel as usize] = Some(names.rel(&mut catalog, &staging, rel)?);
+            }
         }
     }
     let labels: Vec<Option<LabelId>> = staging
@@ -267,8 +343,9 @@ pub(super) fn apply(
         .collect();
     // Labels that hold a given key, built only if some endpoint has no id group.
     let by_key: Option<HashMap<&str, Vec<LabelId>>> = staging
-        .edges
+        .parts
         .iter()
+        .flat_map(|p| &p.edges)
         .any(|e| e.from_label == NO_LABEL || e.to_label == NO_LABEL)
         .then(|| {
             let mut m: HashMap<&str, Vec<LabelId>> = HashMap::new();
@@ -282,21 +359,32 @@ pub(super) fn apply(
         rels: &rels,
         labels: &labels,
         by_key: by_key.as_ref(),
-        hasher: &hasher,
         table: &table,
         nodes: &nodes,
         ids: &ids,
         base_catalog: &base_catalog,
         reader: &reader,
     };
-    let mut edges: Vec<EdgeIn> = Vec::with_capacity(staging.edges.len());
+    const CHUNK: usize = 1 << 16;
+    let chunks: Vec<(&EdgePart, &[StagedEdge])> = staging
+        .parts
+        .iter()
+        .flat_map(|p| p.edges.chunks(CHUNK).map(move |c| (p, c)))
+        .collect();
+    let mut edges: Vec<EdgeIn> = Vec::with_capacity(staging.edge_count());
     let mut edge_labels: HashSet<(RelId, LabelId, LabelId)> = HashSet::new();
-    for part in par_chunks(&staging.edges, |chunk| resolver.resolve(chunk)) {
+    let resolve_run = |run: &[(&EdgePart, &[StagedEdge])]| {
+        run.iter()
+            .map(|(part, chunk)| resolver.resolve(part, chunk))
+            .collect::<Vec<_>>()
+    };
+    for part in par_chunks(&chunks, resolve_run).into_iter().flatten() {
         let part = part?;
         edges.extend_from_slice(&part.edges);
         errors.extend(part.errors);
         edge_labels.extend(part.labels);
     }
+    step.done("edge endpoints resolved");
     if errors.len() > options.max_errors {
         errors.sort_by(|a, b| (&a.file, a.line).cmp(&(&b.file, b.line)));
         errors.truncate(options.max_errors + 1);
@@ -366,7 +454,8 @@ pub(super) fn apply(
 
     // Sort and dedupe edges. The sort is stable, so among duplicates the last line comes last;
     // dedup keeps the first of a run, so move each later duplicate's properties into it.
-    par_sort_by_key(&mut edges, |e| (e.src, e.rel, e.dst));
+    let new_ids = first_new..next;
+    let mut edges = sort_edges(edges, &new_ids, |e| e.src, |e| (e.rel, e.dst));
     edges.dedup_by(|later, kept| {
         let same = (later.src, later.rel, later.dst) == (kept.src, kept.rel, kept.dst);
         if same {
@@ -374,6 +463,10 @@ pub(super) fn apply(
         }
         same
     });
+    // Existing sources sort first (their ids are lower); the edges of new sources that follow
+    // are exactly the `out` file's keys, in order.
+    let split = edges.partition_point(|e| !is_new(e.src));
+    step.done("edges sorted and deduplicated");
 
     // ---- plan the writes ----
     report(
@@ -383,64 +476,6 @@ pub(super) fn apply(
         Some((nodes.len() + edges.len()) as u64),
     );
     let mut batch = WriteBatch::default();
-    let mut new_degree: Vec<Degree> = vec![Degree::default(); (next - first_new) as usize];
-    let mut old_degree: HashMap<NodeId, Degree> = HashMap::new();
-    let mut bump = |id: NodeId, d: Degree| {
-        let slot = if is_new(id) {
-            &mut new_degree[(id.0 - first_new) as usize]
-        } else {
-            old_degree.entry(id).or_default()
-        };
-        *slot = slot.plus(d);
-    };
-    let out_cf = graph.cf(cf::OUT)?;
-    let in_cf = graph.cf(cf::IN)?;
-    let mut sst_out: Vec<EdgeIn> = Vec::new();
-    let mut sst_in: Vec<EdgeIn> = Vec::new();
-    for e in &edges {
-        let (src_new, dst_new) = (is_new(e.src), is_new(e.dst));
-        if !src_new && !dst_new {
-            match reader.edge(e.src, e.rel, e.dst)? {
-                Some(old) if old == props_table.value(e) => {
-                    summary.edges_unchanged += 1;
-                    continue;
-                }
-                Some(_) => summary.edges_updated += 1,
-                None => {
-                    summary.edges_created += 1;
-                    bump(e.src, Degree { out: 1, inc: 0 });
-                    bump(e.dst, Degree { out: 0, inc: 1 });
-                }
-            }
-        } else {
-            summary.edges_created += 1;
-            bump(e.src, Degree { out: 1, inc: 0 });
-            bump(e.dst, Degree { out: 0, inc: 1 });
-        }
-        let key = OutEdgeKey {
-            src: e.src,
-            rel: e.rel,
-            dst: e.dst,
-        };
-        if src_new {
-            sst_out.push(*e);
-        } else {
-            batch.put_cf(out_cf, key.encode(), props_table.bytes(e));
-        }
-        if dst_new {
-            sst_in.push(*e);
-        } else {
-            batch.put_cf(in_cf, key.reversed().encode(), props_table.bytes(e));
-        }
-    }
-    drop(edges);
-    par_sort_by_key(&mut sst_in, |e| (e.dst, e.rel, e.src));
-    let degree_cf = graph.cf(cf::DEGREE)?;
-    let mut old_degree: Vec<(NodeId, Degree)> = old_degree.into_iter().collect();
-    old_degree.sort_by_key(|(id, _)| *id);
-    for (id, d) in old_degree {
-        batch.merge_cf(degree_cf, NodeKey(id).encode(), d.encode());
-    }
 
     // Nodes: new ones go to files (records, vectors) and the batch (keys, index entries);
     // existing ones are updated in the batch like a Writer would.
@@ -460,7 +495,7 @@ pub(super) fn apply(
     };
     let mut touched: Vec<NodeId> = Vec::new();
     let mut new_nodes: Vec<(NodeId, NodeRecord, Option<Vec<f32>>)> =
-        Vec::with_capacity(new_degree.len());
+        Vec::with_capacity((next - first_new) as usize);
     for (n, id) in nodes.into_iter().zip(ids.iter().copied()) {
         if is_new(id) {
             let rec = NodeRecord {
@@ -517,8 +552,12 @@ pub(super) fn apply(
         batch.put_cf(node_cf, NodeKey(id).encode(), rec.encode());
         touched.push(id);
     }
+    step.done("node writes planned");
 
-    // ---- write and ingest the files ----
+    // ---- write the files while planning the rest ----
+    // Each SST file is independent, so each is written on its own thread as soon as its keys
+    // are known: the `out` files and the node records right away, the `in` files once the edges
+    // are re-sorted by destination; meanwhile this thread plans the batch.
     let meta_cf = graph.cf(cf::META)?;
     let has_files = !new_nodes.is_empty();
     let tmp = graph.path.join("import-tmp");
@@ -528,22 +567,151 @@ pub(super) fn apply(
             path: tmp.clone(),
             source,
         })?;
-        let (files, keyed) = std::thread::scope(|s| {
-            let keys = s.spawn(|| put_node_keys(graph, batch, &new_nodes));
-            let files = write_ssts(
-                graph,
-                &tmp,
-                &sst_out,
-                &sst_in,
-                &props_table,
-                &new_nodes,
-                &new_degree,
-            );
-            (files, keys.join())
+    }
+    let sst = SstWriter {
+        graph,
+        dir: &tmp,
+        props: &props_table,
+    };
+    let files = std::thread::scope(|s| -> Result<Vec<SstFile>, ImportError> {
+        let put_out = |w: &mut SstFileWriter<'_>, e: &EdgeIn| {
+            let key = OutEdgeKey {
+                src: e.src,
+                rel: e.rel,
+                dst: e.dst,
+            };
+            w.put(key.encode(), sst.props.bytes(e))
+        };
+        let put_in = |w: &mut SstFileWriter<'_>, e: &EdgeIn| {
+            let key = InEdgeKey {
+                dst: e.dst,
+                rel: e.rel,
+                src: e.src,
+            };
+            w.put(key.encode(), sst.props.bytes(e))
+        };
+        // The edge column families get one file per core, over consecutive key ranges, so that
+        // the cores share the writing to the end rather than one finishing the `in` file alone.
+        let mut edge_files = Vec::new();
+        for (i, part) in file_parts(&edges[split..]).enumerate() {
+            edge_files.push(s.spawn(move || sst.write(cf::OUT, i, part, put_out)));
+        }
+        let node_files = s.spawn(|| -> Result<Vec<Option<SstFile>>, ImportError> {
+            let records = sst.write(cf::NODE, 0, &new_nodes, |w, (id, rec, _)| {
+                w.put(NodeKey(*id).encode(), rec.encode())
+            })?;
+            let with_vectors: Vec<(NodeId, &[f32])> = new_nodes
+                .iter()
+                .filter_map(|(id, _, v)| Some((*id, v.as_deref()?)))
+                .collect();
+            let vectors = sst.write(cf::VECTOR, 0, &with_vectors, |w, (id, v)| {
+                w.put(NodeKey(*id).encode(), encode_vector(v))
+            })?;
+            Ok(vec![records, vectors])
         });
-        let files = files?;
-        batch = keyed.unwrap_or_else(|p| std::panic::resume_unwind(p))?;
-        drop((sst_out, sst_in));
+
+        let mut new_degree: Vec<Degree> = vec![Degree::default(); new_nodes.len()];
+        let mut old_degree: HashMap<NodeId, Degree> = HashMap::new();
+        let mut bump = |id: NodeId, d: Degree| {
+            let slot = if is_new(id) {
+                &mut new_degree[(id.0 - first_new) as usize]
+            } else {
+                old_degree.entry(id).or_default()
+            };
+            *slot = slot.plus(d);
+        };
+        let out_cf = graph.cf(cf::OUT)?;
+        let in_cf = graph.cf(cf::IN)?;
+        let mut sst_in_len = 0;
+        for e in &edges {
+            let (src_new, dst_new) = (is_new(e.src), is_new(e.dst));
+            if !src_new && !dst_new {
+                match reader.edge(e.src, e.rel, e.dst)? {
+                    Some(old) if old == props_table.value(e) => {
+                        summary.edges_unchanged += 1;
+                        continue;
+                    }
+                    Some(_) => summary.edges_updated += 1,
+                    None => {
+                        summary.edges_created += 1;
+                        bump(e.src, Degree { out: 1, inc: 0 });
+                        bump(e.dst, Degree { out: 0, inc: 1 });
+                    }
+                }
+            } else {
+                summary.edges_created += 1;
+                bump(e.src, Degree { out: 1, inc: 0 });
+                bump(e.dst, Degree { out: 0, inc: 1 });
+            }
+            let key = OutEdgeKey {
+                src: e.src,
+                rel: e.rel,
+                dst: e.dst,
+            };
+            if !src_new {
+                batch.put_cf(out_cf, key.encode(), props_table.bytes(e));
+            }
+            if dst_new {
+                sst_in_len += 1;
+            } else {
+                batch.put_cf(in_cf, key.reversed().encode(), props_table.bytes(e));
+            }
+        }
+        step.done("edge writes planned");
+        let mut sst_in = Vec::with_capacity(sst_in_len);
+        sst_in.extend(edges.iter().filter(|e| is_new(e.dst)));
+        let sst_in = sort_edges(sst_in, &new_ids, |e| e.dst, |e| (e.rel, e.src));
+        step.done("in-edges sorted");
+        let sst_in = Arc::new(sst_in);
+        let ranges: Vec<Range<usize>> = file_parts(&sst_in)
+            .scan(0, |start, part| {
+                *start += part.len();
+                Some(*start - part.len()..*start)
+            })
+            .collect();
+        for (i, range) in ranges.into_iter().enumerate() {
+            let sst_in = Arc::clone(&sst_in);
+            edge_files.push(s.spawn(move || {
+                let part = sst_in.get(range).unwrap_or_default();
+                sst.write(cf::IN, i, part, put_in)
+            }));
+        }
+        drop(sst_in);
+
+        let degree_cf = graph.cf(cf::DEGREE)?;
+        let mut old_degree: Vec<(NodeId, Degree)> = old_degree.into_iter().collect();
+        old_degree.sort_by_key(|(id, _)| *id);
+        for (id, d) in old_degree {
+            batch.merge_cf(degree_cf, NodeKey(id).encode(), d.encode());
+        }
+        let degrees: Vec<(NodeId, Degree)> = new_degree
+            .iter()
+            .enumerate()
+            .filter(|(_, d)| **d != Degree::default())
+            .map(|(i, d)| (NodeId(first_new + i as u64), *d))
+            .collect();
+        let degree_file = sst.write(cf::DEGREE, 0, &degrees, |w, (id, d)| {
+            w.put(NodeKey(*id).encode(), d.encode())
+        });
+        put_node_keys(graph, &mut batch, &new_nodes)?;
+
+        let panicked =
+            || ImportError::Engine(EngineError::Invalid("SST writer thread panicked".into()));
+        let mut files = Vec::new();
+        for f in node_files.join().map_err(|_| panicked())?? {
+            files.extend(f);
+        }
+        files.extend(degree_file?);
+        for f in edge_files {
+            files.extend(f.join().map_err(|_| panicked())??);
+        }
+        Ok(files)
+    })?;
+    drop(edges);
+    step.done("SST files written");
+
+    // ---- ingest the files ----
+    if has_files {
         report(options, Phase::Commit, 0, None);
         // The marker goes first and durably: if we die from here on, open() rolls back.
         let mut sync = WriteOptions::default();
@@ -556,11 +724,20 @@ pub(super) fn apply(
         )?;
         let mut ingest = IngestExternalFileOptions::default();
         ingest.set_move_files(true);
+        // One call per column family, with all its files (their key ranges do not overlap).
+        let mut by_cf: Vec<(&str, Vec<PathBuf>)> = Vec::new();
         for (cf_name, path) in files {
+            match by_cf.iter_mut().find(|(name, _)| *name == cf_name) {
+                Some((_, paths)) => paths.push(path),
+                None => by_cf.push((cf_name, vec![path])),
+            }
+        }
+        for (cf_name, paths) in by_cf {
             graph
                 .db
-                .ingest_external_file_cf_opts(graph.cf(cf_name)?, &ingest, vec![path])?;
+                .ingest_external_file_cf_opts(graph.cf(cf_name)?, &ingest, paths)?;
         }
+        step.done("SST files ingested");
         test_hook_pause();
     }
     report(options, Phase::Commit, 0, None);
@@ -577,6 +754,7 @@ pub(super) fn apply(
     let result = graph.db.write_opt(batch, &opts);
     graph.cache.end_commit(touched);
     result?;
+    step.done("final batch committed");
     state.next_node_id = next;
     *graph.catalog.write() = Arc::new(catalog);
     let _ = std::fs::remove_dir_all(&tmp);
@@ -584,8 +762,23 @@ pub(super) fn apply(
         // The batch put one `node_key` entry per new node into the memtable; flushing it now
         // (keys sorted, on a quiet database) spares the next open replaying them from the log.
         graph.db.flush_cf(node_key_cf)?;
+        step.done("node keys flushed");
     }
     Ok(summary)
+}
+
+/// Logs (at debug level, `CAIRN_LOG=debug`) how long each step of an import took.
+struct Step(std::time::Instant);
+
+impl Step {
+    fn start() -> Self {
+        Step(std::time::Instant::now())
+    }
+    fn done(&mut self, what: &str) {
+        let ms = self.0.elapsed().as_secs_f64() * 1e3;
+        tracing::debug!("import: {what} in {ms:.0} ms");
+        self.0 = std::time::Instant::now();
+    }
 }
 
 /// What resolving a chunk of staged edges produced.
@@ -593,6 +786,18 @@ struct ResolvedChunk {
     edges: Vec<EdgeIn>,
     errors: Vec<LineError>,
     labels: HashSet<(RelId, LabelId, LabelId)>,
+}
+
+/// The last endpoint resolved on one side of the edges: its staged label and key, the answer
+/// and, for a node of the import, its position in the node list.
+#[derive(Clone, Copy)]
+struct Memo<'k> {
+    label: u32,
+    key: &'k str,
+    resolved: Resolved,
+    node: Option<u32>,
+    /// The node follows the one resolved before it.
+    in_order: bool,
 }
 
 /// Read-only view for resolving edge endpoints, shared by the resolving threads.
@@ -603,8 +808,7 @@ struct Resolver<'a> {
     /// Catalog label of each staged name (None: no such label).
     labels: &'a [Option<LabelId>],
     by_key: Option<&'a HashMap<&'a str, Vec<LabelId>>>,
-    hasher: &'a DefaultHashBuilder,
-    table: &'a HashTable<u32>,
+    table: &'a NodeTable,
     nodes: &'a [NodeIn],
     ids: &'a [NodeId],
     base_catalog: &'a Catalog,
@@ -613,11 +817,8 @@ struct Resolver<'a> {
 
 impl Resolver<'_> {
     fn lookup(&self, label: LabelId, key: &str) -> Result<Option<NodeId>, ImportError> {
-        let hash = node_hash(self.hasher, label, key);
-        if let Some(&i) = self.table.find(hash, |&i| {
-            let n = &self.nodes[i as usize];
-            n.label == label && n.key == key
-        }) {
+        let hash = self.table.hash(label, key);
+        if let Some(i) = self.table.find(self.nodes, hash, label, key) {
             return Ok(Some(self.ids[i as usize]));
         }
         if self.base_catalog.label_name(label).is_some() {
@@ -655,24 +856,65 @@ impl Resolver<'_> {
     }
 
     /// [`Self::endpoint`], remembering the last answer: dumps often repeat a key on consecutive
-    /// lines (a paper's authors, a paper's citations).
+    /// lines (a paper's authors, a paper's citations), and often list edges in the order of
+    /// their nodes (p1's edges, then p2's). While the answers on a side follow the node order,
+    /// the node after the last one is tried before the table: it is next in memory, where a
+    /// table lookup costs a few cache misses.
     fn endpoint_cached<'k>(
         &self,
-        last: &mut Option<(u32, &'k str, Resolved)>,
+        last: &mut Option<Memo<'k>>,
         label: u32,
         key: &'k str,
     ) -> Result<Resolved, ImportError> {
-        if let Some((l, k, r)) = *last {
-            if l == label && k == key {
-                return Ok(r);
+        let after = match *last {
+            Some(m) if m.label == label && m.key == key => return Ok(m.resolved),
+            Some(m) => m.node.map(|i| i as usize + 1),
+            None => None,
+        };
+        let in_order = last.is_some_and(|m| m.in_order);
+        let known = (label != NO_LABEL)
+            .then(|| self.labels.get(label as usize).copied().flatten())
+            .flatten();
+        let (resolved, node) = match known {
+            Some(l) => {
+                let next = after.filter(|&i| {
+                    in_order
+                        && self
+                            .nodes
+                            .get(i)
+                            .is_some_and(|n| n.label == l && n.key == key)
+                });
+                let node = match next {
+                    Some(i) => Some(i),
+                    None => {
+                        let hash = self.table.hash(l, key);
+                        self.table
+                            .find(self.nodes, hash, l, key)
+                            .map(|i| i as usize)
+                    }
+                };
+                match node.and_then(|i| self.ids.get(i)) {
+                    Some(&id) => (Resolved::Found(id, l), node),
+                    None => (self.endpoint(label, key)?, None),
+                }
             }
-        }
-        let r = self.endpoint(label, key)?;
-        *last = Some((label, key, r));
-        Ok(r)
+            None => (self.endpoint(label, key)?, None),
+        };
+        *last = Some(Memo {
+            label,
+            key,
+            resolved,
+            node: node.map(|i| i as u32),
+            in_order: node.is_some() && node == after,
+        });
+        Ok(resolved)
     }
 
-    fn resolve(&self, staged: &[StagedEdge]) -> Result<ResolvedChunk, ImportError> {
+    fn resolve(
+        &self,
+        part: &EdgePart,
+        staged: &[StagedEdge],
+    ) -> Result<ResolvedChunk, ImportError> {
         let staging = self.staging;
         let mut out = ResolvedChunk {
             edges: Vec::with_capacity(staged.len()),
@@ -689,9 +931,14 @@ impl Resolver<'_> {
             }
         };
         for e in staged {
-            let rel = self.rels[e.rel as usize]
+            let e = part.view(e);
+            let rel = self
+                .rels
+                .get(e.rel as usize)
+                .copied()
+                .flatten()
                 .ok_or_else(|| EngineError::Invalid("relation type not interned".into()))?;
-            let (from_key, to_key) = (staging.key(e.from_key), staging.key(e.to_key));
+            let (from_key, to_key) = (e.from_key, e.to_key);
             let from = self.endpoint_cached(&mut last_from, e.from_label, from_key)?;
             let to = self.endpoint_cached(&mut last_to, e.to_label, to_key)?;
             let reason = match (from, to) {
@@ -755,60 +1002,26 @@ fn par_chunks<T: Sync, R: Send>(items: &[T], f: impl Fn(&[T]) -> R + Sync) -> Ve
     })
 }
 
-/// A stable sort on two threads: each half is sorted on its own, then the halves are merged,
-/// the first half winning ties (so equal keys keep their order).
-fn par_sort_by_key<T: Copy + Send, K: Ord>(v: &mut Vec<T>, key: impl Fn(&T) -> K + Sync) {
-    if v.len() < 1 << 16 || workers() < 2 {
-        v.sort_by_key(&key);
-        return;
-    }
-    let mid = v.len() / 2;
-    let (left, right) = v.split_at_mut(mid);
-    std::thread::scope(|s| {
-        let key = &key;
-        s.spawn(move || left.sort_by_key(key));
-        right.sort_by_key(key);
-    });
-    let (left, right) = v.split_at(mid);
-    let mut merged = Vec::with_capacity(v.len());
-    let (mut i, mut j) = (0, 0);
-    while i < left.len() && j < right.len() {
-        if key(&right[j]) < key(&left[i]) {
-            merged.push(right[j]);
-            j += 1;
-        } else {
-            merged.push(left[i]);
-            i += 1;
-        }
-    }
-    merged.extend_from_slice(&left[i..]);
-    merged.extend_from_slice(&right[j..]);
-    *v = merged;
-}
-
 /// Adds the `node_key` entries of new nodes to the final batch, sorted: the memtable inserts
-/// sorted keys much faster than keys in file order.
+/// sorted keys much faster than keys in file order. (label, key) order is the encoded keys'
+/// byte order (label big-endian, then the key's bytes), so no key is encoded to be sorted.
 fn put_node_keys(
     graph: &Graph,
-    mut batch: WriteBatch,
+    batch: &mut WriteBatch,
     new_nodes: &[(NodeId, NodeRecord, Option<Vec<f32>>)],
-) -> Result<WriteBatch, ImportError> {
+) -> Result<(), ImportError> {
     let node_key_cf = graph.cf(cf::NODE_KEY)?;
-    let mut keys: Vec<(Vec<u8>, NodeId)> = new_nodes
+    let mut keys: Vec<(LabelId, &str, NodeId)> = new_nodes
         .iter()
-        .map(|(id, rec, _)| {
-            let key = ExternalKey {
-                label: rec.label,
-                key: rec.key.clone(),
-            };
-            (key.encode(), *id)
-        })
+        .map(|(id, rec, _)| (rec.label, rec.key.as_str(), *id))
         .collect();
     keys.sort_unstable();
-    for (key, id) in keys {
-        batch.put_cf(node_key_cf, key, encode_u64(id.0));
+    let mut buf = Vec::new();
+    for (label, key, id) in keys {
+        ExternalKey::encode_into(label, key, &mut buf);
+        batch.put_cf(node_key_cf, &buf, encode_u64(id.0));
     }
-    Ok(batch)
+    Ok(())
 }
 
 type EmbedResult = Result<Vec<Vec<f32>>, crate::embed::EmbedError>;
@@ -906,108 +1119,157 @@ fn merge_props(into: &mut Vec<(PropKeyId, Value)>, from: Vec<(PropKeyId, Value)>
     }
 }
 
-type SstResult = Result<Option<(&'static str, PathBuf)>, ImportError>;
+/// An SST file of the import: its column family and path.
+type SstFile = (&'static str, PathBuf);
 
-/// Writes one SST file per column family that receives new keys, in parallel since each file
-/// is independent. Returns (column family, file) pairs.
-fn write_ssts(
-    graph: &Graph,
-    dir: &Path,
-    sst_out: &[EdgeIn],
-    sst_in: &[EdgeIn],
-    props_table: &PropsTable,
-    new_nodes: &[(NodeId, NodeRecord, Option<Vec<f32>>)],
-    new_degree: &[Degree],
-) -> Result<Vec<(&'static str, PathBuf)>, ImportError> {
-    let first_new = new_nodes.first().map(|n| n.0 .0).unwrap_or(0);
-    let write = |cf_name: &'static str,
-                 fill: &dyn Fn(&mut SstFileWriter<'_>) -> Result<u64, rocksdb::Error>|
-     -> SstResult {
-        let opts = crate::cf::options(cf_name, &graph.block_cache);
-        let mut w = SstFileWriter::create(&opts);
-        let path = dir.join(format!("{cf_name}.sst"));
-        w.open(&path)?;
-        if fill(&mut w)? == 0 {
+/// Writes the import's SST files into `dir`, each with its column family's options.
+#[derive(Clone, Copy)]
+struct SstWriter<'a> {
+    graph: &'a Graph,
+    dir: &'a Path,
+    props: &'a PropsTable,
+}
+
+impl SstWriter<'_> {
+    /// Writes `items`, whose keys `put` must give in order, to file `part` of `cf_name`;
+    /// `None` when there are no items.
+    fn write<T>(
+        &self,
+        cf_name: &'static str,
+        part: usize,
+        items: &[T],
+        mut put: impl FnMut(&mut SstFileWriter<'_>, &T) -> Result<(), rocksdb::Error>,
+    ) -> Result<Option<SstFile>, ImportError> {
+        if items.is_empty() {
             return Ok(None);
         }
+        let started = std::time::Instant::now();
+        let opts = crate::cf::options(cf_name, &self.graph.block_cache);
+        let mut w = SstFileWriter::create(&opts);
+        let path = self.dir.join(format!("{cf_name}-{part}.sst"));
+        w.open(&path)?;
+        for item in items {
+            put(&mut w, item)?;
+        }
         w.finish()?;
+        let ms = started.elapsed().as_secs_f64() * 1e3;
+        tracing::debug!(
+            "import: {cf_name} file of {} keys written in {ms:.0} ms",
+            items.len()
+        );
         Ok(Some((cf_name, path)))
+    }
+}
+
+/// Splits sorted edges into consecutive parts, one per core, none under a million edges.
+fn file_parts(edges: &[EdgeIn]) -> std::slice::Chunks<'_, EdgeIn> {
+    let parts = workers().min(edges.len() >> 20).max(1);
+    edges.chunks(edges.len().div_ceil(parts).max(1))
+}
+
+/// Sorts `edges` by `(node(e), rest(e))`, stably.
+///
+/// Edges of the import's new nodes (`new`, a dense id range) are ordered by node with an LSD
+/// radix sort: a few linear passes, each stable and scattering to at most 2^11 places at once,
+/// so that the places written stay in cache (a one-pass counting sort over a million nodes
+/// writes every edge to a random place and is several times slower). Then each node's few
+/// edges are sorted by `rest`. Edges of existing nodes (lower ids, usually few) are sorted by
+/// comparison and come first.
+fn sort_edges<K: Ord>(
+    mut edges: Vec<EdgeIn>,
+    new: &Range<u64>,
+    node: impl Fn(&EdgeIn) -> NodeId,
+    rest: impl Fn(&EdgeIn) -> K,
+) -> Vec<EdgeIn> {
+    const MAX_RADIX_BITS: u32 = 11;
+    // Bucket 0 holds existing nodes, bucket 1 + i the new node `new.start + i`.
+    let bucket = |e: &EdgeIn| {
+        let id = node(e).0;
+        if new.contains(&id) {
+            (id - new.start) as usize + 1
+        } else {
+            0
+        }
     };
-    let results: Vec<SstResult> = std::thread::scope(|s| {
-        let small = s.spawn(|| {
-            let nodes = write(cf::NODE, &|w| {
-                for (id, rec, _) in new_nodes {
-                    w.put(NodeKey(*id).encode(), rec.encode())?;
-                }
-                Ok(new_nodes.len() as u64)
-            });
-            let degrees = write(cf::DEGREE, &|w| {
-                let mut n = 0;
-                for (i, d) in new_degree.iter().enumerate() {
-                    if *d != Degree::default() {
-                        w.put(NodeKey(NodeId(first_new + i as u64)).encode(), d.encode())?;
-                        n += 1;
-                    }
-                }
-                Ok(n)
-            });
-            let vectors = write(cf::VECTOR, &|w| {
-                let mut n = 0;
-                for (id, _, v) in new_nodes {
-                    if let Some(v) = v {
-                        w.put(NodeKey(*id).encode(), encode_vector(v))?;
-                        n += 1;
-                    }
-                }
-                Ok(n)
-            });
-            vec![nodes, degrees, vectors]
-        });
-        let outs = s.spawn(|| {
-            write(cf::OUT, &|w| {
-                for e in sst_out {
-                    w.put(
-                        OutEdgeKey {
-                            src: e.src,
-                            rel: e.rel,
-                            dst: e.dst,
-                        }
-                        .encode(),
-                        props_table.bytes(e),
-                    )?;
-                }
-                Ok(sst_out.len() as u64)
-            })
-        });
-        let ins = write(cf::IN, &|w| {
-            for e in sst_in {
-                w.put(
-                    InEdgeKey {
-                        dst: e.dst,
-                        rel: e.rel,
-                        src: e.src,
-                    }
-                    .encode(),
-                    props_table.bytes(e),
-                )?;
+    let top = (new.end - new.start) as usize;
+    let bits = usize::BITS - top.leading_zeros();
+    let passes = bits.div_ceil(MAX_RADIX_BITS);
+    if passes > 0 && edges.len() > 1 {
+        let width = bits.div_ceil(passes);
+        let mask = (1usize << width) - 1;
+        let mut scratch = edges.clone();
+        for pass in 0..passes {
+            let digit = |e: &EdgeIn| (bucket(e) >> (pass * width)) & mask;
+            let mut next = vec![0usize; mask + 2];
+            for e in &edges {
+                next[digit(e) + 1] += 1;
             }
-            Ok(sst_in.len() as u64)
-        });
-        let panicked = || {
-            Err(ImportError::Engine(EngineError::Invalid(
-                "SST writer thread panicked".into(),
-            )))
-        };
-        let mut all = small.join().unwrap_or_else(|_| vec![panicked()]);
-        all.push(outs.join().unwrap_or_else(|_| panicked()));
-        all.push(ins);
-        all
-    });
-    let mut files = Vec::new();
-    for r in results {
-        if let Some(f) = r? {
-            files.push(f);
+            for d in 1..next.len() {
+                next[d] += next[d - 1];
+            }
+            for e in &edges {
+                let d = digit(e);
+                scratch[next[d]] = *e;
+                next[d] += 1;
+            }
+            std::mem::swap(&mut edges, &mut scratch);
         }
     }
-    Ok(files)
+    let old = edges.partition_point(|e| bucket(e) == 0);
+    let (old, new) = edges.split_at_mut(old);
+    old.sort_by_key(|e| (node(e), rest(e)));
+    for run in new.chunk_by_mut(|a, b| node(a) == node(b)) {
+        if run.len() > 1 {
+            run.sort_by_key(&rest);
+        }
+    }
+    edges
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    /// The radix sort agrees with a stable comparison sort, for ids of existing nodes (below
+    /// the range) and of new ones, over ranges needing one, two and three passes.
+    #[test]
+    fn sort_edges_is_a_stable_sort_by_node_then_rest() {
+        let mut seed = 7u64;
+        let mut next = move |n: u64| {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 33) % n
+        };
+        for new_nodes in [1u64, 5, 3000, 5_000_000] {
+            let new = 1000..1000 + new_nodes;
+            let edges: Vec<EdgeIn> = (0..20_000u32)
+                .map(|i| {
+                    let id = |next: &mut dyn FnMut(u64) -> u64| {
+                        if next(4) == 0 {
+                            NodeId(next(1000))
+                        } else {
+                            NodeId(new.start + next(new_nodes.min(500)) * (new_nodes / 500).max(1))
+                        }
+                    };
+                    EdgeIn {
+                        src: id(&mut next),
+                        dst: id(&mut next),
+                        rel: RelId(next(3) as u32),
+                        props: i,
+                    }
+                })
+                .collect();
+            let mut expected = edges.clone();
+            expected.sort_by_key(|e| (e.dst, e.rel, e.src));
+            let sorted = sort_edges(edges, &new, |e| e.dst, |e| (e.rel, e.src));
+            let key = |e: &EdgeIn| (e.dst, e.rel, e.src, e.props);
+            assert_eq!(
+                sorted.iter().map(key).collect::<Vec<_>>(),
+                expected.iter().map(key).collect::<Vec<_>>(),
+                "{new_nodes} new nodes"
+            );
+        }
+    }
 }
