@@ -919,44 +919,14 @@ fn top_k(free: &[(usize, &Word)]) -> Option<usize> {
     None
 }
 
-/// A name as EXPLORE writes it: bare when it is an identifier and not reserved, else in
-/// backquotes (a backquote inside doubled).
+/// A name as EXPLORE writes it (the query printer's rule, so reserved words stay in step).
 pub(crate) fn ident(s: &str) -> String {
-    const RESERVED: &[&str] = &[
-        "AND", "ANY", "ASK", "BEAM", "BUDGET", "CREATE", "DEPTH", "DESCRIBE", "EXPLAIN", "EXPLORE",
-        "FALSE", "FANOUT", "FROM", "IN", "INDEX", "LIMIT", "NULL", "ON", "OR", "RELATION",
-        "RETURN", "SCORE", "SEARCH", "SHOW", "TARGET", "TOP", "TRUE", "UNDER", "UNTIL", "VIA",
-        "WHERE",
-    ];
-    let mut chars = s.chars();
-    let bare = chars.next().is_some_and(|c| c.is_alphabetic() || c == '_')
-        && chars.all(|c| c.is_alphanumeric() || c == '_')
-        && !RESERVED.contains(&s.to_uppercase().as_str());
-    if bare {
-        s.to_owned()
-    } else {
-        format!("`{}`", s.replace('`', "``"))
-    }
+    cairn_query::printer::name(s).to_string()
 }
 
 /// A string literal as EXPLORE writes it, escaped.
 pub(crate) fn str_lit(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            '\0' => out.push_str("\\0"),
-            c if c.is_control() => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
+    cairn_query::printer::str_lit(s).to_string()
 }
 
 /// A plan that is replaced before anyone reads it (compile fills the real one).

@@ -365,11 +365,13 @@ impl Display for Statement {
     }
 }
 
-// Used by the plan printer.
-pub(crate) fn name(s: &str) -> impl Display + '_ {
+/// A name as EXPLORE writes it (bare, or in backquotes when reserved or not an identifier), for
+/// code that writes statements: the plan printer, the ASK planner.
+pub fn name(s: &str) -> impl Display + '_ {
     N(s)
 }
 
-pub(crate) fn str_lit(s: &str) -> impl Display + '_ {
+/// A string literal as EXPLORE writes it, escaped.
+pub fn str_lit(s: &str) -> impl Display + '_ {
     S(s)
 }
