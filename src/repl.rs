@@ -584,17 +584,9 @@ impl ReplHelper {
     }
 }
 
-/// A name as the language accepts it: bare when it is a plain, unreserved identifier.
+/// A name as the language accepts it: the query printer's rule.
 fn quote_name(n: &str) -> String {
-    let mut chars = n.chars();
-    let plain = chars.next().is_some_and(|c| c.is_alphabetic() || c == '_')
-        && chars.all(|c| c.is_alphanumeric() || c == '_')
-        && !is_reserved(n);
-    if plain {
-        n.to_owned()
-    } else {
-        format!("`{}`", n.replace('`', "``"))
-    }
+    cairn::query::printer::name(n).to_string()
 }
 
 /// The names that fit after `before` (the statement up to the word being completed).
