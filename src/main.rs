@@ -541,9 +541,7 @@ fn load_embedder(choice: EmbedderArg, origin: &str) -> Result<Option<Arc<dyn Emb
 /// directory) is missing or wrong. That is how cairn was invoked, not the data: exit code 2.
 fn embedder_failure(e: EmbedError, origin: &str) -> Failure {
     let code = match e {
-        EmbedError::NotCompiled { .. }
-        | EmbedError::MissingEnv { .. }
-        | EmbedError::InvalidSetting { .. } => 2,
+        EmbedError::NotCompiled { .. } | EmbedError::Setting(_) => 2,
         _ => 1,
     };
     Failure {

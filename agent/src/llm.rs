@@ -9,6 +9,7 @@
 //! Graph text is untrusted: [`data_block`] quotes it as JSON inside a labelled block and every
 //! system prompt says such blocks are data, never instructions.
 
+use cairn_engine::settings::{endpoint, SettingError, Settings};
 use serde::{Deserialize, Serialize};
 use std::time::Duration;
 use thiserror::Error;
@@ -27,17 +28,9 @@ pub const ENV_RETRIES: &str = "CAIRN_LLM_RETRIES";
 /// Errors of the LLM backend.
 #[derive(Debug, Error)]
 pub enum LlmError {
-    #[error("environment variable {var} is not set ({why})")]
-    MissingEnv {
-        var: &'static str,
-        why: &'static str,
-    },
-    #[error("invalid setting {name}={value:?}: {reason}")]
-    InvalidSetting {
-        name: String,
-        value: String,
-        reason: String,
-    },
+    /// A setting (environment variable) is missing or unusable.
+    #[error(transparent)]
+    Setting(#[from] SettingError),
     #[error("LLM endpoint {url} is unreachable after {attempts} attempt(s): {message} (check {ENV_URL} and that the server is running)")]
     Unreachable {
         url: String,
@@ -185,48 +178,25 @@ impl ChatConfig {
     /// [`from_env`](Self::from_env) with an injectable lookup (tests must not mutate the
     /// process environment, which other threads read).
     pub fn from_lookup(get: impl Fn(&str) -> Option<String>) -> Result<Self, LlmError> {
-        let need = |var: &'static str, why: &'static str| {
-            get(var)
-                .filter(|v| !v.trim().is_empty())
-                .ok_or(LlmError::MissingEnv { var, why })
-        };
-        let base = need(
+        let env = Settings(get);
+        let base = env.required(
             ENV_URL,
             "base URL of an OpenAI-compatible chat API, e.g. http://127.0.0.1:8080/v1",
         )?;
-        let model = need(ENV_MODEL, "chat model name")?;
+        let model = env.required(ENV_MODEL, "chat model name")?;
         let mut c = ChatConfig::new(base, model);
-        c.api_key = get(ENV_KEY)
-            .or_else(|| get("OPENAI_API_KEY"))
-            .filter(|k| !k.is_empty());
-        if let Some(t) = get(ENV_TIMEOUT) {
-            match t.trim().parse::<u64>() {
-                Ok(s) if s > 0 => c.timeout = Duration::from_secs(s),
-                _ => {
-                    return Err(invalid(
-                        ENV_TIMEOUT,
-                        &t,
-                        "expected a positive number of seconds",
-                    ))
-                }
-            }
+        c.api_key = env.api_key(ENV_KEY);
+        if let Some(s) = env.parsed(
+            ENV_TIMEOUT,
+            |s: &u64| *s > 0,
+            "expected a positive number of seconds",
+        )? {
+            c.timeout = Duration::from_secs(s);
         }
-        if let Some(r) = get(ENV_RETRIES) {
-            c.retries = r
-                .trim()
-                .parse::<u32>()
-                .map_err(|_| invalid(ENV_RETRIES, &r, "expected a whole number"))?
-                .min(10);
+        if let Some(r) = env.parsed(ENV_RETRIES, |_: &u32| true, "expected a whole number")? {
+            c.retries = r.min(10);
         }
         Ok(c)
-    }
-}
-
-fn invalid(name: &str, value: &str, reason: &str) -> LlmError {
-    LlmError::InvalidSetting {
-        name: name.to_owned(),
-        value: value.to_owned(),
-        reason: reason.to_owned(),
     }
 }
 
@@ -291,14 +261,7 @@ enum Attempt {
 impl OpenAiChat {
     /// Builds the client; no request is made until [`LlmBackend::complete`].
     pub fn new(config: ChatConfig) -> Result<Self, LlmError> {
-        let url = format!("{}/chat/completions", config.base_url.trim_end_matches('/'));
-        if !(url.starts_with("http://") || url.starts_with("https://")) {
-            return Err(invalid(
-                ENV_URL,
-                &config.base_url,
-                "must start with http:// or https://",
-            ));
-        }
+        let url = endpoint(ENV_URL, &config.base_url, "chat/completions")?;
         let agent: ureq::Agent = ureq::Agent::config_builder()
             .timeout_global(Some(config.timeout))
             .http_status_as_error(false)

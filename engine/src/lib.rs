@@ -27,6 +27,7 @@ pub mod error;
 pub mod generate;
 pub mod graph;
 pub mod import;
+pub mod settings;
 pub mod vector;
 pub mod write;
 

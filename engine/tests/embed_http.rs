@@ -4,6 +4,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use cairn_engine::embed::{EmbedError, Embedder, HashEmbedder, HttpEmbedder, HttpEmbedderConfig};
+use cairn_engine::settings::SettingError;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::thread;
@@ -221,7 +222,10 @@ fn short_answer_and_unreachable_server_are_errors() {
     assert!(matches!(err, EmbedError::Transport { .. }), "{err:?}");
 
     let err = HttpEmbedder::connect(config("ftp://example.invalid/v1")).unwrap_err();
-    assert!(matches!(err, EmbedError::InvalidSetting { .. }), "{err:?}");
+    assert!(
+        matches!(err, EmbedError::Setting(SettingError::Invalid { .. })),
+        "{err:?}"
+    );
 }
 
 #[test]
@@ -238,10 +242,10 @@ fn settings_come_from_the_environment() {
     assert!(
         matches!(
             err,
-            EmbedError::MissingEnv {
+            EmbedError::Setting(SettingError::Missing {
                 var: "CAIRN_EMBED_URL",
                 ..
-            }
+            })
         ),
         "{err}"
     );
@@ -249,10 +253,10 @@ fn settings_come_from_the_environment() {
         HttpEmbedderConfig::from_lookup(env(&[("CAIRN_EMBED_URL", "http://x/v1")])).unwrap_err();
     assert!(matches!(
         err,
-        EmbedError::MissingEnv {
+        EmbedError::Setting(SettingError::Missing {
             var: "CAIRN_EMBED_MODEL",
             ..
-        }
+        })
     ));
     let c = HttpEmbedderConfig::from_lookup(env(&[
         ("CAIRN_EMBED_URL", "http://x/v1"),
@@ -276,5 +280,8 @@ fn settings_come_from_the_environment() {
         ("CAIRN_EMBED_DIM", "zero"),
     ]))
     .unwrap_err();
-    assert!(matches!(err, EmbedError::InvalidSetting { .. }));
+    assert!(matches!(
+        err,
+        EmbedError::Setting(SettingError::Invalid { .. })
+    ));
 }

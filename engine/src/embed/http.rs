@@ -2,6 +2,7 @@
 //! Ollama's OpenAI layer, text-embeddings-inference, ...).
 
 use super::{finish, EmbedError, Embedder};
+use crate::settings::{endpoint, Settings};
 use serde::{Deserialize, Serialize};
 use std::time::Duration;
 
@@ -69,41 +70,19 @@ impl HttpEmbedderConfig {
     /// Like [`from_env`](Self::from_env) with an injectable lookup (tests must not mutate the process
     /// environment, which other threads read).
     pub fn from_lookup(get: impl Fn(&str) -> Option<String>) -> Result<Self, EmbedError> {
-        let need = |var: &'static str, why: &'static str| {
-            get(var)
-                .filter(|v| !v.trim().is_empty())
-                .ok_or(EmbedError::MissingEnv { var, why })
-        };
-        let base = need(
+        let env = Settings(get);
+        let base = env.required(
             ENV_URL,
             "base URL of an OpenAI-compatible embeddings API, e.g. http://127.0.0.1:8080/v1",
         )?;
-        let model = need(ENV_MODEL, "embedding model name")?;
+        let model = env.required(ENV_MODEL, "embedding model name")?;
         let mut c = HttpEmbedderConfig::new(base, model);
-        c.api_key = get(ENV_KEY)
-            .or_else(|| get("OPENAI_API_KEY"))
-            .filter(|k| !k.is_empty());
-        if let Some(d) = get(ENV_DIM) {
-            c.dim = Some(parse_setting(ENV_DIM, &d)?);
-        }
-        if let Some(t) = get(ENV_TIMEOUT) {
-            c.timeout = Duration::from_secs(parse_setting(ENV_TIMEOUT, &t)?);
+        c.api_key = env.api_key(ENV_KEY);
+        c.dim = env.parsed(ENV_DIM, |d: &usize| *d > 0, "expected a positive integer")?;
+        if let Some(s) = env.parsed(ENV_TIMEOUT, |s: &u64| *s > 0, "expected a positive integer")? {
+            c.timeout = Duration::from_secs(s);
         }
         Ok(c)
-    }
-}
-
-fn parse_setting<T: std::str::FromStr + PartialOrd + Default>(
-    name: &str,
-    v: &str,
-) -> Result<T, EmbedError> {
-    match v.trim().parse::<T>() {
-        Ok(x) if x > T::default() => Ok(x),
-        _ => Err(EmbedError::InvalidSetting {
-            name: name.to_owned(),
-            value: v.to_owned(),
-            reason: "expected a positive integer".into(),
-        }),
     }
 }
 
@@ -162,14 +141,7 @@ impl HttpEmbedder {
     /// Builds the client; when `config.dim` is `None`, embeds one probe text to learn the dimension,
     /// so a wrong URL, model or key fails here rather than in the middle of an import.
     pub fn connect(config: HttpEmbedderConfig) -> Result<Self, EmbedError> {
-        let url = format!("{}/embeddings", config.base_url.trim_end_matches('/'));
-        if !(url.starts_with("http://") || url.starts_with("https://")) {
-            return Err(EmbedError::InvalidSetting {
-                name: ENV_URL.into(),
-                value: config.base_url.clone(),
-                reason: "must start with http:// or https://".into(),
-            });
-        }
+        let url = endpoint(ENV_URL, &config.base_url, "embeddings")?;
         let agent: ureq::Agent = ureq::Agent::config_builder()
             .timeout_global(Some(config.timeout))
             .http_status_as_error(false)

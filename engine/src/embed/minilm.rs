@@ -6,6 +6,7 @@
 //! tokenizer, a safetensors reader and a GEMM, and its throughput is measured in docs/VECTOR.md.
 
 use super::{finish, EmbedError, Embedder, MINILM_DIM, MINILM_DIR_ENV, MINILM_ID};
+use crate::settings::SettingError;
 use ndarray::{Array1, Array2, ArrayView2, Axis, Slice};
 use std::ops::Range;
 use std::path::{Path, PathBuf};
@@ -86,16 +87,19 @@ impl MiniLmEmbedder {
     pub fn from_env() -> Result<Self, EmbedError> {
         let dir = std::env::var_os(MINILM_DIR_ENV)
             .filter(|d| !d.is_empty())
-            .ok_or(EmbedError::MissingEnv {
+            .ok_or(SettingError::Missing {
             var: MINILM_DIR_ENV,
             why: "it names the all-MiniLM-L6-v2 model directory: run `bash scripts/fetch-minilm.sh` and set it to the directory it prints",
         })?;
-        Self::load(Path::new(&dir)).map_err(|e| EmbedError::InvalidSetting {
-            name: MINILM_DIR_ENV.to_owned(),
-            value: dir.to_string_lossy().into_owned(),
-            reason: format!(
-                "{e}; run `bash scripts/fetch-minilm.sh` and set {MINILM_DIR_ENV} to the directory it prints"
-            ),
+        Self::load(Path::new(&dir)).map_err(|e| {
+            SettingError::invalid(
+                MINILM_DIR_ENV,
+                &dir.to_string_lossy(),
+                format!(
+                    "{e}; run `bash scripts/fetch-minilm.sh` and set {MINILM_DIR_ENV} to the directory it prints"
+                ),
+            )
+            .into()
         })
     }
 

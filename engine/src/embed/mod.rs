@@ -64,24 +64,9 @@ pub fn minilm_from_env() -> Result<Arc<dyn Embedder>, EmbedError> {
 /// Why an embedding could not be produced.
 #[derive(Debug, thiserror::Error)]
 pub enum EmbedError {
-    /// A required setting is missing from the environment.
-    #[error("environment variable {var} is not set ({why})")]
-    MissingEnv {
-        /// The variable's name.
-        var: &'static str,
-        /// What it is for.
-        why: &'static str,
-    },
-    /// A setting has a value that cannot be used.
-    #[error("invalid setting {name}={value:?}: {reason}")]
-    InvalidSetting {
-        /// The setting's name.
-        name: String,
-        /// Its value.
-        value: String,
-        /// Why it was rejected.
-        reason: String,
-    },
+    /// A setting (environment variable) is missing or unusable.
+    #[error(transparent)]
+    Setting(#[from] crate::settings::SettingError),
     /// The endpoint answered with a non-success HTTP status.
     #[error("embedding endpoint {url} answered HTTP {status}: {message}")]
     HttpStatus {
