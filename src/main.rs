@@ -475,6 +475,9 @@ fn import(
     triples: cairn::engine::import::triples::TriplesOptions,
 ) -> Result<(), Failure> {
     let files = expand(paths)?;
+    // An unknown or unguessed file format is reported before a database is created for it.
+    let refs: Vec<&Path> = files.iter().map(PathBuf::as_path).collect();
+    cairn::engine::import::triples_files(&refs, &triples)?;
     // An embedder named on the command line is set up before the database is opened (or
     // created), so one this build or environment cannot provide leaves nothing behind.
     let named = embedder

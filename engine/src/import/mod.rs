@@ -273,8 +273,9 @@ pub fn import_files<P: AsRef<Path>>(
     Ok(summary)
 }
 
-/// The files as triples files, if they are (all of them, or none: mixing is refused).
-fn triples_files<'a>(
+/// The files as triples files, if they are (all of them, or none: mixing is refused). Callers
+/// may check this before opening or creating a database; [`import_files`] checks it too.
+pub fn triples_files<'a>(
     files: &[&'a Path],
     options: &triples::TriplesOptions,
 ) -> Result<Option<Vec<&'a Path>>, ImportError> {
