@@ -1,7 +1,8 @@
 //! Label inference for triples: which entities are of one kind, and what to call that kind.
 //!
 //! The subjects of one relation are one *role class*, and so are its objects. Two classes are
-//! joined (union-find) when they share at least [`JOIN_SHARE`] of the smaller one's entities:
+//! joined (union-find) when they share at least [`JOIN_SHARE`] (two object classes:
+//! [`JOIN_SHARE_OBJECTS`]) of the smaller one's entities, and at least [`MIN_SHARED`]:
 //! `plays_in_club`'s subjects and `plays_in_club_inverse`'s objects (the same players) join,
 //! while ages and shirt numbers, which share only a few values such as `23`, stay apart. The
 //! share test is the guard against one giant class that a few coincidental shared entities would
@@ -10,8 +11,16 @@
 
 use hashbrown::HashMap;
 
-/// The share of the smaller class's entities two classes must have in common to be joined.
-const JOIN_SHARE: f64 = 0.5;
+/// The share of the smaller class's entities two classes must have in common to be joined, when
+/// both are object classes: objects are often values (numbers, years) whose strings coincide
+/// across kinds, so they need more evidence.
+const JOIN_SHARE_OBJECTS: f64 = 0.5;
+/// The same share when one of them is a subject class (the things that have relations).
+const JOIN_SHARE: f64 = 0.25;
+
+/// Fewer shared entities than this never join two classes: a class of one or two entities would
+/// otherwise bridge unrelated kinds (a track that is also a region).
+const MIN_SHARED: u32 = 2;
 
 /// An entity playing more roles than this counts only its most frequent ones when measuring
 /// overlap, so that hubs do not cost quadratic time.
@@ -93,7 +102,12 @@ pub(super) fn classes(
     pairs.sort_unstable();
     for ((a, b), n) in pairs {
         let smaller = size[a as usize].min(size[b as usize]);
-        if f64::from(n) >= JOIN_SHARE * smaller as f64 {
+        let share = if a % 2 == 1 && b % 2 == 1 {
+            JOIN_SHARE_OBJECTS
+        } else {
+            JOIN_SHARE
+        };
+        if n >= MIN_SHARED && f64::from(n) >= share * smaller as f64 {
             let (ra, rb) = (find(&mut parent, a), find(&mut parent, b));
             let clash = matches!(
                 (&type_of[ra as usize], &type_of[rb as usize]),
@@ -104,9 +118,10 @@ pub(super) fn classes(
             }
         }
     }
-    // A group is named by its best class name: a type name first, then the largest class.
+    // A group is named by its best class name: the largest class, a type name counting double
+    // (it says what its entities are; a property name says what they are to someone else).
     // Classes of one name are in one group, so group names are distinct.
-    let mut best: HashMap<u32, (bool, usize, &str)> = HashMap::new();
+    let mut best: HashMap<u32, (usize, &str)> = HashMap::new();
     for c in 0..classes {
         let Some((name, is_type)) = &own[c] else {
             continue;
@@ -115,9 +130,9 @@ pub(super) fn classes(
             continue;
         }
         let root = find(&mut parent, c as u32);
-        let mine = (*is_type, size[c], name.as_str());
-        let better = |old: &(bool, usize, &str)| {
-            (mine.0, mine.1, std::cmp::Reverse(mine.2)) > (old.0, old.1, std::cmp::Reverse(old.2))
+        let mine = (size[c] * if *is_type { 2 } else { 1 }, name.as_str());
+        let better = |old: &(usize, &str)| {
+            (mine.0, std::cmp::Reverse(mine.1)) > (old.0, std::cmp::Reverse(old.1))
         };
         match best.get(&root) {
             Some(old) if !better(old) => {}
@@ -129,7 +144,7 @@ pub(super) fn classes(
     (0..classes as u32)
         .map(|c| {
             let root = find(&mut parent, c);
-            best.get(&root).map(|(_, _, n)| (*n).to_owned())
+            best.get(&root).map(|(_, n)| (*n).to_owned())
         })
         .collect()
 }
@@ -165,9 +180,9 @@ fn candidate(relation: &str, subject: bool) -> Option<(String, bool)> {
         if let [.., ty, property] = parts[..] {
             if parts.len() >= 3 {
                 return if subject {
-                    label_name(ty).map(|n| (n, true))
+                    noun_name(ty).map(|n| (n, true))
                 } else {
-                    label_name(property).map(|n| (n, false))
+                    noun_name(property).map(|n| (n, false))
                 };
             }
         }
@@ -179,26 +194,46 @@ fn candidate(relation: &str, subject: bool) -> Option<(String, bool)> {
     }
 }
 
-/// A relation phrase as a label: words in CamelCase, without a leading verb (`plays_in_club`,
-/// `wears_number`), leading function words, or Freebase's plural marker (`position_s`).
+/// A plain relation phrase as a label: words in CamelCase, without a leading verb
+/// (`plays_in_club`, `wears_number`, `is_aged`) or function words.
 pub(super) fn label_name(phrase: &str) -> Option<String> {
-    let mut words: Vec<&str> = phrase
-        .split(|c: char| !c.is_alphanumeric())
-        .filter(|w| !w.is_empty())
-        .collect();
-    if words.len() >= 2 && words.last() == Some(&"s") {
-        words.pop();
-    }
-    let function = |w: &str| FUNCTION_WORDS.contains(&w.to_lowercase().as_str());
-    // A leading third-person verb or auxiliary: `plays_position`, `plays_in_club`, `is_aged`.
+    let mut words = words(phrase);
+    // A leading third-person verb or auxiliary, followed by a function word or one more word.
     if let [first, second, ..] = words[..] {
         let lower = first.to_lowercase();
         let verb = AUXILIARIES.contains(&lower.as_str())
-            || (lower.ends_with('s') && !lower.ends_with("ss"));
+            || (lower.len() > 3 && lower.ends_with('s') && !lower.ends_with("ss"));
         if verb && (words.len() == 2 || function(second)) {
             words.remove(0);
         }
     }
+    camel(words)
+}
+
+/// A Freebase type or property (already a noun phrase: `us_county`, `position_s`) as a label:
+/// CamelCase without leading function words or the plural marker `_s`.
+fn noun_name(phrase: &str) -> Option<String> {
+    let mut words = words(phrase);
+    if words.len() >= 2 && words.last() == Some(&"s") {
+        words.pop();
+    }
+    camel(words)
+}
+
+fn words(phrase: &str) -> Vec<&str> {
+    phrase
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .collect()
+}
+
+fn function(word: &str) -> bool {
+    FUNCTION_WORDS.contains(&word.to_lowercase().as_str())
+}
+
+/// Words in CamelCase, leading function words dropped; a leading digit gets an `L` so that the
+/// label is an identifier.
+fn camel(mut words: Vec<&str>) -> Option<String> {
     while words.len() > 1 && function(words[0]) {
         words.remove(0);
     }
@@ -231,7 +266,8 @@ mod tests {
             label_name("place_of_birth").as_deref(),
             Some("PlaceOfBirth")
         );
-        assert_eq!(label_name("position_s").as_deref(), Some("Position"));
+        assert_eq!(noun_name("position_s").as_deref(), Some("Position"));
+        assert_eq!(noun_name("us_county").as_deref(), Some("UsCounty"));
         assert_eq!(label_name("parents").as_deref(), Some("Parents"));
         assert_eq!(label_name("__"), None);
     }
