@@ -360,7 +360,7 @@ fn import_triples_with_inferred_labels_and_refuse_unguessed_txt() {
     assert_eq!(o.status.code(), Some(3), "{:?}", text(&o));
     assert!(text(&o).1.contains("--format triples"), "{:?}", text(&o));
     assert!(!db.exists());
-    let o = cairn(&[
+    let import = [
         "--db",
         path(&db),
         "import",
@@ -371,7 +371,8 @@ fn import_triples_with_inferred_labels_and_refuse_unguessed_txt() {
         "--relation-label",
         "wears_number=:ShirtNumber",
         "--no-index",
-    ]);
+    ];
+    let o = cairn(&import);
     let (out, err) = text(&o);
     assert!(o.status.success(), "{out}{err}");
     assert!(out.contains("nodes 4 new"), "{out}");
@@ -386,18 +387,7 @@ fn import_triples_with_inferred_labels_and_refuse_unguessed_txt() {
         assert!(shown.contains(label), "{label} in {shown}");
     }
     // Again: a no-op.
-    let o = cairn(&[
-        "--db",
-        path(&db),
-        "import",
-        path(&kb),
-        "--format",
-        "triples",
-        "--infer-labels",
-        "--relation-label",
-        "wears_number=:ShirtNumber",
-        "--no-index",
-    ]);
+    let o = cairn(&import);
     assert!(
         text(&o)
             .0

@@ -10,11 +10,10 @@
 use super::apply::apply;
 use super::dump::{DumpNode, DumpRecord};
 use super::read::{open, EdgeRef, Record};
-use super::stage::Staging;
+use super::stage::{Names, Staging};
 use super::{report, ImportError, ImportOptions, ImportSummary, LineError, Phase};
 use crate::graph::Graph;
 use cairn_storage_format::Value;
-use hashbrown::HashMap;
 use std::path::Path;
 use std::time::Instant;
 
@@ -87,30 +86,11 @@ struct Triple {
     line: u64,
 }
 
-/// Interned strings: entities and relations are repeated on many lines.
-#[derive(Default)]
-struct Interner {
-    ids: HashMap<String, u32>,
-    names: Vec<String>,
-}
-
-impl Interner {
-    fn id(&mut self, s: &str) -> u32 {
-        if let Some(&id) = self.ids.get(s) {
-            return id;
-        }
-        let id = self.names.len() as u32;
-        self.names.push(s.to_owned());
-        self.ids.insert(s.to_owned(), id);
-        id
-    }
-}
-
 /// Everything read from the triples files.
 #[derive(Default)]
 struct Read {
-    entities: Interner,
-    relations: Interner,
+    entities: Names,
+    relations: Names,
     triples: Vec<Triple>,
     errors: Vec<LineError>,
 }
@@ -332,7 +312,7 @@ fn assign_labels(read: &Read, options: &TriplesOptions) -> Labels {
     }
     let mut explicit: Vec<Option<&str>> = vec![None; classes];
     for given in &options.relation_labels {
-        if let Some(&r) = read.relations.ids.get(&given.relation) {
+        if let Some(r) = read.relations.get(&given.relation) {
             explicit[class(r, 0) as usize] = given.subject.as_deref();
             explicit[class(r, 1) as usize] = given.object.as_deref();
         }
@@ -341,25 +321,10 @@ fn assign_labels(read: &Read, options: &TriplesOptions) -> Labels {
         .infer
         .then(|| infer::classes(&read.relations.names, &counted, classes));
 
-    let mut names: Vec<String> = Vec::new();
-    let mut ids: HashMap<String, u32> = HashMap::new();
-    let mut id_of = |name: &str| -> u32 {
-        if let Some(&id) = ids.get(name) {
-            return id;
-        }
-        names.push(name.to_owned());
-        ids.insert(name.to_owned(), names.len() as u32 - 1);
-        names.len() as u32 - 1
-    };
+    let mut names = Names::default();
     let mut of = vec![0u32; read.entities.names.len()];
-    let mut i = 0;
-    while i < counted.len() {
-        let e = counted[i].0;
-        let mut j = i;
-        while j < counted.len() && counted[j].0 == e {
-            j += 1;
-        }
-        let mine = &counted[i..j];
+    for mine in counted.chunk_by(|a, b| a.0 == b.0) {
+        let e = mine[0].0;
         let label = strongest(
             mine.iter()
                 .filter_map(|&(_, c, n)| explicit[c as usize].map(|l| (l.to_owned(), n))),
@@ -372,10 +337,12 @@ fn assign_labels(read: &Read, options: &TriplesOptions) -> Labels {
             )
         })
         .unwrap_or_else(|| default.clone());
-        of[e as usize] = id_of(&label);
-        i = j;
+        of[e as usize] = names.id(&label);
     }
-    Labels { names, of }
+    Labels {
+        names: names.names,
+        of,
+    }
 }
 
 /// The label with the most evidence; ties go to the name that sorts first (deterministic).

@@ -49,14 +49,8 @@ pub(super) fn classes(
     }
     // Shared entities per pair of classes.
     let mut shared: HashMap<(u32, u32), u32> = HashMap::new();
-    let mut i = 0;
-    while i < counted.len() {
-        let e = counted[i].0;
-        let mut j = i;
-        while j < counted.len() && counted[j].0 == e {
-            j += 1;
-        }
-        let mut mine: Vec<(u32, u32)> = counted[i..j].iter().map(|&(_, c, n)| (c, n)).collect();
+    for entity in counted.chunk_by(|a, b| a.0 == b.0) {
+        let mut mine: Vec<(u32, u32)> = entity.iter().map(|&(_, c, n)| (c, n)).collect();
         if mine.len() > MAX_ROLES {
             mine.sort_unstable_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
             mine.truncate(MAX_ROLES);
@@ -67,7 +61,6 @@ pub(super) fn classes(
                 *shared.entry((a, b)).or_default() += 1;
             }
         }
-        i = j;
     }
     // Own name of every class; classes of one name are one kind (every `__people__person__…`
     // subject is a Person, and `is_in_country`'s objects are `plays_for_country`'s Countries).
