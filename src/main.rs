@@ -278,6 +278,7 @@ impl From<ImportError> for Failure {
             | ImportError::TxtNotGuessed { .. }
             | ImportError::MixedFormats { .. }
             | ImportError::EmbedderMismatch { .. } => 3,
+            ImportError::LabelsWithoutTriples { .. } => 2,
             ImportError::Io { .. } | ImportError::Engine(_) | ImportError::Embed(_) => 1,
         };
         Failure {

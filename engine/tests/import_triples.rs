@@ -300,4 +300,15 @@ fn a_txt_file_is_not_guessed_and_formats_do_not_mix() {
     let tsv = write(dir.path(), "kb.tsv", FOOTBALL);
     let err = import_files(&g, &[&tsv, &jsonl], &ImportOptions::default()).unwrap_err();
     assert!(matches!(err, ImportError::MixedFormats { .. }), "{err}");
+    // Label rules are for triples: given with a dump they are refused, not ignored.
+    let infer = with(TriplesOptions {
+        infer: true,
+        ..Default::default()
+    });
+    let err = import_files(&g, &[&jsonl], &infer).unwrap_err();
+    assert!(
+        matches!(err, ImportError::LabelsWithoutTriples { .. }),
+        "{err}"
+    );
+    assert!(g.catalog().label_id("A").is_none());
 }

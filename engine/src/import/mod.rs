@@ -59,6 +59,8 @@ pub enum ImportError {
     TxtNotGuessed { path: PathBuf },
     #[error("{}: triples files cannot be imported together with JSON Lines or CSV dumps in one run ({} is a dump)", triples.display(), dump.display())]
     MixedFormats { triples: PathBuf, dump: PathBuf },
+    #[error("--label, --infer-labels and --relation-label apply to triples files (.tsv, .triples, or --format triples); {} is a JSON Lines or CSV dump, whose records name their labels", path.display())]
+    LabelsWithoutTriples { path: PathBuf },
     #[error("{}: {source}", path.display())]
     Io {
         path: PathBuf,
@@ -300,6 +302,13 @@ pub fn triples_files<'a>(
             dump: d.to_path_buf(),
         }),
         (Some(_), None) => Ok(Some(files.to_vec())),
+        (None, Some((d, _)))
+            if options.label.is_some() || options.infer || !options.relation_labels.is_empty() =>
+        {
+            Err(ImportError::LabelsWithoutTriples {
+                path: d.to_path_buf(),
+            })
+        }
         _ => Ok(None),
     }
 }
