@@ -9,7 +9,7 @@
 //! Graph text is untrusted: [`data_block`] quotes it as JSON inside a labelled block and every
 //! system prompt says such blocks are data, never instructions.
 
-use cairn_engine::settings::{endpoint, SettingError, Settings};
+use cairn_http::settings::{endpoint, SettingError, Settings};
 use serde::{Deserialize, Serialize};
 use std::time::Duration;
 use thiserror::Error;

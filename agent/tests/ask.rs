@@ -9,13 +9,13 @@ use cairn_agent::validate::DEFAULT_THRESHOLD;
 use cairn_agent::{
     Aggregate, AskOutcome, Asker, CancelToken, EngineCatalog, NodeTable, QuestionType, Validator,
 };
-use cairn_engine::embed::{Embedder, HashEmbedder};
-use cairn_engine::generate::{author_key, paper_key, venue_key, Academic, AcademicConfig};
-use cairn_engine::import::dump::DumpRecord;
-use cairn_engine::import::{import_records, ImportOptions};
-use cairn_engine::{Direction, Graph, GraphOptions, GraphRead};
+use cairn_embed::{Embedder, HashEmbedder};
+use cairn_generate::{author_key, paper_key, venue_key, Academic, AcademicConfig};
+use cairn_import::dump::DumpRecord;
+use cairn_import::{import_records, ImportOptions};
 use cairn_query::{prepare, Compiled};
 use cairn_storage_format::Value;
+use cairn_store::{Direction, Graph, GraphOptions, GraphRead};
 use std::sync::Arc;
 
 struct Fixture {
