@@ -3,6 +3,7 @@
 //! directly from the store, planted wrong answers caught by the validator, and the eval.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+#[cfg(feature = "eval")]
 use cairn_agent::eval::{evaluate, questions};
 use cairn_agent::planner::LinkMethod;
 use cairn_agent::validate::DEFAULT_THRESHOLD;
@@ -405,6 +406,8 @@ fn node_text_with_instructions_does_not_change_the_plan() {
     assert_eq!(o.answer.count, Some(2));
 }
 
+/// Needs the `eval` feature (on in a workspace build, where the CLI enables it).
+#[cfg(feature = "eval")]
 #[test]
 fn eval_on_a_small_graph_meets_the_bar() {
     let f = fixture(AcademicConfig::with_nodes(3000, 7));

@@ -4,7 +4,6 @@ use crate::cache::NodeCache;
 use crate::catalog::Catalog;
 use crate::cf;
 use crate::error::{EngineError, Result};
-use crate::write::Writer;
 use cairn_storage_format::keys::{edge_prefix, edge_rel_prefix};
 use cairn_storage_format::records::{
     decode_id_range, decode_u64, decode_vector, decode_vector_into, encode_u64,
@@ -230,12 +229,6 @@ impl Graph {
     /// The catalog as of now (cheap: an `Arc`).
     pub fn catalog(&self) -> Arc<Catalog> {
         Arc::clone(&self.catalog.read())
-    }
-
-    /// Starts the write batch. Blocks while another writer is active; nothing is visible to
-    /// readers until [`Writer::commit`], and dropping the writer discards the batch.
-    pub fn writer(&self) -> Writer<'_> {
-        Writer::new(self, self.writer.lock())
     }
 
     /// A consistent view of the database as of now, unaffected by later commits.

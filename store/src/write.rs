@@ -52,6 +52,15 @@ impl std::fmt::Debug for Writer<'_> {
     }
 }
 
+// Here rather than in graph.rs so that the graph does not import its writer (no module cycle).
+impl Graph {
+    /// Starts the write batch. Blocks while another writer is active; nothing is visible to
+    /// readers until [`Writer::commit`], and dropping the writer discards the batch.
+    pub fn writer(&self) -> Writer<'_> {
+        Writer::new(self, self.writer.lock())
+    }
+}
+
 impl<'g> Writer<'g> {
     pub(crate) fn new(graph: &'g Graph, state: MutexGuard<'g, WriterState>) -> Self {
         let next_node_id = state.next_node_id;
