@@ -2,7 +2,8 @@
 //! Ollama's OpenAI layer, text-embeddings-inference, ...).
 
 use crate::{finish, EmbedError, Embedder};
-use cairn_http::settings::{endpoint, Settings};
+use cairn_http::settings::Settings;
+use cairn_http::{Client, ClientConfig, HttpError};
 use serde::{Deserialize, Serialize};
 use std::time::Duration;
 
@@ -16,6 +17,8 @@ pub const ENV_KEY: &str = "CAIRN_EMBED_API_KEY";
 pub const ENV_DIM: &str = "CAIRN_EMBED_DIM";
 /// Optional: per-request timeout in seconds (default 60).
 pub const ENV_TIMEOUT: &str = "CAIRN_EMBED_TIMEOUT_SECS";
+/// Optional: retries after a failed request (default 2), as for the LLM backend.
+pub const ENV_RETRIES: &str = "CAIRN_EMBED_RETRIES";
 
 /// Where and how to call the endpoint.
 #[derive(Clone)]
@@ -32,6 +35,10 @@ pub struct HttpEmbedderConfig {
     pub timeout: Duration,
     /// Inputs per request; larger batches are split.
     pub max_batch: usize,
+    /// Retries after a transport error, a timeout, HTTP 429 or 5xx (not after other 4xx).
+    pub retries: u32,
+    /// First backoff; doubled after each retry.
+    pub backoff: Duration,
 }
 
 impl std::fmt::Debug for HttpEmbedderConfig {
@@ -44,12 +51,13 @@ impl std::fmt::Debug for HttpEmbedderConfig {
             .field("dim", &self.dim)
             .field("timeout", &self.timeout)
             .field("max_batch", &self.max_batch)
+            .field("retries", &self.retries)
             .finish()
     }
 }
 
 impl HttpEmbedderConfig {
-    /// A config with the default timeout (60 s) and batch size (128).
+    /// A config with the default timeout (60 s), batch size (128) and 2 retries from 500 ms.
     pub fn new(base_url: impl Into<String>, model: impl Into<String>) -> Self {
         HttpEmbedderConfig {
             base_url: base_url.into(),
@@ -58,11 +66,13 @@ impl HttpEmbedderConfig {
             dim: None,
             timeout: Duration::from_secs(60),
             max_batch: 128,
+            retries: 2,
+            backoff: Duration::from_millis(500),
         }
     }
 
     /// Reads `CAIRN_EMBED_URL`, `CAIRN_EMBED_MODEL`, `CAIRN_EMBED_API_KEY` (or `OPENAI_API_KEY`),
-    /// `CAIRN_EMBED_DIM` and `CAIRN_EMBED_TIMEOUT_SECS`.
+    /// `CAIRN_EMBED_DIM`, `CAIRN_EMBED_TIMEOUT_SECS` and `CAIRN_EMBED_RETRIES`.
     pub fn from_env() -> Result<Self, EmbedError> {
         Self::from_lookup(|k| std::env::var(k).ok())
     }
@@ -82,6 +92,9 @@ impl HttpEmbedderConfig {
         if let Some(s) = env.parsed(ENV_TIMEOUT, |s: &u64| *s > 0, "expected a positive integer")? {
             c.timeout = Duration::from_secs(s);
         }
+        if let Some(r) = env.parsed(ENV_RETRIES, |_: &u32| true, "expected a whole number")? {
+            c.retries = r.min(10);
+        }
         Ok(c)
     }
 }
@@ -89,8 +102,7 @@ impl HttpEmbedderConfig {
 /// Embedder backed by an OpenAI-compatible HTTP endpoint. Blocking; one request per batch of up to
 /// `max_batch` inputs.
 pub struct HttpEmbedder {
-    agent: ureq::Agent,
-    url: String,
+    client: Client,
     config: HttpEmbedderConfig,
     dim: usize,
     id: String,
@@ -100,7 +112,7 @@ impl std::fmt::Debug for HttpEmbedder {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("HttpEmbedder")
             .field("id", &self.id)
-            .field("url", &self.url)
+            .field("url", &self.client.url())
             .finish()
     }
 }
@@ -125,31 +137,23 @@ struct Item {
     embedding: Vec<f32>,
 }
 
-#[derive(Deserialize)]
-struct ErrorBody {
-    error: ErrorDetail,
-}
-
-#[derive(Deserialize)]
-#[serde(untagged)]
-enum ErrorDetail {
-    Object { message: String },
-    Text(String),
-}
-
 impl HttpEmbedder {
     /// Builds the client; when `config.dim` is `None`, embeds one probe text to learn the dimension,
     /// so a wrong URL, model or key fails here rather than in the middle of an import.
     pub fn connect(config: HttpEmbedderConfig) -> Result<Self, EmbedError> {
-        let url = endpoint(ENV_URL, &config.base_url, "embeddings")?;
-        let agent: ureq::Agent = ureq::Agent::config_builder()
-            .timeout_global(Some(config.timeout))
-            .http_status_as_error(false)
-            .build()
-            .into();
+        let client = Client::new(
+            ENV_URL,
+            "embeddings",
+            ClientConfig {
+                base_url: config.base_url.clone(),
+                api_key: config.api_key.clone(),
+                timeout: config.timeout,
+                retries: config.retries,
+                backoff: config.backoff,
+            },
+        )?;
         let mut e = HttpEmbedder {
-            agent,
-            url,
+            client,
             dim: config.dim.unwrap_or(0),
             id: String::new(),
             config,
@@ -167,7 +171,7 @@ impl HttpEmbedder {
 
     fn bad(&self, message: impl Into<String>) -> EmbedError {
         EmbedError::BadResponse {
-            url: self.url.clone(),
+            url: self.client.url().to_owned(),
             message: message.into(),
         }
     }
@@ -180,33 +184,22 @@ impl HttpEmbedder {
             encoding_format: "float",
             dimensions: self.config.dim,
         };
-        let mut req = self
-            .agent
-            .post(&self.url)
-            .header("Content-Type", "application/json");
-        if let Some(key) = &self.config.api_key {
-            req = req.header("Authorization", &format!("Bearer {key}"));
-        }
         let json = serde_json::to_vec(&body)
             .map_err(|e| self.bad(format!("cannot encode request: {e}")))?;
-        let mut resp = req.send(&json[..]).map_err(|e| self.transport(e))?;
-        let status = resp.status().as_u16();
-        let text = resp
-            .body_mut()
-            .read_to_string()
-            .map_err(|e| self.transport(e))?;
-        if !(200..300).contains(&status) {
-            let message = serde_json::from_str::<ErrorBody>(&text)
-                .map(|b| match b.error {
-                    ErrorDetail::Object { message } | ErrorDetail::Text(message) => message,
-                })
-                .unwrap_or_else(|_| text.chars().take(500).collect());
-            return Err(EmbedError::HttpStatus {
-                url: self.url.clone(),
+        let text = self.client.post_json(&json).map_err(|e| match e {
+            HttpError::Timeout { url, secs, .. } => EmbedError::Timeout { url, secs },
+            HttpError::Transport { url, message, .. } => EmbedError::Transport { url, message },
+            HttpError::Status {
+                url,
                 status,
                 message,
-            });
-        }
+                ..
+            } => EmbedError::HttpStatus {
+                url,
+                status,
+                message,
+            },
+        })?;
         let parsed: Response = serde_json::from_str(&text)
             .map_err(|e| self.bad(format!("not an embeddings response: {e}")))?;
         if parsed.data.len() != input.len() {
@@ -229,25 +222,6 @@ impl HttpEmbedder {
         out.into_iter()
             .map(|v| v.ok_or_else(|| self.bad("missing index")))
             .collect()
-    }
-
-    fn transport(&self, e: ureq::Error) -> EmbedError {
-        match e {
-            ureq::Error::Timeout(_) => EmbedError::Timeout {
-                url: self.url.clone(),
-                secs: self.config.timeout.as_secs().max(1),
-            },
-            ureq::Error::Io(io) if io.kind() == std::io::ErrorKind::TimedOut => {
-                EmbedError::Timeout {
-                    url: self.url.clone(),
-                    secs: self.config.timeout.as_secs().max(1),
-                }
-            }
-            other => EmbedError::Transport {
-                url: self.url.clone(),
-                message: other.to_string(),
-            },
-        }
     }
 }
 

@@ -23,6 +23,8 @@ enum Mode {
     Slow,
     /// Answers with one embedding too few.
     Short,
+    /// Answers HTTP 503 to the first request, then like `Good`.
+    FlakyOnce,
 }
 
 struct Server {
@@ -40,7 +42,7 @@ fn serve(mode: Mode) -> Server {
         let hash = HashEmbedder::new(DIM);
         // bounded: the test process ends the thread at exit; no request loops forever
         while let Ok(Some(mut req)) = server.recv_timeout(Duration::from_secs(20)) {
-            count.fetch_add(1, Ordering::SeqCst);
+            let seen = count.fetch_add(1, Ordering::SeqCst);
             let json = |status: u16, body: String| {
                 tiny_http::Response::from_string(body)
                     .with_status_code(status)
@@ -72,6 +74,10 @@ fn serve(mode: Mode) -> Server {
                 .iter()
                 .map(|s| s.as_str().unwrap().to_owned())
                 .collect();
+            if mode == Mode::FlakyOnce && seen == 0 {
+                let _ = req.respond(json(503, r#"{"error":{"message":"overloaded"}}"#.into()));
+                continue;
+            }
             if mode == Mode::Slow {
                 thread::sleep(Duration::from_millis(2500));
             }
@@ -200,10 +206,35 @@ fn slow_server_times_out() {
     let srv = serve(Mode::Slow);
     let mut c = config(&srv.base);
     c.timeout = Duration::from_secs(1);
+    c.retries = 0;
     let t = std::time::Instant::now();
     let err = HttpEmbedder::connect(c).unwrap_err();
     assert!(matches!(err, EmbedError::Timeout { .. }), "{err:?}");
     assert!(t.elapsed() < Duration::from_secs(2));
+}
+
+#[test]
+fn a_server_error_is_retried_and_a_client_error_is_not() {
+    let srv = serve(Mode::FlakyOnce);
+    let mut c = config(&srv.base);
+    c.backoff = Duration::from_millis(10);
+    let e = HttpEmbedder::connect(c.clone()).unwrap();
+    assert_eq!(e.dim(), DIM);
+    assert_eq!(srv.requests.load(Ordering::SeqCst), 2, "one 503, one retry");
+
+    let srv = serve(Mode::Good);
+    c.base_url = srv.base.clone();
+    c.api_key = Some("wrong".into());
+    let err = HttpEmbedder::connect(c).unwrap_err();
+    assert!(
+        matches!(err, EmbedError::HttpStatus { status: 401, .. }),
+        "{err:?}"
+    );
+    assert_eq!(
+        srv.requests.load(Ordering::SeqCst),
+        1,
+        "a 401 is not retried"
+    );
 }
 
 #[test]

@@ -4,4 +4,7 @@
 //! One client so that timeouts, retries with backoff and error classification are the same for
 //! every endpoint Cairn calls.
 
+pub mod client;
 pub mod settings;
+
+pub use client::{Client, ClientConfig, HttpError};

@@ -1,6 +1,6 @@
 //! Settings read from `CAIRN_*` environment variables, shared by the clients that need them (the
-//! HTTP embedder here, the LLM backend in cairn-agent), so that every variable is checked and
-//! reported the same way.
+//! HTTP embedder and MiniLM in cairn-embed, the LLM backend in cairn-agent), so that every
+//! variable is checked and reported the same way.
 //!
 //! Reads go through a lookup function rather than `std::env` directly: tests pass a map, since
 //! mutating the process environment races with other threads reading it.
