@@ -1,6 +1,6 @@
 //! The bulk loader: the store's half of an import, so that the import crate plans *what* to write
 //! and this module owns *how* it reaches RocksDB — SST files built with each column family's
-//! options, their ingestion under the import marker, and the commit (see docs/FORMAT.md, "Bulk
+//! options, their ingestion under the import marker (`marker.rs`), and the commit (see docs/FORMAT.md, "Bulk
 //! import", for which key goes where and why an interrupted import rolls back).
 //!
 //! A [`BulkLoad`] holds the single writer's lock from [`Graph::bulk_load`] until
@@ -11,11 +11,12 @@ use crate::catalog::Catalog;
 use crate::cf;
 use crate::error::{EngineError, Result};
 use crate::graph::{Graph, WriterState};
+use crate::marker;
 use crate::write::publish;
-use cairn_storage_format::records::{decode_u64, encode_id_range, encode_u64};
+use cairn_storage_format::records::{decode_u64, encode_u64};
 use cairn_storage_format::{MetaKey, NodeId};
 use parking_lot::MutexGuard;
-use rocksdb::{IngestExternalFileOptions, SstFileWriter, WriteBatch, WriteOptions};
+use rocksdb::{IngestExternalFileOptions, SstFileWriter, WriteBatch};
 use std::ops::Range;
 use std::path::PathBuf;
 
@@ -226,15 +227,7 @@ impl<'g> BulkLoad<'g> {
     /// first and durably: if the process dies from here until [`BulkLoad::commit`],
     /// [`Graph::open`] removes every key of `new_ids` from the ingested column families.
     pub fn ingest(&mut self, files: Vec<SstFile>, new_ids: Range<u64>) -> Result<()> {
-        let meta_cf = self.graph.cf(cf::META)?;
-        let mut sync = WriteOptions::default();
-        sync.set_sync(true);
-        self.graph.db.put_cf_opt(
-            meta_cf,
-            MetaKey::ImportPending.encode(),
-            encode_id_range(new_ids.start, new_ids.end),
-            &sync,
-        )?;
+        marker::set(&self.graph.db, &new_ids)?;
         self.ingested = true;
         let mut ingest = IngestExternalFileOptions::default();
         ingest.set_move_files(true);

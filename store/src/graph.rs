@@ -4,10 +4,9 @@ use crate::cache::NodeCache;
 use crate::catalog::Catalog;
 use crate::cf;
 use crate::error::{EngineError, Result};
+use crate::marker;
 use cairn_storage_format::keys::{edge_prefix, edge_rel_prefix};
-use cairn_storage_format::records::{
-    decode_id_range, decode_u64, decode_vector, decode_vector_into, encode_u64,
-};
+use cairn_storage_format::records::{decode_u64, decode_vector, decode_vector_into, encode_u64};
 use cairn_storage_format::{
     CatalogRecord, Degree, EdgeProps, ExternalKey, LabelId, MetaKey, NodeId, NodeKey, NodeRecord,
     OutEdgeKey, PropIndexKey, PropKeyId, RelId, Value, FORMAT_VERSION,
@@ -203,9 +202,7 @@ impl Graph {
             }
             None => CatalogRecord::default(),
         };
-        if let Some(range) = db.get_cf(meta, MetaKey::ImportPending.encode())? {
-            rollback_import(&db, &range)?;
-        }
+        marker::roll_back(&db)?;
         let next_node_id = match db.get_cf(&meta, MetaKey::NextNodeId.encode())? {
             Some(bytes) => decode_u64(&bytes).map_err(EngineError::corrupt("node id counter"))?,
             None => 0,
@@ -346,27 +343,6 @@ impl Graph {
             catalog: self.catalog(),
         }
     }
-}
-
-/// Removes what an interrupted bulk import ingested: every key led by a node id of its range,
-/// in the column families whose files it ingests (see docs/FORMAT.md, "Bulk import").
-fn rollback_import(db: &DB, range: &[u8]) -> Result<()> {
-    let (start, end) = decode_id_range(range).map_err(EngineError::corrupt("import marker"))?;
-    tracing::warn!(start, end, "rolling back an interrupted import");
-    let mut batch = rocksdb::WriteBatch::default();
-    for name in [cf::NODE, cf::DEGREE, cf::VECTOR, cf::OUT, cf::IN] {
-        let handle = db
-            .cf_handle(name)
-            .ok_or_else(|| EngineError::Invalid(format!("column family `{name}` is missing")))?;
-        batch.delete_range_cf(handle, start.to_be_bytes(), end.to_be_bytes());
-    }
-    if let Some(meta) = db.cf_handle(cf::META) {
-        batch.delete_cf(meta, MetaKey::ImportPending.encode());
-    }
-    let mut opts = rocksdb::WriteOptions::default();
-    opts.set_sync(true);
-    db.write_opt(batch, &opts)?;
-    Ok(())
 }
 
 fn open_error(path: &Path, e: rocksdb::Error) -> EngineError {

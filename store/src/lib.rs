@@ -25,6 +25,7 @@ mod cf;
 pub mod describe;
 pub mod error;
 pub mod graph;
+mod marker;
 pub mod write;
 
 pub use bulk::{BulkLoad, Family, SstFile, SstFiles, SstSink};
