@@ -5,7 +5,9 @@
 //! it through its [`CancelToken`] (the executor checks it between expansions) and the session
 //! goes on; at the prompt it clears the line being typed.
 
-use super::{exploration_json, open_db, print_table, Failure, OutputFormat};
+use super::{
+    exploration_json, freshness_text, open_db_reading, print_table, Failure, OutputFormat,
+};
 use cairn::agent::TraceEvent;
 use cairn::query::parser::{is_reserved, RESERVED};
 use cairn::{Cairn, CancelToken, Exploration, NodeId, Output, StopReason};
@@ -37,6 +39,8 @@ and may span several lines; see docs/LANGUAGE.md.
   .stats                database size estimates and the embedder
   .trace on|off         print each exploration's search decisions after its results
   .format table|json    how results are printed
+  .refresh              catch up with the writer and say which state is shown (a read-only
+                        session also catches up by itself before each statement)
   .quit                 leave (or Ctrl-D)
 
 Tab completes keywords, labels, relations and property keys; Up/Down recall history.
@@ -52,8 +56,8 @@ fn history_path(given: Option<PathBuf>) -> Option<PathBuf> {
 }
 
 /// Runs the shell until `.quit` or end of input.
-pub(crate) fn run(db: &Path, history: Option<PathBuf>) -> Result<(), Failure> {
-    let cairn = open_db(db)?;
+pub(crate) fn run(db: &Path, history: Option<PathBuf>, read_only: bool) -> Result<(), Failure> {
+    let cairn = open_db_reading(db, read_only)?;
     let interactive = std::io::stdin().is_terminal();
     // Piped input is a script, not something to recall later.
     let history = if interactive {
@@ -92,9 +96,14 @@ pub(crate) fn run(db: &Path, history: Option<PathBuf>) -> Result<(), Failure> {
     };
     if interactive {
         println!(
-            "Cairn {} on {}. Statements end with `;`; .help for help, .quit or Ctrl-D to leave.",
+            "Cairn {} on {}{}. Statements end with `;`; .help for help, .quit or Ctrl-D to leave.",
             env!("CARGO_PKG_VERSION"),
-            db.display()
+            db.display(),
+            if cairn.graph().is_read_only() {
+                " (read-only)"
+            } else {
+                ""
+            }
         );
     }
     let mut pending = String::new();
@@ -222,8 +231,20 @@ struct Session<'a> {
 }
 
 impl Session<'_> {
+    /// A read-only session shows the writer's latest commit: it catches up before each
+    /// statement and dot-command. A failure is reported and the session goes on with the state
+    /// it had.
+    fn catch_up(&mut self) {
+        if let Err(e) = self.cairn.catch_up() {
+            let f = Failure::from(e);
+            eprintln!("{:?}", f.report);
+            self.failed.push(f.code);
+        }
+    }
+
     /// Runs one statement and prints its outcome; errors are printed and the session goes on.
     fn statement(&mut self, stmt: &str) {
+        self.catch_up();
         let token = CancelToken::default();
         if let Ok(mut guard) = self.running.lock() {
             *guard = Some(token.clone());
@@ -269,8 +290,12 @@ impl Session<'_> {
         let mut words = line.split_whitespace();
         let name = words.next().unwrap_or("");
         let arg = words.next();
+        if name != ".refresh" {
+            self.catch_up();
+        }
         match (name, arg) {
             (".quit" | ".exit", _) => return false,
+            (".refresh", _) => self.refresh(),
             (".help", _) => println!("{HELP}"),
             (".schema", _) => println!("{}", schema(self.cairn)),
             (".stats", _) => match stats(self.cairn, self.db) {
@@ -297,6 +322,25 @@ impl Session<'_> {
             )),
         }
         true
+    }
+
+    /// `.refresh`: catch up now and say which state the session shows.
+    fn refresh(&mut self) {
+        match self.cairn.catch_up() {
+            Ok(changed) => match self.cairn.freshness() {
+                Some(f) => println!(
+                    "{}: {}",
+                    if changed { "caught up" } else { "nothing new" },
+                    freshness_text(&f)
+                ),
+                None => println!("this session holds the database for writing: always current"),
+            },
+            Err(e) => {
+                let f = Failure::from(e);
+                eprintln!("{:?}", f.report);
+                self.failed.push(f.code);
+            }
+        }
     }
 
     fn usage(&mut self, message: &str) {
@@ -504,7 +548,9 @@ const CONTEXT_WORDS: &[&str] = &[
     "connectivity",
     "distance",
 ];
-const COMMANDS: &[&str] = &[".help", ".schema", ".stats", ".trace", ".format", ".quit"];
+const COMMANDS: &[&str] = &[
+    ".help", ".schema", ".stats", ".trace", ".format", ".refresh", ".quit",
+];
 
 /// Tab completion from the catalog; the rest of rustyline's helper hooks keep their defaults.
 #[derive(Debug, Default)]
