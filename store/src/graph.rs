@@ -733,6 +733,12 @@ impl Reader<'_> {
         o
     }
 
+    /// A node of an import the writer has not committed (read-only views only; see
+    /// `Graph::committed_ids`): reads by id treat it as absent.
+    fn hidden(&self, id: NodeId) -> bool {
+        id.0 >= self.graph.committed_ids()
+    }
+
     fn get(&self, cf: &'static str, key: &[u8]) -> Result<Option<DBPinnableSlice<'_>>> {
         let cf = self.graph.cf(cf)?;
         Ok(self.graph.db.get_pinned_cf_opt(cf, key, &self.opts())?)
@@ -740,6 +746,9 @@ impl Reader<'_> {
 
     /// The node record, through the cache unless reading a snapshot.
     pub fn node(&self, id: NodeId) -> Result<Option<Arc<NodeRecord>>> {
+        if self.hidden(id) {
+            return Ok(None);
+        }
         let cached = self.snapshot.is_none();
         if cached {
             if let Some(rec) = self.graph.cache.get(id) {
@@ -763,6 +772,9 @@ impl Reader<'_> {
         let mut out: Vec<Option<Arc<NodeRecord>>> = vec![None; ids.len()];
         let mut missing = Vec::new();
         for (i, id) in ids.iter().enumerate() {
+            if self.hidden(*id) {
+                continue;
+            }
             match cached.then(|| self.graph.cache.get(*id)).flatten() {
                 Some(rec) => out[i] = Some(rec),
                 None => missing.push(i),
@@ -824,6 +836,9 @@ impl Reader<'_> {
         rels: &[RelId],
         out: &mut Vec<Neighbor>,
     ) -> Result<()> {
+        if self.hidden(node) {
+            return Ok(());
+        }
         if matches!(direction, Direction::Out | Direction::Both) {
             self.scan_edges(cf::OUT, node, rels, Direction::Out, out)?;
         }
@@ -874,6 +889,9 @@ impl Reader<'_> {
     }
 
     pub(crate) fn degree(&self, node: NodeId) -> Result<Degree> {
+        if self.hidden(node) {
+            return Ok(Degree::default());
+        }
         match self.get(cf::DEGREE, &NodeKey(node).encode())? {
             Some(bytes) => Degree::decode(&bytes).map_err(EngineError::corrupt("degree")),
             None => Ok(Degree::default()),
@@ -885,12 +903,13 @@ impl Reader<'_> {
         let keys: Vec<[u8; 8]> = ids.iter().map(|id| NodeKey(*id).encode()).collect();
         let opts = self.opts();
         let mut out = Vec::with_capacity(ids.len());
-        for value in self
-            .graph
-            .db
-            .batched_multi_get_cf_opt(cf, &keys, false, &opts)
-        {
+        for (id, value) in ids.iter().zip(
+            self.graph
+                .db
+                .batched_multi_get_cf_opt(cf, &keys, false, &opts),
+        ) {
             out.push(match value? {
+                Some(_) if self.hidden(*id) => Degree::default(),
                 Some(bytes) => Degree::decode(&bytes).map_err(EngineError::corrupt("degree"))?,
                 None => Degree::default(),
             });
@@ -906,12 +925,13 @@ impl Reader<'_> {
         let keys: Vec<[u8; 8]> = ids.iter().map(|id| NodeKey(*id).encode()).collect();
         let opts = self.opts();
         let mut out = Vec::with_capacity(ids.len());
-        for value in self
-            .graph
-            .db
-            .batched_multi_get_cf_opt(cf, &keys, false, &opts)
-        {
+        for (id, value) in ids.iter().zip(
+            self.graph
+                .db
+                .batched_multi_get_cf_opt(cf, &keys, false, &opts),
+        ) {
             out.push(match value? {
+                Some(_) if self.hidden(*id) => None,
                 Some(bytes) => {
                     Some(decode_vector(&bytes, dim).map_err(EngineError::corrupt("vector"))?)
                 }

@@ -232,6 +232,20 @@ fn a_reader_does_not_see_an_import_that_has_not_committed() {
     assert!(sources.is_empty(), "{sources:?}");
     assert_eq!(r.node_id("Author", &format!("new{first}")).unwrap(), None);
     assert!(r.catalog().relation_id("KNOWS").is_none());
+    // Reads by id, for an application that guesses the next ids.
+    let guessed: Vec<NodeId> = new.iter().map(|id| NodeId(*id)).collect();
+    assert!(r.node(guessed[0]).unwrap().is_none());
+    assert!(r.nodes(&guessed).unwrap().iter().all(Option::is_none));
+    assert_eq!(r.degree(guessed[0]).unwrap(), Degree::default());
+    assert!(r
+        .degrees(&guessed)
+        .unwrap()
+        .iter()
+        .all(|d| *d == Degree::default()));
+    assert!(r
+        .neighbors(guessed[0], Direction::Both, &[])
+        .unwrap()
+        .is_empty());
     // A fresh reader opened now hides them as well, and leaves the marker to the writer.
     let r2 = reader(dir.path());
     let mut degrees = Vec::new();
@@ -260,6 +274,11 @@ fn a_reader_does_not_see_an_import_that_has_not_committed() {
         .unwrap();
     assert_eq!(sources.len(), 3);
     assert!(r.catalog().relation_id("KNOWS").is_some());
+    assert_eq!(r.degree(NodeId(first)).unwrap(), Degree { out: 1, inc: 0 });
+    assert_eq!(
+        r.neighbors(NodeId(first), Direction::Out, &[]).unwrap()[0].node,
+        ann
+    );
 }
 
 /// "block checksum mismatch" contains "lock": the open error is classified by RocksDB's error
