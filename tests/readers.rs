@@ -319,3 +319,88 @@ fn a_read_only_open_of_a_missing_database_is_an_error_and_creates_nothing() {
         assert!(!db.exists(), "{args:?} created the database");
     }
 }
+
+/// The facade's read-only handle beside a writable one (one process, two handles): queries,
+/// catch-up, refused writes, and the embedder a catch-up brings.
+#[test]
+fn a_read_only_cairn_catches_up_and_refuses_writes() {
+    use cairn::{Cairn, CairnError, CancelToken, EngineError, HashEmbedder, ImportOptions, Value};
+    use std::sync::Arc;
+    let dir = tempfile::tempdir().unwrap();
+    let writer = Cairn::open(dir.path()).unwrap();
+    let mut w = writer.graph().writer();
+    let a = w
+        .upsert_node("Author", "a1", [("name", Value::from("Ann"))], None)
+        .unwrap();
+    let p = w
+        .upsert_node("Paper", "p1", [("title", Value::from("Beams"))], None)
+        .unwrap();
+    w.add_edge(a, "AUTHORED", p, Default::default()).unwrap();
+    w.relation("WROTE").unwrap();
+    w.commit().unwrap();
+
+    let reader = Cairn::open_read_only(dir.path()).unwrap();
+    assert!(reader.freshness().is_some() && writer.freshness().is_none());
+    let papers = r#"EXPLORE "papers" FROM Author "a1" VIA AUTHORED TARGET Paper"#;
+    assert_eq!(reader.explore(papers).unwrap().results.len(), 1);
+    let default_embedder = reader.embedder().id().to_owned();
+
+    // The writer's first import records an embedder other than the reader's default.
+    let dump = dir.path().join("more.jsonl");
+    std::fs::write(
+        &dump,
+        concat!(
+            r#"{"type":"node","label":"Paper","key":"p2","props":{"title":"Late"},"description":"A late paper."}"#,
+            "\n",
+            r#"{"type":"edge","rel":"AUTHORED","from":{"label":"Author","key":"a1"},"to":{"label":"Paper","key":"p2"}}"#,
+            "\n",
+        ),
+    )
+    .unwrap();
+    let small: Arc<dyn cairn::Embedder> = Arc::new(HashEmbedder::new(32));
+    let small_id = small.id().to_owned();
+    assert_ne!(small_id, default_embedder);
+    writer
+        .import(
+            &[dump.clone()],
+            ImportOptions {
+                embedder: Some(small),
+                ..Default::default()
+            },
+        )
+        .unwrap();
+
+    assert_eq!(
+        reader.explore(papers).unwrap().results.len(),
+        1,
+        "not caught up yet"
+    );
+    assert!(reader.catch_up().unwrap());
+    assert_eq!(reader.explore(papers).unwrap().results.len(), 2);
+    assert_eq!(
+        reader.embedder().id(),
+        small_id,
+        "the catalog's new embedder"
+    );
+    assert!(!reader.catch_up().unwrap());
+
+    let read_only = |e: CairnError| matches!(e, CairnError::Engine(EngineError::ReadOnly { .. }));
+    let cancel = CancelToken::default();
+    assert!(read_only(
+        reader
+            .execute("CREATE INDEX ON Author(name)", &cancel)
+            .unwrap_err()
+    ));
+    assert!(read_only(
+        reader
+            .execute("RELATION AUTHORED UNDER WROTE", &cancel)
+            .unwrap_err()
+    ));
+    assert!(read_only(
+        reader
+            .import(&[dump], ImportOptions::default())
+            .unwrap_err()
+    ));
+    assert!(read_only(reader.build_index().unwrap_err()));
+    assert!(writer.graph().catalog().indexes().is_empty());
+}
