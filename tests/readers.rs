@@ -362,7 +362,7 @@ fn a_read_only_cairn_catches_up_and_refuses_writes() {
     assert_ne!(small_id, default_embedder);
     writer
         .import(
-            &[dump.clone()],
+            std::slice::from_ref(&dump),
             ImportOptions {
                 embedder: Some(small),
                 ..Default::default()
