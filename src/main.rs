@@ -167,7 +167,7 @@ enum Command {
     /// Open an interactive shell on --db.
     ///
     /// Statements end with `;` and may span lines; `.help` lists the dot-commands (.schema,
-    /// .stats, .trace on|off, .format table|json, .quit). Tab completes keywords, labels and
+    /// .stats, .trace on|off, .format table|json, .refresh, .quit). Tab completes keywords, labels and
     /// relations; Up recalls earlier statements, also those of earlier sessions.
     ///
     /// Ctrl-C cancels a running statement (its results so far are printed) and keeps the

@@ -4,27 +4,19 @@
 //! up, see the writer's new commit.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod common;
+
+use common::text;
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
 use std::process::{Child, ChildStdin, Command, Output, Stdio};
 use std::sync::mpsc::{channel, Receiver};
 use std::time::{Duration, Instant};
 
+/// `cairn --db DB ARGS…`.
 fn cairn(db: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_cairn"))
-        .arg("--db")
-        .arg(db)
-        .args(args)
-        .env_remove("CAIRN_DB")
-        .output()
-        .unwrap()
-}
-
-fn text(o: &Output) -> (String, String) {
-    (
-        String::from_utf8_lossy(&o.stdout).into_owned(),
-        String::from_utf8_lossy(&o.stderr).into_owned(),
-    )
+    let db = db.to_str().unwrap();
+    common::cairn(&[&["--db", db][..], args].concat())
 }
 
 /// A running `cairn` with its stdin open and its output lines arriving on channels.
@@ -107,13 +99,16 @@ impl Running {
 
 fn import_generated(dir: &Path, db: &Path) {
     let dump = dir.join("dump");
-    let o = Command::new(env!("CARGO_BIN_EXE_cairn"))
-        .args([
-            "generate", "academic", "--nodes", "400", "--seed", "3", "--out",
-        ])
-        .arg(&dump)
-        .output()
-        .unwrap();
+    let o = common::cairn(&[
+        "generate",
+        "academic",
+        "--nodes",
+        "400",
+        "--seed",
+        "3",
+        "--out",
+        dump.to_str().unwrap(),
+    ]);
     assert!(o.status.success(), "{:?}", text(&o));
     let o = cairn(db, &["import", dump.to_str().unwrap(), "--no-index"]);
     assert!(o.status.success(), "{:?}", text(&o));

@@ -139,6 +139,7 @@ impl std::fmt::Debug for Graph {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Graph")
             .field("path", &self.path)
+            .field("read_only", &self.is_read_only())
             .field("cache", &self.cache)
             .finish()
     }

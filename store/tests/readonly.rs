@@ -16,6 +16,17 @@ fn reader(dir: &std::path::Path) -> Graph {
     Graph::open_read_only(dir, GraphOptions::default()).unwrap()
 }
 
+/// A writable database holding one author, "a1" named Ann.
+fn with_ann(dir: &std::path::Path) -> (Graph, NodeId) {
+    let w = writer(dir);
+    let mut b = w.writer();
+    let ann = b
+        .upsert_node("Author", "a1", [("name", Value::from("Ann"))], None)
+        .unwrap();
+    b.commit().unwrap();
+    (w, ann)
+}
+
 fn name_of(g: &Graph, id: NodeId) -> Option<Value> {
     let rec = g.node(id).unwrap()?;
     let key = g.catalog().prop_id("name")?;
@@ -25,11 +36,8 @@ fn name_of(g: &Graph, id: NodeId) -> Option<Value> {
 #[test]
 fn a_reader_sees_the_writers_commits_after_catching_up() {
     let dir = tempfile::tempdir().unwrap();
-    let w = writer(dir.path());
+    let (w, ann) = with_ann(dir.path());
     let mut b = w.writer();
-    let ann = b
-        .upsert_node("Author", "a1", [("name", Value::from("Ann"))], None)
-        .unwrap();
     let p = b
         .upsert_node("Paper", "p1", [("name", Value::from("Beams"))], None)
         .unwrap();
@@ -86,13 +94,7 @@ fn a_reader_sees_the_writers_commits_after_catching_up() {
 #[test]
 fn a_reader_refuses_every_write_and_leaves_the_database_as_it_was() {
     let dir = tempfile::tempdir().unwrap();
-    {
-        let w = writer(dir.path());
-        let mut b = w.writer();
-        b.upsert_node("Author", "a1", [("name", Value::from("Ann"))], None)
-            .unwrap();
-        b.commit().unwrap();
-    }
+    drop(with_ann(dir.path()));
     let r = reader(dir.path());
     let mut b = r.writer();
     b.upsert_node("Author", "a2", [("name", Value::from("Bo"))], None)
@@ -163,12 +165,7 @@ fn the_secondarys_directory_is_removed_on_drop() {
 #[test]
 fn a_reader_does_not_see_an_import_that_has_not_committed() {
     let dir = tempfile::tempdir().unwrap();
-    let w = writer(dir.path());
-    let mut b = w.writer();
-    let ann = b
-        .upsert_node("Author", "a1", [("name", Value::from("Ann"))], None)
-        .unwrap();
-    b.commit().unwrap();
+    let (w, ann) = with_ann(dir.path());
     let r = reader(dir.path());
 
     let mut bulk = w.bulk_load();
