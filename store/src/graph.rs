@@ -344,7 +344,6 @@ impl Graph {
         secondary
             .import_pending
             .store(committed.import_pending, Ordering::SeqCst);
-        self.writer.lock().next_node_id = committed.next_node_id;
         *self.catalog.write() = Arc::new(Catalog::from_record(committed.catalog));
         self.cache.invalidate_all();
         Ok(true)
