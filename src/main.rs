@@ -614,49 +614,10 @@ fn query(
         }
     };
     let cairn = open_db(db)?;
-    for stmt in split_statements(&text) {
+    for (_, stmt) in cairn::query::split_statements(&text) {
         run_statement(&cairn, stmt, format)?;
     }
     Ok(())
-}
-
-/// Splits a script on `;` outside strings and comments.
-fn split_statements(text: &str) -> Vec<&str> {
-    let mut out = Vec::new();
-    let (mut start, mut in_str, mut escaped) = (0, false, false);
-    let bytes = text.as_bytes();
-    let mut i = 0;
-    while i < bytes.len() {
-        let b = bytes[i];
-        if in_str {
-            match (escaped, b) {
-                (true, _) => escaped = false,
-                (false, b'\\') => escaped = true,
-                (false, b'"') => in_str = false,
-                _ => {}
-            }
-        } else if b == b'"' {
-            in_str = true;
-        } else if b == b'-' && bytes.get(i + 1) == Some(&b'-') {
-            while i < bytes.len() && bytes[i] != b'\n' {
-                i += 1;
-            }
-            continue;
-        } else if b == b';' {
-            out.push(&text[start..i]);
-            start = i + 1;
-        }
-        i += 1;
-    }
-    out.push(&text[start..]);
-    out.into_iter()
-        .filter(|s| {
-            s.lines().any(|l| {
-                let t = l.trim();
-                !t.is_empty() && !t.starts_with("--")
-            })
-        })
-        .collect()
 }
 
 fn run_statement(cairn: &Cairn, stmt: &str, format: OutputFormat) -> Result<(), Failure> {

@@ -13,6 +13,7 @@
 
 use crate::ast::*;
 use crate::error::{nearest, ErrorKind, QueryError};
+use crate::lexer::{comment_len, ident_len, is_ident_start, name_extent, string_extent};
 use crate::limits::MAX_NESTING;
 use crate::span::Span;
 use cairn_storage_format::Value;
@@ -170,18 +171,8 @@ fn found_at(src: &str, offset: usize) -> (Span, String, Option<&str>) {
         );
     } else if c == '"' {
         // Cover the whole string when it closes on this line.
-        let mut len = 1;
-        let mut escaped = false;
-        for (k, ch) in rest.char_indices().skip(1) {
-            match ch {
-                '\n' => break,
-                '"' if !escaped => {
-                    len = k + 1;
-                    break;
-                }
-                _ => escaped = ch == '\\' && !escaped,
-            }
-        }
+        let e = string_extent(rest);
+        let len = if e.closed { e.len } else { 1 };
         return (Span::new(offset, offset + len), "a string".to_owned(), None);
     } else if c.is_ascii_digit()
         || (c == '-' && rest[1..].starts_with(|d: char| d.is_ascii_digit()))
@@ -251,25 +242,6 @@ fn off(i: &In<'_>) -> usize {
     i.location_offset()
 }
 
-fn is_ident_start(c: char) -> bool {
-    c.is_alphabetic() || c == '_'
-}
-
-fn is_ident_char(c: char) -> bool {
-    c.is_alphanumeric() || c == '_'
-}
-
-fn ident_len(s: &str) -> usize {
-    let mut chars = s.char_indices();
-    match chars.next() {
-        Some((_, c)) if is_ident_start(c) => {}
-        _ => return 0,
-    }
-    chars
-        .find(|&(_, c)| !is_ident_char(c))
-        .map_or(s.len(), |(i, _)| i)
-}
-
 // ---------------------------------------------------------------------------------------------
 // Lexical layer
 
@@ -290,18 +262,15 @@ fn ws(mut i: In<'_>) -> PResult<'_, ()> {
         let s = *i.fragment();
         let trimmed = s.trim_start();
         let mut n = s.len() - trimmed.len();
-        if trimmed.starts_with("--") {
-            n += trimmed.find('\n').unwrap_or(trimmed.len());
-        } else if let Some(body) = trimmed.strip_prefix("/*") {
-            match body.find("*/") {
-                Some(end) => n += 2 + end + 2,
-                None => {
-                    let start = off(&i) + n;
-                    return fatal(ErrorKind::UnterminatedComment {
-                        span: Span::new(start, start + 2),
-                    });
-                }
+        match comment_len(trimmed) {
+            Some(Ok(len)) => n += len,
+            Some(Err(())) => {
+                let start = off(&i) + n;
+                return fatal(ErrorKind::UnterminatedComment {
+                    span: Span::new(start, start + 2),
+                });
             }
+            None => {}
         }
         if n == 0 {
             i.extra.last_ws.set((from, off(&i) - from));
@@ -346,36 +315,19 @@ fn name<'a>(what: &'static str) -> impl Fn(In<'a>) -> PResult<'a, Name> {
         let (i, ()) = ws(i)?;
         let start = off(&i);
         let s = *i.fragment();
-        if let Some(body) = s.strip_prefix('`') {
-            let mut text = String::new();
-            let mut chars = body.char_indices();
-            while let Some((k, c)) = chars.next() {
-                if c == '`' {
-                    if body[k + 1..].starts_with('`') {
-                        text.push('`');
-                        chars.next();
-                    } else {
-                        let end = start + 1 + k + 1;
-                        if text.is_empty() {
-                            return fatal(ErrorKind::EmptyName {
-                                span: Span::new(start, end),
-                            });
-                        }
-                        return Ok((
-                            i.slice(end - start..),
-                            Name {
-                                text,
-                                span: Span::new(start, end),
-                            },
-                        ));
-                    }
-                } else {
-                    text.push(c);
-                }
+        if s.starts_with('`') {
+            let e = name_extent(s);
+            if !e.closed {
+                return fatal(ErrorKind::UnterminatedName {
+                    span: Span::new(start, start + 1),
+                });
             }
-            return fatal(ErrorKind::UnterminatedName {
-                span: Span::new(start, start + 1),
-            });
+            let text = s[1..e.len - 1].replace("``", "`");
+            let span = Span::new(start, start + e.len);
+            if text.is_empty() {
+                return fatal(ErrorKind::EmptyName { span });
+            }
+            return Ok((i.slice(e.len..), Name { text, span }));
         }
         let n = ident_len(s);
         if n == 0 || is_reserved(&s[..n]) {
@@ -397,23 +349,15 @@ fn string_lit<'a>(what: &'static str) -> impl Fn(In<'a>) -> PResult<'a, StrLit> 
         let (i, ()) = ws(i)?;
         let start = off(&i);
         let s = *i.fragment();
-        let Some(body) = s.strip_prefix('"') else {
+        if !s.starts_with('"') {
             return backtrack(i, Expect::Thing(what));
-        };
+        }
+        let extent = string_extent(s);
+        let body = &s[1..extent.len - usize::from(extent.closed)];
         let mut value = String::new();
         let mut chars = body.char_indices();
         while let Some((k, c)) = chars.next() {
             match c {
-                '"' => {
-                    let end = start + 1 + k + 1;
-                    return Ok((
-                        i.slice(end - start..),
-                        StrLit {
-                            value,
-                            span: Span::new(start, end),
-                        },
-                    ));
-                }
                 '\\' => {
                     let esc_start = start + 1 + k;
                     let bad = |len: usize| {
@@ -464,13 +408,22 @@ fn string_lit<'a>(what: &'static str) -> impl Fn(In<'a>) -> PResult<'a, StrLit> 
                         }
                     }
                 }
-                '\n' => break,
                 c => value.push(c),
             }
         }
-        fatal(ErrorKind::UnterminatedString {
-            span: Span::new(start, start + 1),
-        })
+        if !extent.closed {
+            return fatal(ErrorKind::UnterminatedString {
+                span: Span::new(start, start + 1),
+            });
+        }
+        let end = start + extent.len;
+        Ok((
+            i.slice(extent.len..),
+            StrLit {
+                value,
+                span: Span::new(start, end),
+            },
+        ))
     }
 }
 
@@ -664,36 +617,33 @@ pub fn parse(src: &str) -> Result<Statement, QueryError> {
     })
 }
 
-/// Parses a script: statements separated (and optionally terminated) by `;`.
+/// Parses a script: statements separated (and optionally terminated) by `;`, cut where
+/// [`crate::lexer::split`] cuts them. Error spans point into the whole script.
 pub fn parse_script(src: &str) -> Result<Vec<Statement>, QueryError> {
-    run(src, |mut i| {
-        let mut out = Vec::new();
-        loop {
-            // Skip empty statements.
-            while let Ok((r, _)) = sym(";")(i) {
-                i = r;
-            }
-            if let Ok((r, ())) = end(i) {
-                return Ok((r, out));
-            }
-            let (r, stmt) = statement(i)?;
-            out.push(stmt);
-            i = r;
-            match sym(";")(i) {
-                Ok((r, _)) => i = r,
-                Err(nom::Err::Error(_)) => {
-                    let (r, ()) = end(i)?;
-                    return Ok((r, out));
-                }
-                Err(e) => return Err(e),
-            }
-        }
-    })
+    crate::lexer::split_statements(src)
+        .into_iter()
+        .map(|(span, _)| {
+            run_in(src, span, |i| {
+                let (i, stmt) = statement(i)?;
+                let (i, ()) = end(i)?;
+                Ok((i, stmt))
+            })
+        })
+        .collect()
 }
 
 fn run<T>(src: &str, p: impl FnOnce(In<'_>) -> PResult<'_, T>) -> Result<T, QueryError> {
+    run_in(src, Span::new(0, src.len()), p)
+}
+
+/// Runs `p` on the part `range` of `src`; spans stay offsets into `src`.
+fn run_in<T>(
+    src: &str,
+    range: Span,
+    p: impl FnOnce(In<'_>) -> PResult<'_, T>,
+) -> Result<T, QueryError> {
     let state = State::default();
-    let result = p(In::new_extra(src, &state));
+    let result = p(In::new_extra(src, &state).slice(range.start..range.end));
     let err = match result {
         Ok((_, t)) => return Ok(t),
         Err(nom::Err::Failure(PErr::Fatal(k)) | nom::Err::Error(PErr::Fatal(k))) => *k,
