@@ -348,6 +348,9 @@ impl Cairn {
                     relation.name, parent.name
                 )))
             }
+            Compiled::Mutation(_) | Compiled::Transaction(_) => Err(CairnError::Unsupported(
+                "data and transaction statements do not run yet".into(),
+            )),
             Compiled::CreateIndex { label, property } => {
                 let mut w = self.graph.writer();
                 let created = w.create_index(&label.name, &property.name)?;

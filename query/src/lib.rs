@@ -46,7 +46,10 @@ pub use compile::compile;
 pub use error::{ErrorKind, NameKind, QueryError};
 pub use lexer::{split, split_statements, Open, Split};
 pub use parser::{parse, parse_script};
-pub use plan::{Compiled, EntryPlan, Filter, Plan, ScoreWeights, StepPlan, StopCondition, ViaPlan};
+pub use plan::{
+    Compiled, EntryPlan, Filter, Mutation, NewName, NodeAt, Plan, ScoreWeights, StepPlan,
+    StopCondition, TransactionControl, ViaPlan,
+};
 pub use printer::print;
 pub use span::Span;
 

@@ -662,7 +662,7 @@ fn end(i: In<'_>) -> PResult<'_, ()> {
 }
 
 fn statement(i: In<'_>) -> PResult<'_, Statement> {
-    alt((explain, inner_statement))(i)
+    alt((explain, inner_statement, transaction))(i)
 }
 
 /// Every statement but `EXPLAIN`.
@@ -674,6 +674,9 @@ fn inner_statement(i: In<'_>) -> PResult<'_, Statement> {
         describe,
         declare_relation,
         create_index,
+        upsert,
+        add_edge,
+        remove,
     ))(i)
 }
 
@@ -748,6 +751,141 @@ fn create_index(i: In<'_>) -> PResult<'_, Statement> {
             property,
         }),
     ))
+}
+
+// ---------------------------------------------------------------------------------------------
+// Data and transaction statements
+
+/// `Label "key"`
+fn node_ref(i: In<'_>) -> PResult<'_, NodeRef> {
+    let (i, label) = name("a label name")(i)?;
+    let (i, key) = string_lit("the node's key, a string")(i)?;
+    Ok((
+        i,
+        NodeRef {
+            span: label.span.to(key.span),
+            label,
+            key,
+        },
+    ))
+}
+
+/// `[SET property = value {, property = value}]`
+fn assignments(i: In<'_>) -> PResult<'_, Vec<Assignment>> {
+    let (i, set) = opt(kw("SET"))(i)?;
+    if set.is_none() {
+        return Ok((i, Vec::new()));
+    }
+    separated_list1(sym(","), |i| {
+        let (i, property) = name("a property name")(i)?;
+        let (i, _) = sym("=")(i)?;
+        let (i, value) = literal(i)?;
+        Ok((
+            i,
+            Assignment {
+                span: property.span.to(value.span),
+                property,
+                value,
+            },
+        ))
+    })(i)
+}
+
+/// `Label "key" -[REL]-> Label "key"`
+fn edge_ref(i: In<'_>) -> PResult<'_, EdgeRef> {
+    let (i, from) = node_ref(i)?;
+    let (i, _) = sym("-")(i)?;
+    let (i, _) = sym("[")(i)?;
+    let (i, relation) = name("a relation name")(i)?;
+    let (i, _) = sym("]")(i)?;
+    let (i, _) = sym("->")(i)?;
+    let (i, to) = node_ref(i)?;
+    Ok((
+        i,
+        EdgeRef {
+            span: from.span.to(to.span),
+            from,
+            relation,
+            to,
+        },
+    ))
+}
+
+fn upsert(i: In<'_>) -> PResult<'_, Statement> {
+    let (i, k) = kw("UPSERT")(i)?;
+    let (i, node) = node_ref(i)?;
+    let (i, set) = assignments(i)?;
+    let (i, description) = opt(preceded(
+        kw("DESCRIPTION"),
+        string_lit("the description, a string"),
+    ))(i)?;
+    Ok((
+        i,
+        Statement::Upsert(Upsert {
+            span: since(k, &i),
+            node,
+            set,
+            description,
+        }),
+    ))
+}
+
+fn add_edge(i: In<'_>) -> PResult<'_, Statement> {
+    let (i, k) = kw("ADD")(i)?;
+    let (i, _) = kw("EDGE")(i)?;
+    let (i, edge) = edge_ref(i)?;
+    let (i, set) = assignments(i)?;
+    let (i, weight) = opt(preceded(kw("WEIGHT"), number))(i)?;
+    Ok((
+        i,
+        Statement::AddEdge(AddEdge {
+            span: since(k, &i),
+            edge,
+            set,
+            weight,
+        }),
+    ))
+}
+
+fn remove(i: In<'_>) -> PResult<'_, Statement> {
+    let (i, k) = kw("REMOVE")(i)?;
+    alt((
+        move |i| {
+            let (i, _) = kw("EDGE")(i)?;
+            let (i, edge) = edge_ref(i)?;
+            let span = since(k, &i);
+            Ok((i, Statement::RemoveEdge(RemoveEdge { span, edge })))
+        },
+        move |i| {
+            let (i, _) = kw("NODE")(i)?;
+            let (i, node) = node_ref(i)?;
+            let span = since(k, &i);
+            Ok((i, Statement::RemoveNode(RemoveNode { span, node })))
+        },
+    ))(i)
+}
+
+fn transaction(i: In<'_>) -> PResult<'_, Statement> {
+    let (i, ()) = ws(i)?;
+    let start = Span::new(off(&i), off(&i));
+    let (i, kind) = alt((
+        map(kw("BEGIN"), |_| TransactionKind::Begin),
+        map(kw("COMMIT"), |_| TransactionKind::Commit),
+        map(
+            preceded(kw("SAVEPOINT"), name("a savepoint name")),
+            TransactionKind::Savepoint,
+        ),
+        |i| {
+            let (i, _) = kw("ROLLBACK")(i)?;
+            let (i, to) = opt(preceded(kw("TO"), name("a savepoint name")))(i)?;
+            Ok((
+                i,
+                to.map_or(TransactionKind::Rollback, TransactionKind::RollbackTo),
+            ))
+        },
+    ))(i)?;
+    let span = since(start, &i);
+    Ok((i, Statement::Transaction(Transaction { span, kind })))
 }
 
 // ---------------------------------------------------------------------------------------------
