@@ -1,5 +1,6 @@
 //! The `Cairn` handle: a database plus the embedder and executor that answer statements.
 
+use crate::session::{apply, Session};
 use crate::{EngineError, Graph, GraphOptions, GraphRead};
 use cairn_agent::{
     CancelToken, EngineCatalog, EntrySearch, Exploration, ExploreError, Explorer, NodeTable,
@@ -45,6 +46,12 @@ pub enum CairnError {
     },
     #[error("{0}")]
     Unsupported(String),
+    /// A data statement names a node that does not exist (nor in the open transaction).
+    #[error("no node {0}")]
+    NoSuchNode(String),
+    /// `COMMIT` without `BEGIN`, an unknown savepoint, a statement a transaction cannot hold.
+    #[error("{0}")]
+    Transaction(String),
 }
 
 /// How to open a database.
@@ -329,10 +336,35 @@ impl Cairn {
         cancel: &CancelToken,
         trace: bool,
     ) -> Result<Output, CairnError> {
-        match self.compile(statement)? {
+        self.run(self.compile(statement)?, cancel, trace)
+    }
+
+    /// A [`Session`]: statements with `BEGIN` / `COMMIT` / `ROLLBACK`, as the REPL runs them.
+    pub fn session(&self) -> Session<'_> {
+        Session::new(self)
+    }
+
+    /// Runs a compiled statement. A data statement commits alone; transaction statements need
+    /// a [`Session`].
+    pub(crate) fn run(
+        &self,
+        compiled: Compiled,
+        cancel: &CancelToken,
+        trace: bool,
+    ) -> Result<Output, CairnError> {
+        match compiled {
             Compiled::Explore(plan) => {
                 Ok(Output::Exploration(self.run_plan(&plan, trace, cancel)?))
             }
+            Compiled::Mutation(m) => {
+                let mut w = self.graph.writer();
+                let text = apply(&mut w, &m)?;
+                w.commit()?;
+                Ok(Output::Text(text))
+            }
+            Compiled::Transaction(t) => Err(CairnError::Transaction(format!(
+                "{t} needs a session (Cairn::session, the REPL or `cairn query`)"
+            ))),
             Compiled::Explain(inner) => Ok(Output::Text(self.explain_compiled(*inner)?)),
             Compiled::Ask { question } => {
                 Ok(Output::Answer(Box::new(self.ask(&question, cancel, None)?)))
@@ -348,9 +380,6 @@ impl Cairn {
                     relation.name, parent.name
                 )))
             }
-            Compiled::Mutation(_) | Compiled::Transaction(_) => Err(CairnError::Unsupported(
-                "data and transaction statements do not run yet".into(),
-            )),
             Compiled::CreateIndex { label, property } => {
                 let mut w = self.graph.writer();
                 let created = w.create_index(&label.name, &property.name)?;

@@ -22,6 +22,7 @@
 
 mod asynchronous;
 mod db;
+mod session;
 
 pub use asynchronous::AsyncCairn;
 pub use cairn_agent::{CancelToken, Exploration, PathStep, ResultNode, StopReason};
@@ -33,6 +34,7 @@ pub use cairn_storage_format::{
     Degree, EdgeProps, LabelId, NodeId, NodeRecord, PropKeyId, RelId, Value,
 };
 pub use db::{Cairn, CairnError, CairnOptions, Output};
+pub use session::Session;
 
 /// The agent layer (executor, agents).
 pub use cairn_agent as agent;

@@ -567,6 +567,8 @@ impl From<CairnError> for Failure {
         let code = match &e {
             CairnError::Query(_)
             | CairnError::Unsupported(_)
+            | CairnError::NoSuchNode(_)
+            | CairnError::Transaction(_)
             | CairnError::EmbedderUnavailable { .. } => 2,
             CairnError::Import(
                 ImportError::BadLines { .. }
@@ -614,15 +616,29 @@ fn query(
         }
     };
     let cairn = open_db(db)?;
+    // One session for the script: BEGIN … COMMIT may span its statements, and a transaction
+    // still open at the end (or at a failing statement) is rolled back.
+    let mut session = cairn.session();
     for (_, stmt) in cairn::query::split_statements(&text) {
-        run_statement(&cairn, stmt, format)?;
+        run_statement(&cairn, &mut session, stmt, format)?;
+    }
+    if session.in_transaction() {
+        return Err(Failure {
+            code: 2,
+            report: miette::Report::msg("the script ends inside BEGIN without COMMIT: rolled back"),
+        });
     }
     Ok(())
 }
 
-fn run_statement(cairn: &Cairn, stmt: &str, format: OutputFormat) -> Result<(), Failure> {
+fn run_statement(
+    cairn: &Cairn,
+    session: &mut cairn::Session<'_>,
+    stmt: &str,
+    format: OutputFormat,
+) -> Result<(), Failure> {
     let started = Instant::now();
-    match cairn.execute(stmt, &CancelToken::default())? {
+    match session.execute_with(stmt, &CancelToken::default(), false)? {
         Output::Text(t) => println!("{t}"),
         Output::Answer(a) => ask_cli::print_answer(cairn, &a, format)?,
         Output::Exploration(e) => match format {
@@ -760,9 +776,10 @@ fn demo(db: &Path, nodes: usize) -> Result<(), Failure> {
         format!("ASK \"How many papers did {} write?\"", author.name),
         format!("ASK \"Who are the co-authors of {}?\"", author.name),
     ];
+    let mut session = cairn.session();
     for stmt in statements.iter().chain(&questions) {
         println!("cairn> {stmt};");
-        run_statement(&cairn, stmt, OutputFormat::Table)?;
+        run_statement(&cairn, &mut session, stmt, OutputFormat::Table)?;
         println!();
     }
     println!(

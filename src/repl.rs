@@ -30,8 +30,9 @@ const CONTINUE: &str = "  ...> ";
 const TRACE_LIMIT: usize = 1000;
 
 const HELP: &str = "\
-Statements (EXPLORE, EXPLAIN, SHOW, DESCRIBE, RELATION … UNDER …, CREATE INDEX) end with `;`
-and may span several lines; see docs/LANGUAGE.md.
+Statements (EXPLORE, EXPLAIN, SHOW, DESCRIBE, RELATION … UNDER …, CREATE INDEX, UPSERT,
+ADD EDGE, REMOVE EDGE, REMOVE NODE, BEGIN, COMMIT, ROLLBACK, SAVEPOINT) end with `;` and may span
+several lines; see docs/LANGUAGE.md.
 
   .help                 this text
   .schema               labels, relations (endpoints, parents), indexes, property keys
@@ -85,6 +86,7 @@ pub(crate) fn run(db: &Path, history: Option<PathBuf>) -> Result<(), Failure> {
     let running = cancel_on_ctrl_c();
     let mut session = Session {
         cairn: &cairn,
+        statements: cairn.session(),
         db,
         format: OutputFormat::Table,
         trace: false,
@@ -169,6 +171,10 @@ pub(crate) fn run(db: &Path, history: Option<PathBuf>) -> Result<(), Failure> {
         }
         pending = unfinished.map_or_else(String::new, |rest| rest.trim_start().to_owned());
     }
+    if session.statements.in_transaction() {
+        eprintln!("the open transaction was rolled back: the input ended before COMMIT");
+        session.failed.push(2);
+    }
     if interactive {
         println!();
         return Ok(());
@@ -232,6 +238,8 @@ fn cancel_on_ctrl_c() -> Arc<Mutex<Option<CancelToken>>> {
 /// What the shell remembers between statements.
 struct Session<'a> {
     cairn: &'a Cairn,
+    /// Runs the statements, holding the transaction between `BEGIN` and `COMMIT`.
+    statements: cairn::Session<'a>,
     db: &'a Path,
     format: OutputFormat,
     trace: bool,
@@ -248,7 +256,7 @@ impl Session<'_> {
             *guard = Some(token.clone());
         }
         let started = Instant::now();
-        let result = self.cairn.execute_with(stmt, &token, self.trace);
+        let result = self.statements.execute_with(stmt, &token, self.trace);
         let elapsed = started.elapsed();
         if let Ok(mut guard) = self.running.lock() {
             *guard = None;
