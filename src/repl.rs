@@ -484,7 +484,22 @@ const CONTEXT_WORDS: &[&str] = &[
     "semantic",
     "connectivity",
     "distance",
+    "UPSERT",
+    "SET",
+    "DESCRIPTION",
+    "ADD",
+    "EDGE",
+    "REMOVE",
+    "NODE",
+    "WEIGHT",
+    "BEGIN",
+    "COMMIT",
+    "ROLLBACK",
+    "SAVEPOINT",
+    "TO",
 ];
+/// The words of the data statements that decide which names come next.
+const DATA_WORDS: &[&str] = &["UPSERT", "NODE", "EDGE", "SET"];
 const COMMANDS: &[&str] = &[".help", ".schema", ".stats", ".trace", ".format", ".quit"];
 
 /// Tab completion from the catalog; the rest of rustyline's helper hooks keep their defaults.
@@ -575,10 +590,15 @@ fn expectation(before: &str) -> Expect {
     let last = tokens(before)
         .filter(|t| t.kind == TokenKind::Word)
         .map(|t| &before[t.span.start..t.span.end])
-        .filter(|w| is_reserved(w))
+        .filter(|w| is_reserved(w) || DATA_WORDS.iter().any(|d| d.eq_ignore_ascii_case(w)))
         .last()
         .map(str::to_uppercase);
     match last.as_deref() {
+        Some("UPSERT" | "NODE") => Expect::Labels,
+        // `ADD EDGE Label "key" -[REL]-> Label "key"`
+        Some("EDGE") if before.trim_end().ends_with("-[") => Expect::Relations,
+        Some("EDGE") => Expect::Labels,
+        Some("SET") => Expect::Props,
         Some("FROM" | "TARGET" | "IN" | "DESCRIBE") => Expect::Labels,
         Some("ON") if before.trim_end().ends_with('(') => Expect::Props,
         Some("ON") => Expect::Labels,
@@ -668,6 +688,10 @@ mod tests {
         );
         assert_eq!(expectation("CREATE INDEX ON Author("), Expect::Props);
         assert_eq!(expectation("EXPLORE \"x\" "), Expect::Anything);
+        assert_eq!(expectation("UPSERT "), Expect::Labels);
+        assert_eq!(expectation("UPSERT A \"k\" SET x = 1, "), Expect::Props);
+        assert_eq!(expectation("ADD EDGE A \"k\" -["), Expect::Relations);
+        assert_eq!(expectation("ADD EDGE A \"k\" -[R]-> "), Expect::Labels);
         let h = ReplHelper {
             labels: vec!["Author".into(), "Order".into()],
             relations: vec!["AUTHORED".into()],

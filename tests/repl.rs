@@ -15,12 +15,8 @@ const CONTINUE: &str = "...> ";
 const UP: &str = "\x1b[A";
 
 fn repl(db: &Path, home: &Path) -> PtySession {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_cairn"));
-    cmd.arg("--db")
-        .arg(db)
-        .arg("repl")
-        .env_remove("CAIRN_DB")
-        .env("CAIRN_HISTORY", home.join("history"))
+    let mut cmd = cairn_at(db, &["repl"]);
+    cmd.env("CAIRN_HISTORY", home.join("history"))
         .env("HOME", home)
         // rustyline edits lines only on a terminal it knows; CI may have no TERM at all.
         .env("TERM", "xterm")
@@ -29,6 +25,13 @@ fn repl(db: &Path, home: &Path) -> PtySession {
         .timeout_ms(Some(TIMEOUT_MS))
         .strip_ansi_escape_codes(true);
     spawn_with_options(cmd, options).expect("start cairn repl in a pty")
+}
+
+/// `cairn --db <db> <args…>`, not reading the caller's `CAIRN_DB`.
+fn cairn_at(db: &Path, args: &[&str]) -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_cairn"));
+    cmd.arg("--db").arg(db).args(args).env_remove("CAIRN_DB");
+    cmd
 }
 
 /// Types a line and presses Enter (a terminal sends CR; rustyline runs in raw mode).
@@ -49,11 +52,7 @@ fn repl_session_with_history() {
     let db = dir.path().join("db");
     let home = dir.path().join("home");
     std::fs::create_dir(&home).unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_cairn"))
-        .arg("--db")
-        .arg(&db)
-        .args(["demo", "--nodes", "1500"])
-        .env_remove("CAIRN_DB")
+    let out = cairn_at(&db, &["demo", "--nodes", "1500"])
         .output()
         .unwrap();
     assert!(
@@ -167,12 +166,8 @@ fn small_db(dir: &Path) -> std::path::PathBuf {
     )
     .unwrap();
     let db = dir.join("db");
-    let out = Command::new(env!("CARGO_BIN_EXE_cairn"))
-        .arg("--db")
-        .arg(&db)
-        .args(["import", "--no-index"])
+    let out = cairn_at(&db, &["import", "--no-index"])
         .arg(&dump)
-        .env_remove("CAIRN_DB")
         .output()
         .unwrap();
     assert!(
@@ -186,11 +181,7 @@ fn small_db(dir: &Path) -> std::path::PathBuf {
 /// Runs `cairn repl` with `script` piped to it: (exit code, stdout, stderr).
 fn piped(db: &Path, script: &str) -> (Option<i32>, String, String) {
     use std::io::Write;
-    let mut child = Command::new(env!("CARGO_BIN_EXE_cairn"))
-        .arg("--db")
-        .arg(db)
-        .arg("repl")
-        .env_remove("CAIRN_DB")
+    let mut child = cairn_at(db, &["repl"])
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
@@ -212,17 +203,16 @@ fn piped(db: &Path, script: &str) -> (Option<i32>, String, String) {
 
 /// The catalog and node counts as `query` prints them, to compare a database before and after.
 fn census(db: &Path) -> String {
-    let out = Command::new(env!("CARGO_BIN_EXE_cairn"))
-        .arg("--db")
-        .arg(db)
-        .args([
+    let out = cairn_at(
+        db,
+        &[
             "query",
             "-e",
             "SHOW LABELS; SHOW RELATIONS; DESCRIBE Author; DESCRIBE Paper",
-        ])
-        .env_remove("CAIRN_DB")
-        .output()
-        .unwrap();
+        ],
+    )
+    .output()
+    .unwrap();
     assert!(
         out.status.success(),
         "{}",
