@@ -26,13 +26,16 @@ use std::time::Instant;
 
 const PROMPT: &str = "cairn> ";
 const CONTINUE: &str = "  ...> ";
+/// The prompt between `BEGIN` and `COMMIT`/`ROLLBACK`: what is typed there is not saved yet.
+const IN_TRANSACTION: &str = "cairn*> ";
 /// A trace can hold thousands of events on a large graph; past this many the rest is counted.
 const TRACE_LIMIT: usize = 1000;
 
 const HELP: &str = "\
 Statements (EXPLORE, EXPLAIN, SHOW, DESCRIBE, RELATION … UNDER …, CREATE INDEX, UPSERT,
 ADD EDGE, REMOVE EDGE, REMOVE NODE, BEGIN, COMMIT, ROLLBACK, SAVEPOINT) end with `;` and may span
-several lines; see docs/LANGUAGE.md.
+several lines; see docs/LANGUAGE.md. The prompt is `cairn*>` while a BEGIN waits for its COMMIT
+or ROLLBACK.
 
   .help                 this text
   .schema               labels, relations (endpoints, parents), indexes, property keys
@@ -106,7 +109,11 @@ pub(crate) fn run(db: &Path, history: Option<PathBuf>) -> Result<(), Failure> {
         if let Some(h) = rl.helper_mut() {
             h.pending.clone_from(&pending);
         }
-        let prompt = if pending.is_empty() { PROMPT } else { CONTINUE };
+        let prompt = match (pending.is_empty(), session.statements.in_transaction()) {
+            (false, _) => CONTINUE,
+            (true, false) => PROMPT,
+            (true, true) => IN_TRANSACTION,
+        };
         let line = match rl.readline(prompt) {
             Ok(line) => line,
             Err(ReadlineError::Interrupted) => {

@@ -12,6 +12,7 @@ use std::process::Command;
 const TIMEOUT_MS: u64 = 120_000;
 const PROMPT: &str = "cairn> ";
 const CONTINUE: &str = "...> ";
+const IN_TRANSACTION: &str = "cairn*> ";
 const UP: &str = "\x1b[A";
 
 fn repl(db: &Path, home: &Path) -> PtySession {
@@ -143,6 +144,16 @@ fn repl_session_with_history() {
     eprintln!("after Ctrl-C: {stop}");
     enter(&mut p, "SHOW LABELS;");
     p.exp_string("Venue").unwrap();
+    p.exp_string(PROMPT).unwrap();
+    // Inside BEGIN the prompt says that nothing is saved yet.
+    enter(&mut p, "BEGIN;");
+    p.exp_string("transaction started").unwrap();
+    p.exp_string(IN_TRANSACTION).unwrap();
+    enter(&mut p, r#"UPSERT Author "zz" SET name = "Zed";"#);
+    p.exp_string(r#"added Author "zz""#).unwrap();
+    p.exp_string(IN_TRANSACTION).unwrap();
+    enter(&mut p, "ROLLBACK;");
+    p.exp_string("rolled back 1 data statement(s)").unwrap();
     p.exp_string(PROMPT).unwrap();
     // Ctrl-D leaves.
     p.send_control('d').unwrap();
