@@ -620,7 +620,12 @@ fn query(
     // still open at the end (or at a failing statement) is rolled back.
     let mut session = cairn.session();
     for (_, stmt) in cairn::query::split_statements(&text) {
-        run_statement(&cairn, &mut session, stmt, format)?;
+        if let Err(f) = run_statement(&cairn, &mut session, stmt, format) {
+            if session.in_transaction() {
+                eprintln!("a statement failed inside BEGIN: the transaction is rolled back");
+            }
+            return Err(f);
+        }
     }
     if session.in_transaction() {
         return Err(Failure {

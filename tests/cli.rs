@@ -387,4 +387,33 @@ fn query_splits_statements_like_the_language() {
     let (_, err) = text(&o);
     assert!(!o.status.success());
     assert!(err.contains("unterminated quoted name"), "{err}");
+
+    // A script's transaction: a failing statement stops the script and rolls BEGIN back.
+    let o = cairn(&[
+        "--db",
+        path(&db),
+        "query",
+        "-e",
+        r#"BEGIN; UPSERT Paper "p2"; ADD EDGE Paper "p2" -[CITES]-> Paper "p404"; COMMIT"#,
+    ]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{out}{err}");
+    assert!(out.contains(r#"added Paper "p2""#), "{out}");
+    assert!(
+        err.contains("rolled back") && err.contains(r#"no node Paper "p404""#),
+        "{err}"
+    );
+    let o = cairn(&["--db", path(&db), "query", "-e", "DESCRIBE Paper"]);
+    assert!(text(&o).0.starts_with("Paper: 1 nodes"), "{:?}", text(&o));
+    // The same with COMMIT reached: the node is there.
+    let o = cairn(&[
+        "--db",
+        path(&db),
+        "query",
+        "-e",
+        r#"BEGIN; UPSERT Paper "p2" SET title = "Two"; ADD EDGE Paper "p2" -[CITES]-> Paper "p1"; COMMIT"#,
+    ]);
+    assert!(o.status.success(), "{:?}", text(&o));
+    let o = cairn(&["--db", path(&db), "query", "-e", "DESCRIBE Paper"]);
+    assert!(text(&o).0.starts_with("Paper: 2 nodes"), "{:?}", text(&o));
 }
