@@ -9,6 +9,7 @@ mod apply;
 pub mod dump;
 pub mod read;
 mod stage;
+pub mod triples;
 
 use crate::error::EngineError;
 use crate::graph::Graph;
@@ -52,8 +53,14 @@ pub enum ImportError {
     BadLines { errors: Vec<LineError>, max: usize },
     #[error("{}: bad header: {reason}", path.display())]
     Header { path: PathBuf, reason: String },
-    #[error("{}: unknown dump format (expected a .jsonl, .ndjson or .csv file, optionally .gz)", path.display())]
+    #[error("{}: unknown dump format (expected a .jsonl, .ndjson, .csv, .tsv or .triples file, optionally .gz)", path.display())]
     UnknownFormat { path: PathBuf },
+    #[error("{}: a .txt file is not guessed to be triples; pass --format triples to read it as `subject<TAB>relation<TAB>object` lines", path.display())]
+    TxtNotGuessed { path: PathBuf },
+    #[error("{}: triples files cannot be imported together with JSON Lines or CSV dumps in one run ({} is a dump)", triples.display(), dump.display())]
+    MixedFormats { triples: PathBuf, dump: PathBuf },
+    #[error("--label, --infer-labels and --relation-label apply to triples files (.tsv, .triples, or --format triples); {} is a JSON Lines or CSV dump, whose records name their labels", path.display())]
+    LabelsWithoutTriples { path: PathBuf },
     #[error("{}: {source}", path.display())]
     Io {
         path: PathBuf,
@@ -125,6 +132,8 @@ pub struct ImportOptions {
     /// Computes a vector for every new node from its description (in parallel) and records the
     /// embedder in the catalog. `None`: only vectors supplied in the dump are stored.
     pub embedder: Option<Arc<dyn crate::embed::Embedder>>,
+    /// How triples files are recognised and labelled (see [`triples`]).
+    pub triples: triples::TriplesOptions,
 }
 
 impl fmt::Debug for ImportOptions {
@@ -135,6 +144,7 @@ impl fmt::Debug for ImportOptions {
                 "embedder",
                 &self.embedder.as_ref().map(|e| e.id().to_owned()),
             )
+            .field("triples", &self.triples)
             .finish()
     }
 }
@@ -155,6 +165,9 @@ pub struct ImportSummary {
     pub vectors_computed: u64,
     pub embed_time: Duration,
     pub elapsed: Duration,
+    /// Triples imports: the labels given to the entities and how many entities got each, most
+    /// first (empty for other formats).
+    pub labels: Vec<(String, u64)>,
 }
 
 impl ImportSummary {
@@ -173,6 +186,9 @@ pub fn import_files<P: AsRef<Path>>(
 ) -> Result<ImportSummary, ImportError> {
     let start = Instant::now();
     let files: Vec<&Path> = files.iter().map(|f| f.as_ref()).collect();
+    if let Some(triples) = triples_files(&files, &options.triples)? {
+        return triples::import_triples(graph, &triples, options);
+    }
     let sizes: Vec<u64> = files
         .iter()
         .map(|f| std::fs::metadata(f).map(|m| m.len()).unwrap_or(0))
@@ -257,6 +273,44 @@ pub fn import_files<P: AsRef<Path>>(
     let mut summary = apply(graph, staging, errors, options)?;
     summary.elapsed = start.elapsed();
     Ok(summary)
+}
+
+/// The files as triples files, if they are (all of them, or none: mixing is refused). Callers
+/// may check this before opening or creating a database; [`import_files`] checks it too.
+pub fn triples_files<'a>(
+    files: &[&'a Path],
+    options: &triples::TriplesOptions,
+) -> Result<Option<Vec<&'a Path>>, ImportError> {
+    if options.forced {
+        return Ok(Some(files.to_vec()));
+    }
+    let formats = files
+        .iter()
+        .map(|f| read::DumpFormat::of(f))
+        .collect::<Result<Vec<_>, _>>()?;
+    let triples = files
+        .iter()
+        .zip(&formats)
+        .find(|(_, f)| **f == read::DumpFormat::Triples);
+    let dump = files
+        .iter()
+        .zip(&formats)
+        .find(|(_, f)| **f != read::DumpFormat::Triples);
+    match (triples, dump) {
+        (Some((t, _)), Some((d, _))) => Err(ImportError::MixedFormats {
+            triples: t.to_path_buf(),
+            dump: d.to_path_buf(),
+        }),
+        (Some(_), None) => Ok(Some(files.to_vec())),
+        (None, Some((d, _)))
+            if options.label.is_some() || options.infer || !options.relation_labels.is_empty() =>
+        {
+            Err(ImportError::LabelsWithoutTriples {
+                path: d.to_path_buf(),
+            })
+        }
+        _ => Ok(None),
+    }
 }
 
 /// Imports records produced in memory (by the generator, or an application) through the same

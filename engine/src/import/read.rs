@@ -12,6 +12,8 @@ use std::path::Path;
 pub enum DumpFormat {
     JsonLines,
     Csv,
+    /// `subject \t relation \t object` lines (`.tsv`, `.triples`), read by [`super::triples`].
+    Triples,
 }
 
 impl DumpFormat {
@@ -26,6 +28,12 @@ impl DumpFormat {
             Ok(DumpFormat::JsonLines)
         } else if name.ends_with(".csv") {
             Ok(DumpFormat::Csv)
+        } else if super::triples::named_as_triples(name) {
+            Ok(DumpFormat::Triples)
+        } else if name.ends_with(".txt") {
+            Err(ImportError::TxtNotGuessed {
+                path: path.to_path_buf(),
+            })
         } else {
             Err(ImportError::UnknownFormat {
                 path: path.to_path_buf(),
@@ -130,6 +138,13 @@ pub fn read_file(
     match DumpFormat::of(path)? {
         DumpFormat::JsonLines => read_jsonl(path, open(path)?, on_record, on_error, on_progress),
         DumpFormat::Csv => read_csv(path, open(path)?, on_record, on_error, on_progress),
+        // Labels of triples depend on every file: `import_files` hands them to `triples`.
+        DumpFormat::Triples => Err(ImportError::Engine(crate::error::EngineError::Invalid(
+            format!(
+                "{}: triples are read by `import_files`, not line by line",
+                path.display()
+            ),
+        ))),
     }
 }
 

@@ -29,6 +29,11 @@ impl Names {
         id
     }
 
+    /// The id of `name`, if it was interned.
+    pub(super) fn get(&self, name: &str) -> Option<u32> {
+        self.ids.get(name).copied()
+    }
+
     pub(super) fn name(&self, id: u32) -> &str {
         self.names
             .get(id as usize)
