@@ -3,11 +3,11 @@
 use super::{Failure, OutputFormat};
 use cairn::agent::eval::{evaluate, questions};
 use cairn::agent::{AskOutcome, Asker, LlmAgents, LlmBackend, OpenAiChat, PathStep};
-use cairn::engine::embed::{Embedder, HashEmbedder};
-use cairn::engine::generate::{Academic, AcademicConfig};
-use cairn::engine::import::dump::DumpRecord;
-use cairn::engine::import::{import_records, ImportOptions};
 use cairn::{Cairn, CairnError, CancelToken, Graph, GraphOptions};
+use cairn_embed::{Embedder, HashEmbedder};
+use cairn_generate::{Academic, AcademicConfig};
+use cairn_import::dump::DumpRecord;
+use cairn_import::{import_records, ImportOptions};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;

@@ -4,14 +4,14 @@ mod ask_cli;
 mod repl;
 mod triples_cli;
 
-use cairn::engine::embed::{minilm_from_env, EmbedError, Embedder, HashEmbedder, MINILM_ID};
-use cairn::engine::generate::{Academic, AcademicConfig};
-use cairn::engine::import::dump::DumpRecord;
-use cairn::engine::import::{import_files, ImportError, ImportOptions, Phase, Progress};
 use cairn::{
     Cairn, CairnError, CairnOptions, CancelToken, EngineError, Exploration, Graph, GraphOptions,
     Output, ResultNode,
 };
+use cairn_embed::{minilm_from_env, EmbedError, Embedder, HashEmbedder, MINILM_ID};
+use cairn_generate::{Academic, AcademicConfig};
+use cairn_import::dump::DumpRecord;
+use cairn_import::{import_files, ImportError, ImportOptions, Phase, Progress};
 use clap::{Parser, Subcommand, ValueEnum};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -442,7 +442,7 @@ fn expand(paths: &[PathBuf]) -> Result<Vec<PathBuf>, Failure> {
             let mut inside: Vec<PathBuf> = std::fs::read_dir(p)
                 .map_err(|e| io_failure(p, e))?
                 .filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|f| cairn::engine::import::read::DumpFormat::of(f).is_ok())
+                .filter(|f| cairn_import::read::DumpFormat::of(f).is_ok())
                 .collect();
             inside.sort();
             if inside.is_empty() {
@@ -473,12 +473,12 @@ fn import(
     max_errors: usize,
     embedder: Option<EmbedderArg>,
     no_index: bool,
-    triples: cairn::engine::import::triples::TriplesOptions,
+    triples: cairn_import::triples::TriplesOptions,
 ) -> Result<(), Failure> {
     let files = expand(paths)?;
     // An unknown or unguessed file format is reported before a database is created for it.
     let refs: Vec<&Path> = files.iter().map(PathBuf::as_path).collect();
-    cairn::engine::import::triples_files(&refs, &triples)?;
+    cairn_import::triples_files(&refs, &triples)?;
     // An embedder named on the command line is set up before the database is opened (or
     // created), so one this build or environment cannot provide leaves nothing behind.
     let named = embedder
@@ -541,12 +541,12 @@ fn import(
         let started = Instant::now();
         let cairn = open_db(db)?;
         match cairn.refresh_index()? {
-            cairn::engine::vector::Refresh::Unavailable(why) => {
+            cairn_vector::Refresh::Unavailable(why) => {
                 println!("vector index: not built ({why}); SEARCH scans exactly")
             }
             _ => println!(
                 "vector index: {} current in {:.2}s",
-                cairn::engine::vector::index_path(db).display(),
+                cairn_vector::index_path(db).display(),
                 started.elapsed().as_secs_f64()
             ),
         }
@@ -779,8 +779,8 @@ fn demo(db: &Path, nodes: usize) -> Result<(), Failure> {
         embedder: Some(Arc::clone(cairn.embedder())),
         ..Default::default()
     };
-    let s = cairn::engine::import::import_records(cairn.graph(), records, &options)
-        .map_err(CairnError::from)?;
+    let s =
+        cairn_import::import_records(cairn.graph(), records, &options).map_err(CairnError::from)?;
     println!(
         "  {} nodes and {} edges ({} new nodes, {} new edges) imported in {:.2}s\n",
         graph.node_count(),
@@ -850,7 +850,7 @@ fn progress_reporter() -> Reporter {
 }
 
 impl Reporter {
-    fn callback(&self) -> cairn::engine::import::ProgressFn {
+    fn callback(&self) -> cairn_import::ProgressFn {
         match self {
             Reporter::Bar(bar) => {
                 let bar = bar.clone();

@@ -1,7 +1,7 @@
 //! `cairn import`'s flags for triples files (`subject<TAB>relation<TAB>object` lines), kept apart
 //! from the other import flags; docs/IMPORT.md ("Triples") describes the label rules.
 
-use cairn::engine::import::triples::{RelationLabels, TriplesOptions};
+use cairn_import::triples::{RelationLabels, TriplesOptions};
 use clap::{Args, ValueEnum};
 
 #[derive(Debug, Args)]
