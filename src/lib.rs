@@ -22,6 +22,8 @@
 
 mod asynchronous;
 mod db;
+mod error;
+mod mutation;
 mod session;
 
 pub use asynchronous::AsyncCairn;
@@ -36,7 +38,8 @@ pub use cairn_store::{
     Neighbor, Writer,
 };
 pub use cairn_vector::{BuildReport, Refresh};
-pub use db::{Cairn, CairnError, CairnOptions, Output};
+pub use db::{Cairn, CairnOptions, Output};
+pub use error::CairnError;
 pub use session::Session;
 
 /// The agent layer (executor, agents).

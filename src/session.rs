@@ -1,88 +1,16 @@
-//! Data statements (`UPSERT`, `ADD EDGE`, `REMOVE …`) and `BEGIN` / `COMMIT` / `ROLLBACK`, run
-//! through the database's single writer.
+//! `BEGIN` / `COMMIT` / `ROLLBACK` / `SAVEPOINT`: the open transaction of a REPL or a script.
 //!
-//! All of the write path of the language is here, so that it can move onto a transaction API
-//! with snapshot reads when the store has one: [`apply`] turns one compiled data statement into
-//! writer calls, and [`Session`] holds the open transaction of a REPL or a script.
+//! With [`crate::mutation`] this is the whole write path of the language, kept small so that it
+//! can move onto a transaction API with snapshot reads when the store has one.
 
-use crate::db::{Cairn, CairnError, Output};
-use crate::{CancelToken, EdgeProps, NodeId, Writer};
+use crate::db::{Cairn, Output};
+use crate::error::CairnError;
+use crate::mutation::apply;
+use crate::{CancelToken, Writer};
 use cairn_agent::EngineCatalog;
-use cairn_query::printer::{name, str_lit};
-use cairn_query::{compile, parse, Compiled, Mutation, NodeAt, Statement, TransactionControl};
+use cairn_query::printer::name;
+use cairn_query::{compile, parse, Compiled, Mutation, Statement, TransactionControl};
 use std::sync::Arc;
-
-/// Runs one data statement in `w`'s batch and says what it did. On error the batch may hold part
-/// of the statement: the caller drops or rebuilds it.
-pub(crate) fn apply(w: &mut Writer<'_>, m: &Mutation) -> Result<String, CairnError> {
-    match m {
-        Mutation::Upsert {
-            label,
-            key,
-            set,
-            description,
-        } => {
-            let existed = match w.catalog().label_id(&label.name) {
-                Some(l) => w.node_id(l, key)?.is_some(),
-                None => false,
-            };
-            let props = set.iter().map(|(k, v)| (k.name.as_str(), v.clone()));
-            w.upsert_node(&label.name, key, props, description.as_deref())?;
-            Ok(format!(
-                "{} {} {}",
-                if existed { "updated" } else { "added" },
-                name(&label.name),
-                str_lit(key)
-            ))
-        }
-        Mutation::AddEdge {
-            from,
-            relation,
-            to,
-            set,
-            weight,
-        } => {
-            let (src, dst) = (node_id(w, from)?, node_id(w, to)?);
-            let mut props = EdgeProps {
-                weight: *weight,
-                props: Vec::with_capacity(set.len()),
-            };
-            for (k, v) in set {
-                props.props.push((w.prop_key(&k.name)?, v.clone()));
-            }
-            let new = w.add_edge(src, &relation.name, dst, props)?;
-            Ok(format!(
-                "{} edge {from} -[{}]-> {to}",
-                if new { "added" } else { "updated" },
-                name(&relation.name)
-            ))
-        }
-        Mutation::RemoveEdge { from, relation, to } => {
-            let (src, dst) = (node_id(w, from)?, node_id(w, to)?);
-            let removed = w.remove_edge(src, &relation.name, dst)?;
-            let edge = format!("{from} -[{}]-> {to}", name(&relation.name));
-            Ok(if removed {
-                format!("removed edge {edge}")
-            } else {
-                format!("no edge {edge}: nothing removed")
-            })
-        }
-        Mutation::RemoveNode(n) => {
-            let id = node_id(w, n)?;
-            w.remove_node(id)?;
-            Ok(format!("removed node {n} and its edges"))
-        }
-    }
-}
-
-/// The node `n` names, as the batch would leave it; a missing node is an error.
-fn node_id(w: &Writer<'_>, n: &NodeAt) -> Result<NodeId, CairnError> {
-    let found = match w.catalog().label_id(&n.label.name) {
-        Some(label) => w.node_id(label, &n.key)?,
-        None => None,
-    };
-    found.ok_or_else(|| CairnError::NoSuchNode(n.to_string()))
-}
 
 /// Statements run one after another with transaction state, as the REPL and `cairn query` run
 /// them. Outside `BEGIN` each data statement commits alone; after `BEGIN` they accumulate in one
@@ -114,11 +42,17 @@ impl std::fmt::Debug for Session<'_> {
     }
 }
 
-impl<'c> Session<'c> {
-    pub(crate) fn new(cairn: &'c Cairn) -> Self {
-        Session { cairn, tx: None }
+impl Cairn {
+    /// A [`Session`]: statements with `BEGIN` / `COMMIT` / `ROLLBACK`, as the REPL runs them.
+    pub fn session(&self) -> Session<'_> {
+        Session {
+            cairn: self,
+            tx: None,
+        }
     }
+}
 
+impl<'c> Session<'c> {
     /// Whether a `BEGIN` is waiting for its `COMMIT` or `ROLLBACK`.
     pub fn in_transaction(&self) -> bool {
         self.tx.is_some()
