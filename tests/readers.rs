@@ -201,7 +201,21 @@ fn readers_answer_beside_a_repl_that_holds_the_database_and_see_its_commits() {
     // Writes are refused in the read-only session, with exit code 2 for the script.
     c.send("CREATE INDEX ON Paper(title);");
     wait_for(&c.err, "is open read-only");
+    c.send(r#"UPSERT Author "ro1" SET name = "Nobody";"#);
+    wait_for(&c.err, "is open read-only");
+    c.send("BEGIN;");
+    wait_for(&c.err, "is open read-only");
     assert_eq!(c.finish(), 2);
+    // So is a data statement of a one-shot reader.
+    let o = cairn(
+        &db,
+        &["query", "-e", r#"UPSERT Author "ro2" SET name = "Nobody""#],
+    );
+    assert_eq!(o.status.code(), Some(2), "{:?}", text(&o));
+    assert!(text(&o).1.contains("is open read-only"), "{:?}", text(&o));
+    // The writer sees neither.
+    a.send(r#"EXPLORE "x" FROM Author "ro1" VIA AUTHORED;"#);
+    wait_for(&a.err, r#"entry Author "ro1" does not exist"#);
 
     // A writing command beside the writer is refused; --read-only is for readers only.
     let o = cairn(&db, &["import", dir.path().join("dump").to_str().unwrap()]);
@@ -215,7 +229,7 @@ fn readers_answer_beside_a_repl_that_holds_the_database_and_see_its_commits() {
     assert_eq!(o.status.code(), Some(2), "{:?}", text(&o));
     assert!(text(&o).1.contains("--read-only is for"), "{:?}", text(&o));
 
-    assert_eq!(a.finish(), 0);
+    assert_eq!(a.finish(), 1, "the writer's failed EXPLORE of ro1");
     // With the writer gone, stats opens as the writer again: no read-only line.
     let o = cairn(&db, &["stats"]);
     assert!(o.status.success());
