@@ -80,11 +80,12 @@ pub enum Output {
 /// # fn main() -> Result<(), cairn::CairnError> {
 /// # let dir = tempfile::tempdir().map_err(|e| cairn::CairnError::Unsupported(e.to_string()))?;
 /// let db = cairn::Cairn::open(dir.path())?;
-/// let mut w = db.graph().writer();
-/// let han = w.upsert_node("Author", "a1", [("name", cairn::Value::from("Jiawei Han"))], None)?;
-/// let p = w.upsert_node("Paper", "p1", [("title", cairn::Value::from("Data mining concepts"))], None)?;
-/// w.add_edge(han, "AUTHORED", p, Default::default())?;
-/// w.commit()?;
+/// db.transaction(|tx| {
+///     let han = tx.upsert_node("Author", "a1", [("name", cairn::Value::from("Jiawei Han"))], None)?;
+///     let p = tx.upsert_node("Paper", "p1", [("title", cairn::Value::from("Data mining concepts"))], None)?;
+///     tx.add_edge(han, "AUTHORED", p, Default::default())?;
+///     Ok::<_, cairn::CairnError>(())
+/// })?;
 /// let found = db.explore(r#"EXPLORE "his papers" FROM Author "a1" VIA AUTHORED TARGET Paper"#)?;
 /// assert_eq!(found.results[0].name, "Data mining concepts");
 /// # Ok(()) }
@@ -133,7 +134,8 @@ impl Cairn {
         })
     }
 
-    /// The storage engine, for writes and primitive reads.
+    /// The storage engine, for primitive reads (and raw writes; applications write through
+    /// [`Cairn::transaction`]).
     pub fn graph(&self) -> &Graph {
         &self.graph
     }
@@ -245,16 +247,46 @@ impl Cairn {
         } else {
             None
         };
-        let mut explorer = Explorer::new(&self.graph, self.embedder.as_ref(), &table);
-        if let Some(s) = &search {
+        self.run_plan_on(
+            &self.graph,
+            &table,
+            search.as_ref().map(|s| s as &dyn EntrySearch),
+            plan,
+            trace,
+            cancel,
+        )
+    }
+
+    /// Runs `plan` on `graph` (this database, or a transaction's private copy of it) with its
+    /// node table, and the vector index when `search` is given (else SEARCH scans exactly).
+    pub(crate) fn run_plan_on(
+        &self,
+        graph: &Graph,
+        table: &NodeTable,
+        search: Option<&dyn EntrySearch>,
+        plan: &cairn_query::Plan,
+        trace: bool,
+        cancel: &CancelToken,
+    ) -> Result<Exploration, CairnError> {
+        let mut explorer = Explorer::new(graph, self.embedder.as_ref(), table);
+        if let Some(s) = search {
             explorer = explorer.with_search(s);
         }
         Ok(explorer.run(plan, trace, cancel)?)
     }
 
+    /// Compiles a statement against `graph`'s catalog.
+    pub(crate) fn compile_for(
+        &self,
+        graph: &Graph,
+        statement: &str,
+    ) -> Result<Compiled, CairnError> {
+        Ok(prepare(statement, &EngineCatalog(graph.catalog()))?)
+    }
+
     /// Compiles a statement against this database's catalog.
     pub fn compile(&self, statement: &str) -> Result<Compiled, CairnError> {
-        Ok(prepare(statement, &EngineCatalog(self.graph.catalog()))?)
+        self.compile_for(&self.graph, statement)
     }
 
     /// Runs an `EXPLORE` statement.
@@ -340,18 +372,20 @@ impl Cairn {
             Compiled::Show(what) => Ok(Output::Text(self.show(what))),
             Compiled::Describe(label) => Ok(Output::Text(self.describe(label.id)?)),
             Compiled::DeclareRelation { relation, parent } => {
-                let mut w = self.graph.writer();
-                w.set_relation_parent(&relation.name, Some(&parent.name))?;
-                w.commit()?;
+                self.transaction(|tx| {
+                    tx.set_relation_parent(&relation.name, Some(&parent.name))
+                        .map_err(CairnError::from)
+                })?;
                 Ok(Output::Text(format!(
                     "relation {} is now under {}",
                     relation.name, parent.name
                 )))
             }
             Compiled::CreateIndex { label, property } => {
-                let mut w = self.graph.writer();
-                let created = w.create_index(&label.name, &property.name)?;
-                w.commit()?;
+                let created = self.transaction(|tx| {
+                    tx.create_index(&label.name, &property.name)
+                        .map_err(CairnError::from)
+                })?;
                 Ok(Output::Text(if created {
                     format!("index on {}({}) created", label.name, property.name)
                 } else {

@@ -3,7 +3,9 @@
 use crate::cache::NodeCache;
 use crate::catalog::Catalog;
 use crate::cf;
+use crate::commit::Subscribers;
 use crate::error::{EngineError, Result};
+use crate::lock::Owner;
 use crate::marker;
 use cairn_storage_format::keys::{edge_prefix, edge_rel_prefix};
 use cairn_storage_format::records::{decode_u64, decode_vector, decode_vector_into, encode_u64};
@@ -15,6 +17,7 @@ use parking_lot::{Mutex, RwLock};
 use rocksdb::{ColumnFamily, ColumnFamilyDescriptor, DBPinnableSlice, Options, ReadOptions, DB};
 use std::ops::Bound;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicU64;
 use std::sync::Arc;
 
 /// How to open a database.
@@ -72,6 +75,11 @@ pub struct Graph {
     pub(crate) path: PathBuf,
     pub(crate) catalog: RwLock<Arc<Catalog>>,
     pub(crate) writer: Mutex<WriterState>,
+    /// The thread holding `writer`, so that a second writer on it fails instead of deadlocking.
+    pub(crate) writer_owner: Owner,
+    /// The commit counter as of the last commit, for readers (the writer's copy is in `writer`).
+    pub(crate) commits: AtomicU64,
+    pub(crate) subscribers: Subscribers,
     pub(crate) cache: NodeCache,
     pub(crate) options: GraphOptions,
     /// Shared by all column families; bulk import builds its SST files with the same options.
@@ -91,6 +99,8 @@ impl std::fmt::Debug for Graph {
 #[derive(Debug)]
 pub(crate) struct WriterState {
     pub(crate) next_node_id: u64,
+    /// The commit counter (`meta/commits`) of the last commit.
+    pub(crate) commits: u64,
 }
 
 /// The RocksDB directory inside a Cairn database directory. Other files next to it (the vector
@@ -207,11 +217,21 @@ impl Graph {
             Some(bytes) => decode_u64(&bytes).map_err(EngineError::corrupt("node id counter"))?,
             None => 0,
         };
+        let commits = match db.get_cf(&meta, MetaKey::Commits.encode())? {
+            Some(bytes) => decode_u64(&bytes).map_err(EngineError::corrupt("commit counter"))?,
+            None => 0,
+        };
         Ok(Graph {
             db,
             path,
             catalog: RwLock::new(Arc::new(Catalog::from_record(catalog))),
-            writer: Mutex::new(WriterState { next_node_id }),
+            writer: Mutex::new(WriterState {
+                next_node_id,
+                commits,
+            }),
+            writer_owner: Owner::default(),
+            commits: AtomicU64::new(commits),
+            subscribers: Subscribers::default(),
             cache: NodeCache::new(options.node_cache_capacity),
             options,
             block_cache,

@@ -56,7 +56,7 @@ proptest! {
         let rels = ["R0", "R1"];
         let mut batch: Vec<Op> = Vec::new();
         let apply = |g: &Graph, batch: &mut Vec<Op>, ids: &mut BTreeMap<(u8, u8), NodeId>| {
-            let mut w = g.writer();
+            let mut w = g.writer().unwrap();
             for op in batch.drain(..) {
                 match op {
                     Op::Upsert { label, key, v } => {

@@ -1,0 +1,226 @@
+//! The one commit protocol, used by the writer ([`crate::Writer::commit`]) and the bulk loader
+//! ([`crate::BulkLoad::commit`]): the catalog, next node id and commit counter go into the batch,
+//! the batch is written between the node cache's epoch marks, the new state is published to
+//! readers, and the change set goes to subscribers. Also the property-index upkeep both paths
+//! share, so that an index entry is written by one function whichever path changed the node.
+
+use crate::catalog::Catalog;
+use crate::cf;
+use crate::error::{EngineError, Result};
+use crate::graph::{Graph, WriterState};
+use cairn_storage_format::records::encode_u64;
+use cairn_storage_format::{IndexDef, MetaKey, NodeId, NodeRecord, PropIndexKey, RelId, Value};
+use parking_lot::Mutex;
+use rocksdb::{WriteBatch, WriteOptions};
+use std::ops::Range;
+use std::sync::atomic::Ordering;
+use std::sync::mpsc::{channel, Receiver, Sender};
+use std::sync::Arc;
+
+/// An edge as `(source, relation, destination)`.
+pub type EdgeRef = (NodeId, RelId, NodeId);
+
+/// What one commit changed: ids, not values (read the values from the graph). Each list is
+/// sorted and holds an id at most once.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ChangeSet {
+    /// The commit counter this commit wrote (see [`Graph::commits`]): 1 for the first commit.
+    pub commit: u64,
+    /// Nodes whose record was created or changed (properties or description).
+    pub nodes_upserted: Vec<NodeId>,
+    /// Nodes removed, with their edges, index entries and vector.
+    pub nodes_removed: Vec<NodeId>,
+    /// Edges created or whose properties changed.
+    pub edges_added: Vec<EdgeRef>,
+    /// Edges removed (also those of removed nodes).
+    pub edges_removed: Vec<EdgeRef>,
+    /// Nodes whose property values changed (a subset of `nodes_upserted` and `nodes_removed`).
+    pub props_touched: Vec<NodeId>,
+    /// Nodes whose vector was written or removed.
+    pub vectors_touched: Vec<NodeId>,
+    /// A bulk import's new node ids. Those nodes and every edge with an endpoint among them are
+    /// new and not listed one by one; the other lists hold what the import changed of the
+    /// existing graph.
+    pub imported: Option<Range<u64>>,
+    /// The catalog changed (names, hierarchy, indexes, embedder).
+    pub catalog_changed: bool,
+}
+
+impl ChangeSet {
+    /// Sorts and deduplicates every list, as subscribers receive them.
+    pub(crate) fn normalize(&mut self) {
+        for list in [
+            &mut self.nodes_upserted,
+            &mut self.nodes_removed,
+            &mut self.props_touched,
+            &mut self.vectors_touched,
+        ] {
+            list.sort_unstable();
+            list.dedup();
+        }
+        for list in [&mut self.edges_added, &mut self.edges_removed] {
+            list.sort_unstable();
+            list.dedup();
+        }
+    }
+
+    /// Nodes whose cached records this commit makes stale.
+    fn touched_records(&self) -> impl Iterator<Item = NodeId> + '_ {
+        self.nodes_upserted
+            .iter()
+            .chain(&self.nodes_removed)
+            .copied()
+    }
+}
+
+/// Receivers of change sets (see [`Graph::subscribe`]).
+#[derive(Debug, Default)]
+pub(crate) struct Subscribers(Mutex<Vec<Sender<Arc<ChangeSet>>>>);
+
+impl Subscribers {
+    fn emit(&self, changes: Arc<ChangeSet>) {
+        // A dropped receiver is forgotten here, at the first commit after its drop.
+        self.0
+            .lock()
+            .retain(|tx| tx.send(Arc::clone(&changes)).is_ok());
+    }
+}
+
+impl Graph {
+    /// Subscribes to change sets. The receiver gets one [`ChangeSet`] per commit that changed
+    /// something (writer or bulk import), delivered after the batch is written and visible to
+    /// readers, in commit order (the single writer sends it before releasing its lock), never
+    /// for a batch that was dropped, rolled back or failed to write. Commits before the call
+    /// are not replayed: compare [`Graph::commits`] with what a derived structure was built at.
+    /// Dropping the receiver unsubscribes.
+    pub fn subscribe(&self) -> Receiver<Arc<ChangeSet>> {
+        let (tx, rx) = channel();
+        self.subscribers.0.lock().push(tx);
+        rx
+    }
+
+    /// The number of commits so far, persisted with each commit (it survives reopening): a
+    /// structure derived at counter `n` is current while this is still `n`.
+    pub fn commits(&self) -> u64 {
+        self.commits.load(Ordering::SeqCst)
+    }
+}
+
+/// One commit, ready to go: the batch of the changes, and what they mean.
+#[derive(Default)]
+pub(crate) struct Commit {
+    pub(crate) batch: WriteBatch,
+    /// The new catalog, when the commit changed it.
+    pub(crate) catalog: Option<Catalog>,
+    pub(crate) next_node_id: u64,
+    /// fsync the write-ahead log.
+    pub(crate) sync: bool,
+    /// Remove the bulk loader's import marker in the same write.
+    pub(crate) clear_marker: bool,
+    pub(crate) changes: ChangeSet,
+}
+
+/// Runs the commit protocol. Returns the change set, or `None` when there was nothing to commit
+/// (no counter step, no change set).
+pub(crate) fn commit(
+    graph: &Graph,
+    state: &mut WriterState,
+    mut c: Commit,
+) -> Result<Option<Arc<ChangeSet>>> {
+    if c.batch.is_empty()
+        && c.catalog.is_none()
+        && c.next_node_id == state.next_node_id
+        && !c.clear_marker
+    {
+        return Ok(None);
+    }
+    let meta = graph.cf(cf::META)?;
+    if let Some(catalog) = &c.catalog {
+        c.batch
+            .put_cf(meta, MetaKey::Catalog.encode(), catalog.record().encode());
+    }
+    if c.next_node_id != state.next_node_id {
+        c.batch.put_cf(
+            meta,
+            MetaKey::NextNodeId.encode(),
+            encode_u64(c.next_node_id),
+        );
+    }
+    if c.clear_marker {
+        c.batch.delete_cf(meta, MetaKey::ImportPending.encode());
+    }
+    let counter = state
+        .commits
+        .checked_add(1)
+        .ok_or_else(|| EngineError::Invalid("commit counter exhausted".into()))?;
+    c.batch
+        .put_cf(meta, MetaKey::Commits.encode(), encode_u64(counter));
+    c.changes.commit = counter;
+    c.changes.catalog_changed = c.catalog.is_some();
+    c.changes.normalize();
+
+    let mut opts = WriteOptions::default();
+    opts.set_sync(c.sync);
+    graph.cache.begin_commit(c.changes.touched_records());
+    let result = graph.db.write_opt(c.batch, &opts);
+    // Invalidate even on error: a failed write changed nothing, and an extra miss is harmless.
+    graph.cache.end_commit(c.changes.touched_records());
+    result?;
+    state.next_node_id = c.next_node_id;
+    state.commits = counter;
+    graph.commits.store(counter, Ordering::SeqCst);
+    if let Some(catalog) = c.catalog {
+        *graph.catalog.write() = Arc::new(catalog);
+    }
+    let changes = Arc::new(c.changes);
+    graph.subscribers.emit(Arc::clone(&changes));
+    Ok(Some(changes))
+}
+
+/// The encoded property-index key of `node`'s `value` under `(label, prop)`.
+pub(crate) fn index_key(index: &IndexDef, value: &Value, node: NodeId) -> Result<Vec<u8>> {
+    PropIndexKey {
+        label: index.label,
+        prop: index.prop,
+        value: value.clone(),
+        node,
+    }
+    .encode()
+    .map_err(EngineError::corrupt("property index key"))
+}
+
+/// The property-index keys to delete and to put when node `id` goes from `old` to `new`
+/// (`None`: no record), over the declared `indexes`. Only indexable values of the index's
+/// label count.
+pub(crate) fn index_changes(
+    indexes: &[IndexDef],
+    id: NodeId,
+    old: Option<&NodeRecord>,
+    new: Option<&NodeRecord>,
+) -> Result<(Vec<Vec<u8>>, Vec<Vec<u8>>)> {
+    let value = |r: Option<&NodeRecord>, index: &IndexDef| {
+        r.filter(|r| r.label == index.label)
+            .and_then(|r| r.prop(index.prop))
+            .filter(|v| v.is_indexable())
+            .cloned()
+    };
+    let (mut deletes, mut puts) = (Vec::new(), Vec::new());
+    for index in indexes {
+        let (old_v, new_v) = (value(old, index), value(new, index));
+        if old_v == new_v {
+            continue;
+        }
+        if let Some(v) = old_v {
+            deletes.push(index_key(index, &v, id)?);
+        }
+        if let Some(v) = new_v {
+            puts.push(index_key(index, &v, id)?);
+        }
+    }
+    Ok((deletes, puts))
+}
+
+/// Whether the property values of two versions of a node differ.
+pub(crate) fn props_differ(old: Option<&NodeRecord>, new: Option<&NodeRecord>) -> bool {
+    old.map(|r| &r.props) != new.map(|r| &r.props)
+}
