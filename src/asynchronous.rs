@@ -2,7 +2,8 @@
 //! blocking pool so that RocksDB reads, embedding and exploration never stall the runtime's
 //! worker threads.
 
-use crate::db::{Cairn, CairnError, Output};
+use crate::db::{Cairn, Output};
+use crate::error::CairnError;
 use crate::{CancelToken, Exploration, Transaction};
 use std::sync::Arc;
 

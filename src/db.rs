@@ -1,51 +1,21 @@
 //! The `Cairn` handle: a database plus the embedder and executor that answer statements.
 
+use crate::error::CairnError;
+use crate::mutation::apply;
 use crate::{EngineError, Graph, GraphOptions, GraphRead};
 use cairn_agent::{
     CancelToken, EngineCatalog, EntrySearch, Exploration, ExploreError, Explorer, NodeTable,
 };
-use cairn_embed::{minilm_from_env, EmbedError, Embedder, HashEmbedder, MINILM_ID};
-use cairn_import::{import_files, ImportError, ImportOptions, ImportSummary};
+use cairn_embed::{minilm_from_env, Embedder, HashEmbedder, MINILM_ID};
+use cairn_import::{import_files, ImportOptions, ImportSummary};
 use cairn_query::ast::ShowWhat;
-use cairn_query::{prepare, Compiled, EntryPlan, QueryError};
+use cairn_query::{prepare, Compiled, EntryPlan};
 use cairn_storage_format::{LabelId, NodeId};
 use cairn_store::describe::display_name;
-use cairn_vector::{BuildReport, Refresh, StoreError, VectorError, VectorStore};
+use cairn_vector::{BuildReport, Refresh, VectorError, VectorStore};
 use parking_lot::RwLock;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-
-/// Errors of the facade. Query errors carry their source and render with a caret.
-#[derive(Debug, thiserror::Error, miette::Diagnostic)]
-pub enum CairnError {
-    #[error(transparent)]
-    #[diagnostic(transparent)]
-    Query(#[from] QueryError),
-    #[error(transparent)]
-    Engine(#[from] EngineError),
-    #[error(transparent)]
-    Explore(#[from] ExploreError),
-    #[error(transparent)]
-    Import(#[from] ImportError),
-    #[error(transparent)]
-    Agent(#[from] cairn_agent::AgentError),
-    #[error(transparent)]
-    Vector(#[from] StoreError),
-    /// The database's vectors come from an embedder this process cannot provide (MiniLM in a
-    /// build without the `minilm` feature, or without a usable `CAIRN_MINILM_DIR`). The database
-    /// does not open: every query embeds its goal, and a vector of another model would be compared
-    /// with the stored ones as if it meant something.
-    #[error("the database's vectors come from embedder {id}, which cannot be loaded here")]
-    EmbedderUnavailable {
-        /// The embedder id the catalog records.
-        id: String,
-        /// Why it cannot be loaded, with what to do about it.
-        #[source]
-        source: EmbedError,
-    },
-    #[error("{0}")]
-    Unsupported(String),
-}
 
 /// How to open a database.
 #[derive(Clone, Debug)]
@@ -275,18 +245,9 @@ impl Cairn {
         Ok(explorer.run(plan, trace, cancel)?)
     }
 
-    /// Compiles a statement against `graph`'s catalog.
-    pub(crate) fn compile_for(
-        &self,
-        graph: &Graph,
-        statement: &str,
-    ) -> Result<Compiled, CairnError> {
-        Ok(prepare(statement, &EngineCatalog(graph.catalog()))?)
-    }
-
     /// Compiles a statement against this database's catalog.
     pub fn compile(&self, statement: &str) -> Result<Compiled, CairnError> {
-        self.compile_for(&self.graph, statement)
+        Ok(prepare(statement, &EngineCatalog(self.graph.catalog()))?)
     }
 
     /// Runs an `EXPLORE` statement.
@@ -361,10 +322,25 @@ impl Cairn {
         cancel: &CancelToken,
         trace: bool,
     ) -> Result<Output, CairnError> {
-        match self.compile(statement)? {
+        self.run(self.compile(statement)?, cancel, trace)
+    }
+
+    /// Runs a compiled statement. A data statement commits alone; transaction statements need
+    /// a [`crate::Session`].
+    pub(crate) fn run(
+        &self,
+        compiled: Compiled,
+        cancel: &CancelToken,
+        trace: bool,
+    ) -> Result<Output, CairnError> {
+        match compiled {
             Compiled::Explore(plan) => {
                 Ok(Output::Exploration(self.run_plan(&plan, trace, cancel)?))
             }
+            Compiled::Mutation(m) => Ok(Output::Text(self.transaction(|tx| apply(tx, &m))?)),
+            Compiled::Transaction(t) => Err(CairnError::Transaction(format!(
+                "{t} needs a session (Cairn::session, the REPL or `cairn query`)"
+            ))),
             Compiled::Explain(inner) => Ok(Output::Text(self.explain_compiled(*inner)?)),
             Compiled::Ask { question } => {
                 Ok(Output::Answer(Box::new(self.ask(&question, cancel, None)?)))

@@ -22,6 +22,9 @@
 
 mod asynchronous;
 mod db;
+mod error;
+mod mutation;
+mod session;
 mod transaction;
 
 pub use asynchronous::AsyncCairn;
@@ -36,7 +39,9 @@ pub use cairn_store::{
     GraphRead, GraphSnapshot, Neighbor, Savepoint, Writer,
 };
 pub use cairn_vector::{BuildReport, Refresh};
-pub use db::{Cairn, CairnError, CairnOptions, Output};
+pub use db::{Cairn, CairnOptions, Output};
+pub use error::CairnError;
+pub use session::Session;
 pub use transaction::{Transaction, TransactionOptions};
 
 /// The agent layer (executor, agents).

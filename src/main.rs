@@ -594,6 +594,8 @@ impl From<CairnError> for Failure {
         let code = match &e {
             CairnError::Query(_)
             | CairnError::Unsupported(_)
+            | CairnError::NoSuchNode(_)
+            | CairnError::Transaction(_)
             | CairnError::EmbedderUnavailable { .. } => 2,
             CairnError::Import(
                 ImportError::BadLines { .. }
@@ -643,54 +645,34 @@ fn query(
         }
     };
     let cairn = open_db(db)?;
-    for stmt in split_statements(&text) {
-        run_statement(&cairn, stmt, format)?;
+    // One session for the script: BEGIN … COMMIT may span its statements, and a transaction
+    // still open at the end (or at a failing statement) is rolled back.
+    let mut session = cairn.session();
+    for (_, stmt) in cairn::query::split_statements(&text) {
+        if let Err(f) = run_statement(&cairn, &mut session, stmt, format) {
+            if session.in_transaction() {
+                eprintln!("a statement failed inside BEGIN: the transaction is rolled back");
+            }
+            return Err(f);
+        }
+    }
+    if session.in_transaction() {
+        return Err(Failure {
+            code: 2,
+            report: miette::Report::msg("the script ends inside BEGIN without COMMIT: rolled back"),
+        });
     }
     Ok(())
 }
 
-/// Splits a script on `;` outside strings and comments.
-fn split_statements(text: &str) -> Vec<&str> {
-    let mut out = Vec::new();
-    let (mut start, mut in_str, mut escaped) = (0, false, false);
-    let bytes = text.as_bytes();
-    let mut i = 0;
-    while i < bytes.len() {
-        let b = bytes[i];
-        if in_str {
-            match (escaped, b) {
-                (true, _) => escaped = false,
-                (false, b'\\') => escaped = true,
-                (false, b'"') => in_str = false,
-                _ => {}
-            }
-        } else if b == b'"' {
-            in_str = true;
-        } else if b == b'-' && bytes.get(i + 1) == Some(&b'-') {
-            while i < bytes.len() && bytes[i] != b'\n' {
-                i += 1;
-            }
-            continue;
-        } else if b == b';' {
-            out.push(&text[start..i]);
-            start = i + 1;
-        }
-        i += 1;
-    }
-    out.push(&text[start..]);
-    out.into_iter()
-        .filter(|s| {
-            s.lines().any(|l| {
-                let t = l.trim();
-                !t.is_empty() && !t.starts_with("--")
-            })
-        })
-        .collect()
-}
-
-fn run_statement(cairn: &Cairn, stmt: &str, format: OutputFormat) -> Result<(), Failure> {
+fn run_statement(
+    cairn: &Cairn,
+    session: &mut cairn::Session<'_>,
+    stmt: &str,
+    format: OutputFormat,
+) -> Result<(), Failure> {
     let started = Instant::now();
-    match cairn.execute(stmt, &CancelToken::default())? {
+    match session.execute_with(stmt, &CancelToken::default(), false)? {
         Output::Text(t) => println!("{t}"),
         Output::Answer(a) => ask_cli::print_answer(cairn, &a, format)?,
         Output::Exploration(e) => match format {
@@ -828,9 +810,10 @@ fn demo(db: &Path, nodes: usize) -> Result<(), Failure> {
         format!("ASK \"How many papers did {} write?\"", author.name),
         format!("ASK \"Who are the co-authors of {}?\"", author.name),
     ];
+    let mut session = cairn.session();
     for stmt in statements.iter().chain(&questions) {
         println!("cairn> {stmt};");
-        run_statement(&cairn, stmt, OutputFormat::Table)?;
+        run_statement(&cairn, &mut session, stmt, OutputFormat::Table)?;
         println!();
     }
     println!(

@@ -7,6 +7,7 @@
 
 use super::{exploration_json, open_db, print_table, Failure, OutputFormat};
 use cairn::agent::TraceEvent;
+use cairn::query::lexer::{split, tokens, Open, TokenKind};
 use cairn::query::parser::{is_reserved, RESERVED};
 use cairn::{Cairn, CancelToken, Exploration, NodeId, Output, StopReason};
 use rustyline::completion::{Completer, Pair};
@@ -25,12 +26,16 @@ use std::time::Instant;
 
 const PROMPT: &str = "cairn> ";
 const CONTINUE: &str = "  ...> ";
+/// The prompt between `BEGIN` and `COMMIT`/`ROLLBACK`: what is typed there is not saved yet.
+const IN_TRANSACTION: &str = "cairn*> ";
 /// A trace can hold thousands of events on a large graph; past this many the rest is counted.
 const TRACE_LIMIT: usize = 1000;
 
 const HELP: &str = "\
-Statements (EXPLORE, EXPLAIN, SHOW, DESCRIBE, RELATION … UNDER …, CREATE INDEX) end with `;`
-and may span several lines; see docs/LANGUAGE.md.
+Statements (EXPLORE, EXPLAIN, SHOW, DESCRIBE, RELATION … UNDER …, CREATE INDEX, UPSERT,
+ADD EDGE, REMOVE EDGE, REMOVE NODE, BEGIN, COMMIT, ROLLBACK, SAVEPOINT) end with `;` and may span
+several lines; see docs/LANGUAGE.md. The prompt is `cairn*>` while a BEGIN waits for its COMMIT
+or ROLLBACK.
 
   .help                 this text
   .schema               labels, relations (endpoints, parents), indexes, property keys
@@ -84,6 +89,7 @@ pub(crate) fn run(db: &Path, history: Option<PathBuf>) -> Result<(), Failure> {
     let running = cancel_on_ctrl_c();
     let mut session = Session {
         cairn: &cairn,
+        statements: cairn.session(),
         db,
         format: OutputFormat::Table,
         trace: false,
@@ -103,7 +109,11 @@ pub(crate) fn run(db: &Path, history: Option<PathBuf>) -> Result<(), Failure> {
         if let Some(h) = rl.helper_mut() {
             h.pending.clone_from(&pending);
         }
-        let prompt = if pending.is_empty() { PROMPT } else { CONTINUE };
+        let prompt = match (pending.is_empty(), session.statements.in_transaction()) {
+            (false, _) => CONTINUE,
+            (true, false) => PROMPT,
+            (true, true) => IN_TRANSACTION,
+        };
         let line = match rl.readline(prompt) {
             Ok(line) => line,
             Err(ReadlineError::Interrupted) => {
@@ -130,11 +140,35 @@ pub(crate) fn run(db: &Path, history: Option<PathBuf>) -> Result<(), Failure> {
             pending.push('\n');
         }
         pending.push_str(&line);
-        let (statements, rest) = split_complete(&pending);
+        let cut = split(&pending);
+        // A string cannot go on on the next line: run it now and let the parser say so.
+        let run_rest = cut.open == Some(Open::String);
+        let mut statements: Vec<&str> = cut.complete.iter().map(|(_, s)| *s).collect();
+        let unfinished = match cut.rest {
+            Some((_, rest)) if run_rest => {
+                statements.push(rest);
+                None
+            }
+            // Blank lines and lone comments do not hold the continuation prompt; an open
+            // block comment or quoted name does.
+            Some((_, rest)) => Some(rest),
+            None if cut.open.is_some() => {
+                Some(&pending[cut.complete.last().map_or(0, |(s, _)| s.end + 1)..])
+            }
+            None => None,
+        };
         if !statements.is_empty() {
             // Not trimmed at the start: a statement typed after a space stays out of the history.
-            let done = pending[..pending.len() - rest.len()].trim_end();
-            remember(&mut rl, &history, done, &mut history_warned);
+            let end = match cut.complete.last() {
+                Some((span, _)) if !run_rest => span.end + 1,
+                _ => pending.len(),
+            };
+            remember(
+                &mut rl,
+                &history,
+                pending[..end].trim_end(),
+                &mut history_warned,
+            );
             for stmt in statements {
                 session.statement(stmt);
             }
@@ -142,13 +176,11 @@ pub(crate) fn run(db: &Path, history: Option<PathBuf>) -> Result<(), Failure> {
                 h.refresh(&cairn);
             }
         }
-        // What follows the last `;` starts the next statement; blank lines and lone comments
-        // do not hold the continuation prompt.
-        pending = if has_code(rest) {
-            rest.trim_start().to_owned()
-        } else {
-            String::new()
-        };
+        pending = unfinished.map_or_else(String::new, |rest| rest.trim_start().to_owned());
+    }
+    if session.statements.in_transaction() {
+        eprintln!("the open transaction was rolled back: the input ended before COMMIT");
+        session.failed.push(2);
     }
     if interactive {
         println!();
@@ -213,6 +245,8 @@ fn cancel_on_ctrl_c() -> Arc<Mutex<Option<CancelToken>>> {
 /// What the shell remembers between statements.
 struct Session<'a> {
     cairn: &'a Cairn,
+    /// Runs the statements, holding the transaction between `BEGIN` and `COMMIT`.
+    statements: cairn::Session<'a>,
     db: &'a Path,
     format: OutputFormat,
     trace: bool,
@@ -229,7 +263,7 @@ impl Session<'_> {
             *guard = Some(token.clone());
         }
         let started = Instant::now();
-        let result = self.cairn.execute_with(stmt, &token, self.trace);
+        let result = self.statements.execute_with(stmt, &token, self.trace);
         let elapsed = started.elapsed();
         if let Ok(mut guard) = self.running.lock() {
             *guard = None;
@@ -438,52 +472,6 @@ fn print_trace(cairn: &Cairn, trace: &[TraceEvent]) -> Result<(), Failure> {
     Ok(())
 }
 
-/// Splits `text` into the statements it finishes (each ended by a `;` outside strings, quoted
-/// names and `--` comments; blank or comment-only ones dropped) and the unfinished rest.
-fn split_complete(text: &str) -> (Vec<&str>, &str) {
-    let mut statements = Vec::new();
-    let mut start = 0;
-    let mut state = Lex::Code;
-    let mut chars = text.char_indices().peekable();
-    while let Some((i, c)) = chars.next() {
-        state = match (state, c) {
-            (Lex::Code, '"') => Lex::Str,
-            (Lex::Code, '`') => Lex::Quoted,
-            (Lex::Code, '-') if chars.peek().map(|p| p.1) == Some('-') => Lex::Comment,
-            (Lex::Code, ';') => {
-                let stmt = &text[start..i];
-                if has_code(stmt) {
-                    statements.push(stmt);
-                }
-                start = i + 1;
-                Lex::Code
-            }
-            (Lex::Str, '\\') => Lex::Escape,
-            (Lex::Str, '"') | (Lex::Quoted, '`') | (Lex::Comment, '\n') => Lex::Code,
-            (Lex::Escape, _) => Lex::Str,
-            (s, _) => s,
-        };
-    }
-    (statements, &text[start..])
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Lex {
-    Code,
-    Str,
-    Escape,
-    Quoted,
-    Comment,
-}
-
-/// Whether `stmt` holds more than whitespace and comments.
-fn has_code(stmt: &str) -> bool {
-    stmt.lines().any(|l| {
-        let t = l.trim();
-        !t.is_empty() && !t.starts_with("--")
-    })
-}
-
 /// Words that are keywords only where the grammar expects them (not reserved).
 const CONTEXT_WORDS: &[&str] = &[
     "NODES",
@@ -503,7 +491,22 @@ const CONTEXT_WORDS: &[&str] = &[
     "semantic",
     "connectivity",
     "distance",
+    "UPSERT",
+    "SET",
+    "DESCRIPTION",
+    "ADD",
+    "EDGE",
+    "REMOVE",
+    "NODE",
+    "WEIGHT",
+    "BEGIN",
+    "COMMIT",
+    "ROLLBACK",
+    "SAVEPOINT",
+    "TO",
 ];
+/// The words of the data statements that decide which names come next.
+const DATA_WORDS: &[&str] = &["UPSERT", "NODE", "EDGE", "SET"];
 const COMMANDS: &[&str] = &[".help", ".schema", ".stats", ".trace", ".format", ".quit"];
 
 /// Tab completion from the catalog; the rest of rustyline's helper hooks keep their defaults.
@@ -591,39 +594,18 @@ fn quote_name(n: &str) -> String {
 
 /// The names that fit after `before` (the statement up to the word being completed).
 fn expectation(before: &str) -> Expect {
-    let mut last = None;
-    let mut state = Lex::Code;
-    let mut word = String::new();
-    let mut chars = before.chars().peekable();
-    let flush = |word: &mut String, last: &mut Option<String>| {
-        if is_reserved(word) {
-            *last = Some(word.to_uppercase());
-        }
-        word.clear();
-    };
-    while let Some(c) = chars.next() {
-        state = match (state, c) {
-            (Lex::Code, c) if c.is_alphanumeric() || c == '_' => {
-                word.push(c);
-                Lex::Code
-            }
-            (Lex::Code, c) => {
-                flush(&mut word, &mut last);
-                match c {
-                    '"' => Lex::Str,
-                    '`' => Lex::Quoted,
-                    '-' if chars.peek() == Some(&'-') => Lex::Comment,
-                    _ => Lex::Code,
-                }
-            }
-            (Lex::Str, '\\') => Lex::Escape,
-            (Lex::Str, '"') | (Lex::Quoted, '`') | (Lex::Comment, '\n') => Lex::Code,
-            (Lex::Escape, _) => Lex::Str,
-            (s, _) => s,
-        };
-    }
-    flush(&mut word, &mut last);
+    let last = tokens(before)
+        .filter(|t| t.kind == TokenKind::Word)
+        .map(|t| &before[t.span.start..t.span.end])
+        .filter(|w| is_reserved(w) || DATA_WORDS.iter().any(|d| d.eq_ignore_ascii_case(w)))
+        .last()
+        .map(str::to_uppercase);
     match last.as_deref() {
+        Some("UPSERT" | "NODE") => Expect::Labels,
+        // `ADD EDGE Label "key" -[REL]-> Label "key"`
+        Some("EDGE") if before.trim_end().ends_with("-[") => Expect::Relations,
+        Some("EDGE") => Expect::Labels,
+        Some("SET") => Expect::Props,
         Some("FROM" | "TARGET" | "IN" | "DESCRIBE") => Expect::Labels,
         Some("ON") if before.trim_end().ends_with('(') => Expect::Props,
         Some("ON") => Expect::Labels,
@@ -655,7 +637,7 @@ impl Completer for ReplHelper {
         }
         let before = format!("{}\n{}", self.pending, &head[..start]);
         // Nothing to offer inside a string or a quoted name.
-        if !matches!(split_state(&before), Lex::Code | Lex::Comment) {
+        if matches!(split(&before).open, Some(Open::String | Open::Name)) {
             return Ok((pos, Vec::new()));
         }
         Ok((start, self.candidates(&before, prefix)))
@@ -688,24 +670,6 @@ fn command_candidates(head: &str, prefix: &str) -> Vec<Pair> {
         .collect()
 }
 
-/// The lexical state at the end of `text`.
-fn split_state(text: &str) -> Lex {
-    let mut state = Lex::Code;
-    let mut chars = text.chars().peekable();
-    while let Some(c) = chars.next() {
-        state = match (state, c) {
-            (Lex::Code, '"') => Lex::Str,
-            (Lex::Code, '`') => Lex::Quoted,
-            (Lex::Code, '-') if chars.peek() == Some(&'-') => Lex::Comment,
-            (Lex::Str, '\\') => Lex::Escape,
-            (Lex::Str, '"') | (Lex::Quoted, '`') | (Lex::Comment, '\n') => Lex::Code,
-            (Lex::Escape, _) => Lex::Str,
-            (s, _) => s,
-        };
-    }
-    state
-}
-
 impl Hinter for ReplHelper {
     type Hint = String;
 }
@@ -717,19 +681,6 @@ impl Helper for ReplHelper {}
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
-
-    #[test]
-    fn statements_end_at_semicolons_outside_strings_names_and_comments() {
-        let (s, rest) = split_complete("EXPLORE \"a;b\" FROM `x;y` -- c;d\n VIA ANY; SHOW");
-        assert_eq!(s, ["EXPLORE \"a;b\" FROM `x;y` -- c;d\n VIA ANY"]);
-        assert_eq!(rest, " SHOW");
-        let (s, rest) = split_complete("EXPLORE \"x\\\";\"");
-        assert!(s.is_empty());
-        assert_eq!(rest, "EXPLORE \"x\\\";\"");
-        let (s, rest) = split_complete(" ; -- only a comment\n; SHOW LABELS;");
-        assert_eq!(s, [" SHOW LABELS"]);
-        assert_eq!(rest, "");
-    }
 
     #[test]
     fn completion_follows_the_clause() {
@@ -744,6 +695,10 @@ mod tests {
         );
         assert_eq!(expectation("CREATE INDEX ON Author("), Expect::Props);
         assert_eq!(expectation("EXPLORE \"x\" "), Expect::Anything);
+        assert_eq!(expectation("UPSERT "), Expect::Labels);
+        assert_eq!(expectation("UPSERT A \"k\" SET x = 1, "), Expect::Props);
+        assert_eq!(expectation("ADD EDGE A \"k\" -["), Expect::Relations);
+        assert_eq!(expectation("ADD EDGE A \"k\" -[R]-> "), Expect::Labels);
         let h = ReplHelper {
             labels: vec!["Author".into(), "Order".into()],
             relations: vec!["AUTHORED".into()],

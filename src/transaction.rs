@@ -1,7 +1,8 @@
 //! Transactions: a closure that writes through the store's single writer and commits when it
 //! returns `Ok`, or leaves the database unchanged when it returns `Err` or panics.
 
-use crate::db::{Cairn, CairnError};
+use crate::db::Cairn;
+use crate::error::CairnError;
 use crate::{Exploration, Writer};
 use cairn_agent::CancelToken;
 use cairn_query::Compiled;
@@ -69,6 +70,23 @@ impl Transaction<'_> {
     /// node-table build per call (fine for scripts and tests, not for a hot path), and SEARCH
     /// entries scan vectors exactly instead of using the HNSW index.
     pub fn explore(&self, statement: &str) -> Result<Exploration, CairnError> {
+        let catalog =
+            cairn_agent::EngineCatalog(std::sync::Arc::new(self.writer.catalog().clone()));
+        match cairn_query::prepare(statement, &catalog)? {
+            Compiled::Explore(plan) => self.run_plan(&plan, false, &CancelToken::default()),
+            _ => Err(CairnError::Unsupported(
+                "expected an EXPLORE statement".into(),
+            )),
+        }
+    }
+
+    /// Runs a compiled EXPLORE plan on the private copy (see [`Transaction::explore`]).
+    pub(crate) fn run_plan(
+        &self,
+        plan: &cairn_query::Plan,
+        trace: bool,
+        cancel: &CancelToken,
+    ) -> Result<Exploration, CairnError> {
         let n = VIEWS.fetch_add(1, Ordering::Relaxed);
         let dir = self
             .db
@@ -78,17 +96,17 @@ impl Transaction<'_> {
         let _ = std::fs::remove_dir_all(&dir);
         let result = (|| {
             let copy = self.writer.fork(&dir)?;
-            let Compiled::Explore(plan) = self.db.compile_for(&copy, statement)? else {
-                return Err(CairnError::Unsupported(
-                    "expected an EXPLORE statement".into(),
-                ));
-            };
             let table = cairn_agent::NodeTable::build(&copy, self.db.embedder().id())?;
             self.db
-                .run_plan_on(&copy, &table, None, &plan, false, &CancelToken::default())
+                .run_plan_on(&copy, &table, None, plan, trace, cancel)
         })();
         let _ = std::fs::remove_dir_all(&dir);
         result
+    }
+
+    /// Commits (the closure API commits on `Ok`; sessions commit on `COMMIT`).
+    pub(crate) fn commit(self) -> Result<crate::CommitStats, CairnError> {
+        Ok(self.writer.commit()?)
     }
 
     /// Whether node `id` exists as this transaction would leave it.
@@ -128,26 +146,30 @@ impl Cairn {
         self.transaction_with(TransactionOptions::default(), f)
     }
 
+    /// Opens a transaction that commits on [`Transaction::commit`] and rolls back on drop.
+    pub(crate) fn begin(&self, options: TransactionOptions) -> Result<Transaction<'_>, CairnError> {
+        let mut writer = match options.wait {
+            None => self.graph().writer(),
+            Some(wait) => self.graph().writer_timeout(wait),
+        }?;
+        if let Some(sync) = options.sync {
+            writer.set_sync(sync);
+        }
+        Ok(Transaction { db: self, writer })
+    }
+
     /// [`Cairn::transaction`] with `options`.
     pub fn transaction_with<T, E, F>(&self, options: TransactionOptions, f: F) -> Result<T, E>
     where
         F: FnOnce(&mut Transaction<'_>) -> Result<T, E>,
         E: From<CairnError>,
     {
-        let writer = match options.wait {
-            None => self.graph().writer(),
-            Some(wait) => self.graph().writer_timeout(wait),
-        }
-        .map_err(|e| E::from(e.into()))?;
-        let mut tx = Transaction { db: self, writer };
-        if let Some(sync) = options.sync {
-            tx.writer.set_sync(sync);
-        }
+        let mut tx = self.begin(options).map_err(E::from)?;
         // The transaction is dropped (its batch discarded, the writer released) before an error
         // returns or a panic resumes; nothing of `f`'s state outlives the unwind.
         match catch_unwind(AssertUnwindSafe(|| f(&mut tx))) {
             Ok(Ok(value)) => {
-                tx.writer.commit().map_err(|e| E::from(e.into()))?;
+                tx.commit().map_err(E::from)?;
                 Ok(value)
             }
             Ok(Err(e)) => {

@@ -184,6 +184,20 @@ impl<'g> Writer<'g> {
         Ok(())
     }
 
+    /// Forgets `savepoint` and those after it, keeping what the batch holds now (frees their
+    /// copies).
+    pub fn release(&mut self, savepoint: Savepoint) -> Result<()> {
+        match self.savepoints.get(savepoint.depth) {
+            Some(s) if s.id == savepoint.id => {
+                self.savepoints.truncate(savepoint.depth);
+                Ok(())
+            }
+            _ => Err(EngineError::Invalid(
+                "no such savepoint in this batch (it was released or rolled back past)".into(),
+            )),
+        }
+    }
+
     // ---- names ----
 
     pub fn label(&mut self, name: &str) -> Result<LabelId> {
