@@ -9,7 +9,8 @@
 
 use crate::catalog::Catalog;
 use crate::cf;
-use crate::commit::{self, ChangeSet, Commit};
+use crate::changes::ChangeSet;
+use crate::commit::{self, Commit};
 use crate::error::{EngineError, Result};
 use crate::graph::Graph;
 use crate::lock::WriterLock;

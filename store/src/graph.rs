@@ -3,9 +3,9 @@
 use crate::cache::NodeCache;
 use crate::catalog::Catalog;
 use crate::cf;
-use crate::commit::Subscribers;
+use crate::changes::Subscribers;
 use crate::error::{EngineError, Result};
-use crate::lock::Owner;
+use crate::lock::{WriterLock, WriterSlot, WriterState};
 use crate::marker;
 use cairn_storage_format::keys::{edge_prefix, edge_rel_prefix};
 use cairn_storage_format::records::{decode_u64, decode_vector, decode_vector_into, encode_u64};
@@ -13,7 +13,7 @@ use cairn_storage_format::{
     CatalogRecord, Degree, EdgeProps, ExternalKey, LabelId, MetaKey, NodeId, NodeKey, NodeRecord,
     OutEdgeKey, PropIndexKey, PropKeyId, RelId, Value, FORMAT_VERSION,
 };
-use parking_lot::{Mutex, RwLock};
+use parking_lot::RwLock;
 use rocksdb::{ColumnFamily, ColumnFamilyDescriptor, DBPinnableSlice, Options, ReadOptions, DB};
 use std::ops::Bound;
 use std::path::{Path, PathBuf};
@@ -74,9 +74,8 @@ pub struct Graph {
     pub(crate) db: DB,
     pub(crate) path: PathBuf,
     pub(crate) catalog: RwLock<Arc<Catalog>>,
-    pub(crate) writer: Mutex<WriterState>,
-    /// The thread holding `writer`, so that a second writer on it fails instead of deadlocking.
-    pub(crate) writer_owner: Owner,
+    /// The single writer's lock and state (see `lock.rs`).
+    writer: WriterSlot,
     /// The commit counter as of the last commit, for readers (the writer's copy is in `writer`).
     pub(crate) commits: AtomicU64,
     pub(crate) subscribers: Subscribers,
@@ -93,14 +92,6 @@ impl std::fmt::Debug for Graph {
             .field("cache", &self.cache)
             .finish()
     }
-}
-
-/// State owned by the single writer.
-#[derive(Debug)]
-pub(crate) struct WriterState {
-    pub(crate) next_node_id: u64,
-    /// The commit counter (`meta/commits`) of the last commit.
-    pub(crate) commits: u64,
 }
 
 /// The RocksDB directory inside a Cairn database directory. Other files next to it (the vector
@@ -225,11 +216,10 @@ impl Graph {
             db,
             path,
             catalog: RwLock::new(Arc::new(Catalog::from_record(catalog))),
-            writer: Mutex::new(WriterState {
+            writer: WriterSlot::new(WriterState {
                 next_node_id,
                 commits,
             }),
-            writer_owner: Owner::default(),
             commits: AtomicU64::new(commits),
             subscribers: Subscribers::default(),
             cache: NodeCache::new(options.node_cache_capacity),
@@ -345,6 +335,11 @@ impl Graph {
     #[doc(hidden)]
     pub fn raw_db(&self) -> &DB {
         &self.db
+    }
+
+    /// Takes the single writer's lock (see `lock.rs` for the same-thread rule).
+    pub(crate) fn lock_writer(&self, wait: Option<std::time::Duration>) -> Result<WriterLock<'_>> {
+        self.writer.acquire(&self.path, wait)
     }
 
     pub(crate) fn cf(&self, name: &str) -> Result<&ColumnFamily> {

@@ -22,7 +22,8 @@ pub mod bulk;
 mod cache;
 pub mod catalog;
 mod cf;
-pub mod commit;
+pub mod changes;
+mod commit;
 pub mod describe;
 pub mod error;
 pub mod graph;
@@ -32,7 +33,7 @@ pub mod write;
 
 pub use bulk::{BulkLoad, Family, SstFile, SstFiles, SstSink};
 pub use catalog::Catalog;
-pub use commit::{ChangeSet, EdgeRef};
+pub use changes::{ChangeSet, EdgeRef};
 pub use error::{EngineError, Result};
 pub use graph::{Direction, Graph, GraphOptions, GraphRead, GraphSnapshot, Neighbor};
 pub use write::{CommitStats, Savepoint, Writer};

@@ -6,7 +6,8 @@
 
 use crate::catalog::Catalog;
 use crate::cf;
-use crate::commit::{self, ChangeSet, Commit};
+use crate::changes::ChangeSet;
+use crate::commit::{self, Commit};
 use crate::error::{EngineError, Result};
 use crate::graph::{Graph, GraphOptions, Neighbor, ROCKSDB_DIR};
 use crate::lock::WriterLock;
