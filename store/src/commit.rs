@@ -120,6 +120,9 @@ pub(crate) fn index_key(index: &IndexDef, value: &Value, node: NodeId) -> Result
     .map_err(EngineError::corrupt("property index key"))
 }
 
+/// Encoded property-index keys to delete, then to put.
+pub(crate) type IndexChanges = (Vec<Vec<u8>>, Vec<Vec<u8>>);
+
 /// The property-index keys to delete and to put when node `id` goes from `old` to `new`
 /// (`None`: no record), over the declared `indexes`. Only indexable values of the index's
 /// label count.
@@ -128,7 +131,7 @@ pub(crate) fn index_changes(
     id: NodeId,
     old: Option<&NodeRecord>,
     new: Option<&NodeRecord>,
-) -> Result<(Vec<Vec<u8>>, Vec<Vec<u8>>)> {
+) -> Result<IndexChanges> {
     let value = |r: Option<&NodeRecord>, index: &IndexDef| {
         r.filter(|r| r.label == index.label)
             .and_then(|r| r.prop(index.prop))
