@@ -11,6 +11,12 @@ fn open(dir: &std::path::Path) -> Graph {
     Graph::open(dir, GraphOptions::default()).unwrap()
 }
 
+/// Upserts node (`label`, `key`) with property `v`.
+fn upsert(w: &mut cairn_store::Writer<'_>, label: &str, key: &str, v: i64) -> NodeId {
+    w.upsert_node(label, key, [("v", Value::Int(v))], None)
+        .unwrap()
+}
+
 fn drain(rx: &std::sync::mpsc::Receiver<Arc<ChangeSet>>) -> Vec<Arc<ChangeSet>> {
     rx.try_iter().collect()
 }
@@ -126,12 +132,8 @@ fn savepoints_undo_writes_and_overlay_reads_see_the_batch() {
     let dir = tempfile::tempdir().unwrap();
     let g = open(dir.path());
     let mut w = g.writer().unwrap();
-    let a = w
-        .upsert_node("N", "a", [("v", Value::Int(1))], None)
-        .unwrap();
-    let b = w
-        .upsert_node("N", "b", [("v", Value::Int(2))], None)
-        .unwrap();
+    let a = upsert(&mut w, "N", "a", 1);
+    let b = upsert(&mut w, "N", "b", 2);
     w.add_edge(a, "R", b, EdgeProps::default()).unwrap();
     w.commit().unwrap();
 
@@ -139,9 +141,7 @@ fn savepoints_undo_writes_and_overlay_reads_see_the_batch() {
     let rel = w.relation("R").unwrap();
     let label = w.label("N").unwrap();
     let outer = w.savepoint();
-    let c = w
-        .upsert_node("N", "c", [("v", Value::Int(3))], None)
-        .unwrap();
+    let c = upsert(&mut w, "N", "c", 3);
     w.add_edge(c, "R", a, EdgeProps::default()).unwrap();
     let inner = w.savepoint();
     w.remove_node(a).unwrap();
@@ -170,9 +170,7 @@ fn savepoints_undo_writes_and_overlay_reads_see_the_batch() {
         "a savepoint after the one rolled back to is gone"
     );
     // The rolled-back node's id is free again; the database never saw it.
-    let d = w
-        .upsert_node("N", "d", [("v", Value::Int(4))], None)
-        .unwrap();
+    let d = upsert(&mut w, "N", "d", 4);
     assert_eq!(d, c);
     w.commit().unwrap();
     assert!(g.node_id("N", "c").unwrap().is_none());
@@ -213,14 +211,10 @@ fn a_fork_holds_the_batch_and_the_database_does_not() {
     let dir = tempfile::tempdir().unwrap();
     let g = open(dir.path());
     let mut w = g.writer().unwrap();
-    let a = w
-        .upsert_node("N", "a", [("v", Value::Int(1))], None)
-        .unwrap();
+    let a = upsert(&mut w, "N", "a", 1);
     w.commit().unwrap();
     let mut w = g.writer().unwrap();
-    let b = w
-        .upsert_node("M", "b", [("v", Value::Int(2))], None)
-        .unwrap();
+    let b = upsert(&mut w, "M", "b", 2);
     w.add_edge(a, "R", b, EdgeProps::default()).unwrap();
     let fork_dir = dir.path().join("fork");
     let fork = w.fork(&fork_dir).unwrap();
