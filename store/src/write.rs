@@ -632,9 +632,19 @@ impl<'g> Writer<'g> {
     /// change undone within the batch (or by a savepoint) is not reported.
     fn changes(&self) -> Result<ChangeSet> {
         let reader = self.graph.reader();
+        // Ids this batch handed out were never stored: nothing to read for them or their edges,
+        // so a batch that only creates (the common bulk case) reads nothing here.
+        let first_new = self.state.next_node_id;
+        let stored_node = |id: NodeId| -> Result<Option<Arc<NodeRecord>>> {
+            if id.0 >= first_new {
+                Ok(None)
+            } else {
+                reader.node(id)
+            }
+        };
         let mut changes = ChangeSet::default();
         for (id, rec) in &self.o.nodes {
-            let stored = reader.node(*id)?;
+            let stored = stored_node(*id)?;
             let stored = stored.as_deref();
             if stored == rec.as_ref() {
                 continue;
@@ -656,7 +666,11 @@ impl<'g> Writer<'g> {
             .map(|(id, _)| *id)
             .collect();
         for (edge, props) in &self.o.out {
-            let stored = reader.edge(edge.0, edge.1, edge.2)?;
+            let stored = if edge.0 .0 >= first_new || edge.2 .0 >= first_new {
+                None
+            } else {
+                reader.edge(edge.0, edge.1, edge.2)?
+            };
             match props {
                 Some(p) if stored.as_ref() != Some(p) => changes.edges_added.push(*edge),
                 None if stored.is_some() => changes.edges_removed.push(*edge),
