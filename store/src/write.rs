@@ -49,10 +49,13 @@ pub struct Writer<'g> {
     sync: bool,
     savepoints: Vec<Saved>,
     savepoint_ids: u64,
+    /// Overlay changes since the oldest savepoint, for [`Writer::rollback_to`]; empty (and not
+    /// written) while no savepoint is set.
+    undo: Vec<Undo>,
 }
 
 /// What the batch changed, as later operations of the same batch must see it.
-#[derive(Clone, Debug, Default)]
+#[derive(Debug, Default)]
 struct Overlay {
     /// Copy-on-write catalog: `Some` once this batch changed it.
     catalog: Option<Catalog>,
@@ -65,11 +68,24 @@ struct Overlay {
     inc: BTreeMap<(NodeId, RelId, NodeId), bool>,
 }
 
-/// The writer as of a savepoint.
+/// The writer as of a savepoint: the batch's size and count (RocksDB's own save points keep the
+/// same two numbers), where the undo log stood, and the two small parts of the overlay.
 struct Saved {
     id: u64,
-    overlay: Overlay,
-    batch: Vec<u8>,
+    batch_bytes: usize,
+    batch_count: usize,
+    undo: usize,
+    catalog: Option<Catalog>,
+    next_node_id: u64,
+}
+
+/// An overlay entry's value before a change, logged while a savepoint is set (`None`: absent).
+#[derive(Debug)]
+enum Undo {
+    Node(NodeId, Option<Option<NodeRecord>>),
+    Key((LabelId, String), Option<Option<NodeId>>),
+    Out((NodeId, RelId, NodeId), Option<Option<EdgeProps>>),
+    Inc((NodeId, RelId, NodeId), Option<bool>),
 }
 
 /// A point in a batch to roll back to with [`Writer::rollback_to`].
@@ -122,6 +138,7 @@ impl<'g> Writer<'g> {
             sync: graph.options.sync_writes,
             savepoints: Vec::new(),
             savepoint_ids: 0,
+            undo: Vec::new(),
         }
     }
 
@@ -153,14 +170,18 @@ impl<'g> Writer<'g> {
 
     // ---- savepoints ----
 
-    /// Marks the batch as it is now, to come back to with [`Writer::rollback_to`]. Costs a copy
-    /// of the batch and its overlay.
+    /// Marks the batch as it is now, to come back to with [`Writer::rollback_to`]. Cheap: from
+    /// here on the writer logs the previous value of each overlay entry it changes (and copies
+    /// the catalog once, here); the batch itself is only cut back on a rollback.
     pub fn savepoint(&mut self) -> Savepoint {
         self.savepoint_ids += 1;
         self.savepoints.push(Saved {
             id: self.savepoint_ids,
-            overlay: self.o.clone(),
-            batch: self.batch.data().to_vec(),
+            batch_bytes: self.batch.size_in_bytes(),
+            batch_count: self.batch.len(),
+            undo: self.undo.len(),
+            catalog: self.o.catalog.clone(),
+            next_node_id: self.o.next_node_id,
         });
         Savepoint {
             id: self.savepoint_ids,
@@ -168,34 +189,73 @@ impl<'g> Writer<'g> {
         }
     }
 
+    fn saved(&self, savepoint: Savepoint) -> Result<&Saved> {
+        match self.savepoints.get(savepoint.depth) {
+            Some(s) if s.id == savepoint.id => Ok(s),
+            _ => Err(EngineError::Invalid(
+                "no such savepoint in this batch (it was released or rolled back past)".into(),
+            )),
+        }
+    }
+
     /// Undoes everything the batch did since `savepoint`, which stays valid (roll back to it
     /// again later); savepoints taken after it are gone.
     pub fn rollback_to(&mut self, savepoint: Savepoint) -> Result<()> {
-        let saved = match self.savepoints.get(savepoint.depth) {
-            Some(s) if s.id == savepoint.id => s,
-            _ => {
-                return Err(EngineError::Invalid(
-                    "no such savepoint in this batch (it was rolled back past)".into(),
-                ))
+        let saved = self.saved(savepoint)?;
+        let (bytes, count, undo) = (saved.batch_bytes, saved.batch_count, saved.undo);
+        let (catalog, next_node_id) = (saved.catalog.clone(), saved.next_node_id);
+        self.o.catalog = catalog;
+        self.o.next_node_id = next_node_id;
+        self.batch = truncated(&self.batch, bytes, count)?;
+        let o = &mut self.o;
+        for entry in self.undo.drain(undo..).rev() {
+            match entry {
+                Undo::Node(k, Some(v)) => drop(o.nodes.insert(k, v)),
+                Undo::Node(k, None) => drop(o.nodes.remove(&k)),
+                Undo::Key(k, Some(v)) => drop(o.keys.insert(k, v)),
+                Undo::Key(k, None) => drop(o.keys.remove(&k)),
+                Undo::Out(k, Some(v)) => drop(o.out.insert(k, v)),
+                Undo::Out(k, None) => drop(o.out.remove(&k)),
+                Undo::Inc(k, Some(v)) => drop(o.inc.insert(k, v)),
+                Undo::Inc(k, None) => drop(o.inc.remove(&k)),
             }
-        };
-        self.o = saved.overlay.clone();
-        self.batch = WriteBatch::from_data(&saved.batch);
+        }
         self.savepoints.truncate(savepoint.depth + 1);
         Ok(())
     }
 
-    /// Forgets `savepoint` and those after it, keeping what the batch holds now (frees their
-    /// copies).
+    /// Forgets `savepoint` and those after it, keeping what the batch holds now.
     pub fn release(&mut self, savepoint: Savepoint) -> Result<()> {
-        match self.savepoints.get(savepoint.depth) {
-            Some(s) if s.id == savepoint.id => {
-                self.savepoints.truncate(savepoint.depth);
-                Ok(())
-            }
-            _ => Err(EngineError::Invalid(
-                "no such savepoint in this batch (it was released or rolled back past)".into(),
-            )),
+        self.saved(savepoint)?;
+        self.savepoints.truncate(savepoint.depth);
+        if self.savepoints.is_empty() {
+            self.undo.clear();
+        }
+        Ok(())
+    }
+
+    /// The overlay writes, logging the previous value while a savepoint is set.
+    fn set_node(&mut self, id: NodeId, rec: Option<NodeRecord>) {
+        let old = self.o.nodes.insert(id, rec);
+        if !self.savepoints.is_empty() {
+            self.undo.push(Undo::Node(id, old));
+        }
+    }
+
+    fn set_key(&mut self, key: (LabelId, String), id: Option<NodeId>) {
+        let old = self.o.keys.insert(key.clone(), id);
+        if !self.savepoints.is_empty() {
+            self.undo.push(Undo::Key(key, old));
+        }
+    }
+
+    fn set_edge(&mut self, (src, rel, dst): (NodeId, RelId, NodeId), props: Option<EdgeProps>) {
+        let live = props.is_some();
+        let old_out = self.o.out.insert((src, rel, dst), props);
+        let old_in = self.o.inc.insert((dst, rel, src), live);
+        if !self.savepoints.is_empty() {
+            self.undo.push(Undo::Out((src, rel, dst), old_out));
+            self.undo.push(Undo::Inc((dst, rel, src), old_in));
         }
     }
 
@@ -397,7 +457,7 @@ impl<'g> Writer<'g> {
             .encode();
             self.batch
                 .put_cf(self.graph.cf(cf::NODE_KEY)?, ek, encode_u64(id.0));
-            self.o.keys.insert((label, key.to_owned()), Some(id));
+            self.set_key((label, key.to_owned()), Some(id));
         }
         Ok(id)
     }
@@ -424,7 +484,7 @@ impl<'g> Writer<'g> {
                 .put_cf(node_cf, NodeKey(id).encode(), rec.encode()),
             None => self.batch.delete_cf(node_cf, NodeKey(id).encode()),
         }
-        self.o.nodes.insert(id, new.cloned());
+        self.set_node(id, new.cloned());
         Ok(())
     }
 
@@ -444,7 +504,7 @@ impl<'g> Writer<'g> {
         }
         .encode();
         self.batch.delete_cf(self.graph.cf(cf::NODE_KEY)?, ek);
-        self.o.keys.insert((record.label, record.key), None);
+        self.set_key((record.label, record.key), None);
         self.batch
             .delete_cf(self.graph.cf(cf::DEGREE)?, NodeKey(id).encode());
         self.batch
@@ -525,8 +585,7 @@ impl<'g> Writer<'g> {
                 self.catalog_mut().note_endpoints(rel, src_label, dst_label);
             }
         }
-        self.o.out.insert((src, rel, dst), Some(props));
-        self.o.inc.insert((dst, rel, src), true);
+        self.set_edge((src, rel, dst), Some(props));
         Ok(is_new)
     }
 
@@ -550,8 +609,7 @@ impl<'g> Writer<'g> {
             .delete_cf(self.graph.cf(cf::IN)?, in_key.encode());
         self.bump_degree(src, Degree { out: -1, inc: 0 })?;
         self.bump_degree(dst, Degree { out: 0, inc: -1 })?;
-        self.o.out.insert((src, rel, dst), None);
-        self.o.inc.insert((dst, rel, src), false);
+        self.set_edge((src, rel, dst), None);
         Ok(true)
     }
 
@@ -713,4 +771,20 @@ impl<'g> Writer<'g> {
         }
         Ok(copy)
     }
+}
+
+/// `batch` cut back to its first `bytes` bytes, holding `count` operations. RocksDB's batch
+/// format is a 12-byte header (sequence number, then the operation count as a little-endian
+/// u32) followed by the operations in order; its own save points cut it back the same way.
+fn truncated(batch: &WriteBatch, bytes: usize, count: usize) -> Result<WriteBatch> {
+    let data = batch
+        .data()
+        .get(..bytes)
+        .filter(|d| d.len() >= 12)
+        .ok_or_else(|| EngineError::Invalid("savepoint beyond the batch".into()))?;
+    let mut data = data.to_vec();
+    let count = u32::try_from(count)
+        .map_err(|_| EngineError::Invalid("batch too large for a savepoint".into()))?;
+    data[8..12].copy_from_slice(&count.to_le_bytes());
+    Ok(WriteBatch::from_data(&data))
 }
