@@ -294,7 +294,7 @@ fn minilm_without_the_feature_is_a_usage_error_naming_the_fix() {
     let db = dir.path().join("db");
     {
         let graph = cairn::Graph::open(&db, cairn::GraphOptions::default()).unwrap();
-        let mut w = graph.writer();
+        let mut w = graph.writer().unwrap();
         w.upsert_node("Paper", "p0", [("title", cairn::Value::from("Seed"))], None)
             .unwrap();
         w.set_embedder(Some(EmbedderDef {

@@ -26,7 +26,7 @@ fn build(
     let dir = tempfile::tempdir().unwrap();
     let graph = Graph::open(dir.path(), GraphOptions::default()).unwrap();
     let mut ids = HashMap::new();
-    let mut w = graph.writer();
+    let mut w = graph.writer().unwrap();
     for (label, key, name) in nodes {
         let id = w
             .upsert_node(label, key, [("name", Value::from(*name))], None)

@@ -7,7 +7,7 @@ use super::{report, ImportError, ImportOptions, ImportSummary, LineError, Phase}
 use cairn_storage_format::records::{encode_u64, encode_vector};
 use cairn_storage_format::{
     Degree, EdgeProps, EmbedderDef, ExternalKey, InEdgeKey, LabelId, NodeId, NodeKey, NodeRecord,
-    OutEdgeKey, PropIndexKey, PropKeyId, RelId, Value,
+    OutEdgeKey, PropKeyId, RelId, Value,
 };
 use cairn_store::graph::Reader;
 use cairn_store::{
@@ -219,7 +219,7 @@ pub(super) fn apply(
     options: &ImportOptions,
 ) -> Result<ImportSummary, ImportError> {
     staging.seal();
-    let mut bulk = graph.bulk_load();
+    let mut bulk = graph.bulk_load()?;
     let base_catalog = graph.catalog();
     let mut catalog: Catalog = (*base_catalog).clone();
     let reader = graph.reader();
@@ -467,18 +467,6 @@ pub(super) fn apply(
 
     // Nodes: new ones go to files (records, vectors) and the batch (keys, index entries);
     // existing ones are updated in the batch like a Writer would.
-    let indexes = catalog.indexes().to_vec();
-    let index_key = |label: LabelId, prop: PropKeyId, value: &Value, node: NodeId| {
-        PropIndexKey {
-            label,
-            prop,
-            value: value.clone(),
-            node,
-        }
-        .encode()
-        .map_err(EngineError::corrupt("property index key"))
-    };
-    let mut touched: Vec<NodeId> = Vec::new();
     let mut new_nodes: Vec<(NodeId, NodeRecord, Option<Vec<f32>>)> =
         Vec::with_capacity((next - first_new) as usize);
     for (n, id) in nodes.into_iter().zip(ids.iter().copied()) {
@@ -490,11 +478,7 @@ pub(super) fn apply(
                 description: n.description,
             };
             // The `node_key` entry is added with the others, in key order, while SSTs are written.
-            for ix in indexes.iter().filter(|ix| ix.label == rec.label) {
-                if let Some(v) = rec.prop(ix.prop).filter(|v| v.is_indexable()) {
-                    bulk.put(Family::Prop, index_key(ix.label, ix.prop, v, id)?, [])?;
-                }
-            }
+            bulk.index_new_node(&catalog, id, &rec)?;
             summary.nodes_created += 1;
             new_nodes.push((id, rec, n.vector));
             continue;
@@ -508,7 +492,7 @@ pub(super) fn apply(
             rec.description = n.description;
         }
         if let Some(v) = &n.vector {
-            bulk.put(Family::Vector, NodeKey(id).encode(), encode_vector(v))?;
+            bulk.put_vector(id, v)?;
         }
         if rec == *old {
             if n.vector.is_none() {
@@ -519,23 +503,7 @@ pub(super) fn apply(
             continue;
         }
         summary.nodes_updated += 1;
-        for ix in indexes.iter().filter(|ix| ix.label == rec.label) {
-            let (ov, nv) = (
-                old.prop(ix.prop).filter(|v| v.is_indexable()),
-                rec.prop(ix.prop).filter(|v| v.is_indexable()),
-            );
-            if ov == nv {
-                continue;
-            }
-            if let Some(v) = ov {
-                bulk.delete(Family::Prop, index_key(ix.label, ix.prop, v, id)?)?;
-            }
-            if let Some(v) = nv {
-                bulk.put(Family::Prop, index_key(ix.label, ix.prop, v, id)?, [])?;
-            }
-        }
-        bulk.put(Family::Node, NodeKey(id).encode(), rec.encode())?;
-        touched.push(id);
+        bulk.update_node(&catalog, id, &old, &rec)?;
     }
     step.done("node writes planned");
 
@@ -625,13 +593,9 @@ pub(super) fn apply(
                 rel: e.rel,
                 dst: e.dst,
             };
-            if !src_new {
-                bulk.put(Family::Out, key.encode(), props_table.bytes(e))?;
-            }
+            bulk.put_edge(key, props_table.bytes(e), !src_new, !dst_new)?;
             if dst_new {
                 sst_in_len += 1;
-            } else {
-                bulk.put(Family::In, key.reversed().encode(), props_table.bytes(e))?;
             }
         }
         step.done("edge writes planned");
@@ -694,7 +658,7 @@ pub(super) fn apply(
         test_hook_pause();
     }
     report(options, Phase::Commit, 0, None);
-    bulk.commit(catalog, next, &touched)?;
+    bulk.commit(catalog, next)?;
     step.done("final batch committed");
     Ok(summary)
 }
