@@ -1,5 +1,7 @@
 //! The `cairn` command-line tool.
 
+#[macro_use]
+mod display;
 mod ask_cli;
 mod repl;
 mod triples_cli;
@@ -349,7 +351,7 @@ fn main() -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(f) => {
-            eprintln!("{:?}", f.report);
+            errln!("{}", crate::display::report(&f.report));
             ExitCode::from(f.code)
         }
     }
@@ -364,7 +366,7 @@ fn init_logging() {
         .unwrap_or(tracing_subscriber::filter::LevelFilter::WARN);
     tracing_subscriber::fmt()
         .with_max_level(level)
-        .with_writer(std::io::stderr)
+        .with_writer(|| display::Diagnostics)
         .with_timer(tracing_subscriber::fmt::time::uptime())
         .init();
 }
@@ -382,11 +384,11 @@ fn open_existing(db: &Path) -> Result<Graph, Failure> {
 fn stats(db: &Path) -> Result<(), Failure> {
     let graph = open_existing(db)?;
     let catalog = graph.catalog();
-    println!("database   {}", db.display());
-    println!("nodes      ~{}", graph.estimate_keys("node")?);
-    println!("edges      ~{}", graph.estimate_keys("out")?);
+    outln!("database   {}", db.display());
+    outln!("nodes      ~{}", graph.estimate_keys("node")?);
+    outln!("edges      ~{}", graph.estimate_keys("out")?);
     let labels: Vec<&str> = catalog.labels().map(|(_, n)| n).collect();
-    println!("labels     {}", labels.join(", "));
+    outln!("labels     {}", labels.join(", "));
     for (_, rel) in catalog.relations() {
         let ends: Vec<String> = rel
             .endpoints
@@ -400,12 +402,12 @@ fn stats(db: &Path) -> Result<(), Failure> {
             })
             .collect();
         match rel.parent.and_then(|p| catalog.relation_name(p)) {
-            Some(p) => println!("relation   {} (under {p}) {}", rel.name, ends.join(" ")),
-            None => println!("relation   {} {}", rel.name, ends.join(" ")),
+            Some(p) => outln!("relation   {} (under {p}) {}", rel.name, ends.join(" ")),
+            None => outln!("relation   {} {}", rel.name, ends.join(" ")),
         }
     }
     for index in catalog.indexes() {
-        println!(
+        outln!(
             "index      {}({})",
             catalog.label_name(index.label).unwrap_or("?"),
             catalog.prop_name(index.prop).unwrap_or("?")
@@ -422,14 +424,14 @@ fn generate(nodes: usize, seed: u64, format: DumpFormatArg, out: &Path) -> Resul
         DumpFormatArg::Jsonl => graph.write_jsonl(out),
     }
     .map_err(|e| io_failure(out, e))?;
-    println!(
+    outln!(
         "generated {} nodes and {} edges (seed {seed}) in {:.1}s:",
         graph.node_count(),
         graph.edge_count(),
         started.elapsed().as_secs_f64()
     );
     for f in files {
-        println!("  {}", f.display());
+        outln!("  {}", f.display());
     }
     Ok(())
 }
@@ -508,10 +510,10 @@ fn import(
     progress.finish();
     let s = result?;
     for e in &s.skipped {
-        eprintln!("skipped {e}");
+        errln!("skipped {e}");
     }
     let secs = s.elapsed.as_secs_f64();
-    println!(
+    outln!(
         "imported into {} in {secs:.2}s: nodes {} new, {} updated, {} unchanged; edges {} new, {} updated, {} unchanged; {} line(s) skipped; {:.0} edges/s",
         db.display(),
         s.nodes_created,
@@ -525,11 +527,11 @@ fn import(
     );
     if !s.labels.is_empty() {
         let labels: Vec<String> = s.labels.iter().map(|(l, n)| format!("{l} {n}")).collect();
-        println!("labels: {}", labels.join(", "));
+        outln!("labels: {}", labels.join(", "));
     }
     if s.vectors_computed > 0 {
         let secs = s.embed_time.as_secs_f64();
-        println!(
+        outln!(
             "embedded {} node descriptions in {secs:.2}s ({:.0}/s) with {}",
             s.vectors_computed,
             s.vectors_computed as f64 / secs.max(1e-9),
@@ -542,9 +544,9 @@ fn import(
         let cairn = open_db(db)?;
         match cairn.refresh_index()? {
             cairn_vector::Refresh::Unavailable(why) => {
-                println!("vector index: not built ({why}); SEARCH scans exactly")
+                outln!("vector index: not built ({why}); SEARCH scans exactly")
             }
-            _ => println!(
+            _ => outln!(
                 "vector index: {} current in {:.2}s",
                 cairn_vector::index_path(db).display(),
                 started.elapsed().as_secs_f64()
@@ -580,7 +582,7 @@ fn embedder_failure(e: EmbedError, origin: &str) -> Failure {
 fn index_build(db: &Path) -> Result<(), Failure> {
     let cairn = open_db(db)?;
     let r = cairn.build_index()?;
-    println!(
+    outln!(
         "indexed {} vectors in {:.2}s into {}",
         r.count,
         r.elapsed.as_secs_f64(),
@@ -624,7 +626,7 @@ fn open_db(db: &Path) -> Result<Cairn, Failure> {
 }
 
 fn explain(db: &Path, statement: &str) -> Result<(), Failure> {
-    println!("{}", open_db(db)?.explain(statement)?);
+    outln!("{}", open_db(db)?.explain(statement)?);
     Ok(())
 }
 
@@ -651,7 +653,7 @@ fn query(
     for (_, stmt) in cairn::query::split_statements(&text) {
         if let Err(f) = run_statement(&cairn, &mut session, stmt, format) {
             if session.in_transaction() {
-                eprintln!("a statement failed inside BEGIN: the transaction is rolled back");
+                errln!("a statement failed inside BEGIN: the transaction is rolled back");
             }
             return Err(f);
         }
@@ -673,11 +675,11 @@ fn run_statement(
 ) -> Result<(), Failure> {
     let started = Instant::now();
     match session.execute_with(stmt, &CancelToken::default(), false)? {
-        Output::Text(t) => println!("{t}"),
+        Output::Text(t) => outln!("{t}"),
         Output::Answer(a) => ask_cli::print_answer(cairn, &a, format)?,
         Output::Exploration(e) => match format {
             OutputFormat::Table => print_table(cairn, &e, started.elapsed())?,
-            OutputFormat::Json => println!("{}", exploration_json(cairn, &e)?),
+            OutputFormat::Json => outln!("{}", exploration_json(cairn, &e)?),
         },
     }
     Ok(())
@@ -707,9 +709,9 @@ fn print_table(cairn: &Cairn, e: &Exploration, elapsed: Duration) -> Result<(), 
             Ok([
                 format!("{}", i + 1),
                 format!("{:.3}", r.score),
-                r.label.clone(),
-                r.name.clone(),
-                path_text(cairn, r)?,
+                display::cell(&r.label).into_owned(),
+                display::cell(&r.name).into_owned(),
+                display::cell(&path_text(cairn, r)?).into_owned(),
             ])
         })
         .collect::<Result<_, Failure>>()?;
@@ -732,11 +734,11 @@ fn print_table(cairn: &Cairn, e: &Exploration, elapsed: Duration) -> Result<(), 
         }
         s.trim_end().to_owned()
     };
-    println!("{}", line(header));
+    outln!("{}", line(header));
     for row in &rows {
-        println!("{}", line([&row[0], &row[1], &row[2], &row[3], &row[4]]));
+        outln!("{}", line([&row[0], &row[1], &row[2], &row[3], &row[4]]));
     }
-    println!(
+    outln!(
         "{} result(s); stopped: {}; sufficiency {:.2}; {} expanded, {} edges scanned, {} scored; {:.1} ms",
         e.results.len(),
         e.stop,
@@ -770,7 +772,7 @@ fn demo(db: &Path, nodes: usize) -> Result<(), Failure> {
     let started = Instant::now();
     let graph = Academic::generate(&AcademicConfig::with_nodes(nodes, 42));
     let cairn = Cairn::open(db)?;
-    println!("Cairn demo: a generated academic graph in {}", db.display());
+    outln!("Cairn demo: a generated academic graph in {}", db.display());
     let records = graph
         .nodes()
         .map(DumpRecord::Node)
@@ -781,7 +783,7 @@ fn demo(db: &Path, nodes: usize) -> Result<(), Failure> {
     };
     let s =
         cairn_import::import_records(cairn.graph(), records, &options).map_err(CairnError::from)?;
-    println!(
+    outln!(
         "  {} nodes and {} edges ({} new nodes, {} new edges) imported in {:.2}s\n",
         graph.node_count(),
         graph.edge_count(),
@@ -812,17 +814,17 @@ fn demo(db: &Path, nodes: usize) -> Result<(), Failure> {
     ];
     let mut session = cairn.session();
     for stmt in statements.iter().chain(&questions) {
-        println!("cairn> {stmt};");
+        outln!("cairn> {stmt};");
         run_statement(&cairn, &mut session, stmt, OutputFormat::Table)?;
-        println!();
+        outln!();
     }
-    println!(
+    outln!(
         "Ask in plain language:  cairn --db {} ask 'Which venue did {} publish in most?'",
         db.display(),
         author.name
     );
-    println!("Explore interactively: cairn --db {} repl", db.display());
-    println!("Or run one statement:  cairn --db {} query -e 'EXPLORE \"...\" FROM SEARCH \"...\" VIA ANY'", db.display());
+    outln!("Explore interactively: cairn --db {} repl", db.display());
+    outln!("Or run one statement:  cairn --db {} query -e 'EXPLORE \"...\" FROM SEARCH \"...\" VIA ANY'", db.display());
     Ok(())
 }
 
@@ -892,7 +894,7 @@ impl Reporter {
                         s.1 = Some(p.phase);
                         match p.total {
                             Some(t) if p.phase == Phase::Read && t > 0 => {
-                                eprintln!(
+                                errln!(
                                     "import: {} {:.0}% ({} of {} MB)",
                                     p.phase,
                                     100.0 * p.done as f64 / t as f64,
@@ -901,7 +903,7 @@ impl Reporter {
                                 )
                             }
                             Some(t) if p.phase == Phase::Embed && t > 0 => {
-                                eprintln!(
+                                errln!(
                                     "import: {} {:.0}% ({} of {} descriptions)",
                                     p.phase,
                                     100.0 * p.done as f64 / t as f64,
@@ -909,7 +911,7 @@ impl Reporter {
                                     t
                                 )
                             }
-                            _ => eprintln!("import: {}", p.phase),
+                            _ => errln!("import: {}", p.phase),
                         }
                     }
                 })

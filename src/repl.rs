@@ -82,7 +82,7 @@ pub(crate) fn run(db: &Path, history: Option<PathBuf>) -> Result<(), Failure> {
     if let Some(path) = &history {
         if let Err(e) = rl.load_history(path) {
             if !matches!(&e, ReadlineError::Io(io) if io.kind() == std::io::ErrorKind::NotFound) {
-                eprintln!("warning: cannot read history {}: {e}", path.display());
+                errln!("warning: cannot read history {}: {e}", path.display());
             }
         }
     }
@@ -97,7 +97,7 @@ pub(crate) fn run(db: &Path, history: Option<PathBuf>) -> Result<(), Failure> {
         failed: Vec::new(),
     };
     if interactive {
-        println!(
+        outln!(
             "Cairn {} on {}. Statements end with `;`; .help for help, .quit or Ctrl-D to leave.",
             env!("CARGO_PKG_VERSION"),
             db.display()
@@ -179,11 +179,11 @@ pub(crate) fn run(db: &Path, history: Option<PathBuf>) -> Result<(), Failure> {
         pending = unfinished.map_or_else(String::new, |rest| rest.trim_start().to_owned());
     }
     if session.statements.in_transaction() {
-        eprintln!("the open transaction was rolled back: the input ended before COMMIT");
+        errln!("the open transaction was rolled back: the input ended before COMMIT");
         session.failed.push(2);
     }
     if interactive {
-        println!();
+        outln!();
         return Ok(());
     }
     // A script's caller learns that something failed, with the first failure's exit code.
@@ -210,7 +210,7 @@ fn remember(
     if let Some(path) = path {
         if let Err(e) = rl.append_history(path) {
             if !*warned {
-                eprintln!("warning: cannot write history {}: {e}", path.display());
+                errln!("warning: cannot write history {}: {e}", path.display());
                 *warned = true;
             }
         }
@@ -237,7 +237,7 @@ fn cancel_on_ctrl_c() -> Arc<Mutex<Option<CancelToken>>> {
         }
     });
     if let Err(e) = installed {
-        eprintln!("warning: Ctrl-C will not cancel statements: {e}");
+        errln!("warning: Ctrl-C will not cancel statements: {e}");
     }
     running
 }
@@ -270,7 +270,7 @@ impl Session<'_> {
         }
         let shown = match result {
             Ok(Output::Text(text)) => {
-                println!("{text}");
+                outln!("{text}");
                 Ok(())
             }
             Ok(Output::Exploration(e)) => self.exploration(&e, elapsed),
@@ -278,7 +278,7 @@ impl Session<'_> {
             Err(e) => Err(Failure::from(e)),
         };
         if let Err(f) = shown {
-            eprintln!("{:?}", f.report);
+            errln!("{}", crate::display::report(&f.report));
             self.failed.push(f.code);
         }
     }
@@ -286,13 +286,13 @@ impl Session<'_> {
     fn exploration(&self, e: &Exploration, elapsed: std::time::Duration) -> Result<(), Failure> {
         match self.format {
             OutputFormat::Table => print_table(self.cairn, e, elapsed)?,
-            OutputFormat::Json => println!("{}", exploration_json(self.cairn, e)?),
+            OutputFormat::Json => outln!("{}", exploration_json(self.cairn, e)?),
         }
         if !e.trace.is_empty() {
             print_trace(self.cairn, &e.trace)?;
         }
         if e.stop == StopReason::Cancelled {
-            println!("cancelled (Ctrl-C): the results above are those found so far");
+            outln!("cancelled (Ctrl-C): the results above are those found so far");
         }
         Ok(())
     }
@@ -305,19 +305,19 @@ impl Session<'_> {
         let arg = words.next();
         match (name, arg) {
             (".quit" | ".exit", _) => return false,
-            (".help", _) => println!("{HELP}"),
-            (".schema", _) => println!("{}", schema(self.cairn)),
+            (".help", _) => outln!("{HELP}"),
+            (".schema", _) => outln!("{}", schema(self.cairn)),
             (".stats", _) => match stats(self.cairn, self.db) {
-                Ok(text) => println!("{text}"),
+                Ok(text) => outln!("{text}"),
                 Err(f) => {
-                    eprintln!("{:?}", f.report);
+                    errln!("{}", crate::display::report(&f.report));
                     self.failed.push(f.code);
                 }
             },
-            (".trace", None) => println!("trace is {}", if self.trace { "on" } else { "off" }),
+            (".trace", None) => outln!("trace is {}", if self.trace { "on" } else { "off" }),
             (".trace", Some("on")) => self.trace = true,
             (".trace", Some("off")) => self.trace = false,
-            (".format", None) => println!("format is {}", format_name(self.format)),
+            (".format", None) => outln!("format is {}", format_name(self.format)),
             (".format", Some("table")) => self.format = OutputFormat::Table,
             (".format", Some("json")) => self.format = OutputFormat::Json,
             (".trace", Some(other)) => self.usage(&format!(
@@ -334,7 +334,7 @@ impl Session<'_> {
     }
 
     fn usage(&mut self, message: &str) {
-        eprintln!("{message}");
+        errln!("{message}");
         self.failed.push(2);
     }
 }
@@ -431,7 +431,7 @@ fn print_trace(cairn: &Cairn, trace: &[TraceEvent]) -> Result<(), Failure> {
     ids.dedup();
     let names: HashMap<NodeId, String> = ids.iter().copied().zip(cairn.names(&ids)?).collect();
     let name = |n: &NodeId| names.get(n).cloned().unwrap_or_else(|| n.to_string());
-    println!("trace ({} events):", trace.len());
+    outln!("trace ({} events):", trace.len());
     for ev in shown {
         let line = match ev {
             TraceEvent::Entry { node, score } => format!("entry     {} score {score:.3}", name(node)),
@@ -464,10 +464,10 @@ fn print_trace(cairn: &Cairn, trace: &[TraceEvent]) -> Result<(), Failure> {
                 format!("stop      {reason} (sufficiency {sufficiency:.2})")
             }
         };
-        println!("  {line}");
+        outln!("  {line}");
     }
     if trace.len() > shown.len() {
-        println!("  … {} more events", trace.len() - shown.len());
+        outln!("  … {} more events", trace.len() - shown.len());
     }
     Ok(())
 }
@@ -555,7 +555,7 @@ impl ReplHelper {
         };
         for n in names.into_iter().filter(|n| matches(n)) {
             out.push(Pair {
-                display: n.clone(),
+                display: crate::display::cell(n).into_owned(),
                 replacement: quote_name(n),
             });
         }

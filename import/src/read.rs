@@ -209,7 +209,20 @@ fn json_reason(e: &serde_json::Error) -> String {
     }
 }
 
-/// Checks what serde cannot: non-empty names and keys.
+/// Refuses a label or relation name with a control character: names are printed by every
+/// command and typed in statements, and an escape sequence in one would reach the terminal.
+pub(crate) fn check_name(what: &str, name: &str) -> Result<(), String> {
+    match name.chars().find(|c| c.is_control()) {
+        Some(c) => Err(format!(
+            "{what} `{}` contains the control character U+{:04X}",
+            name.escape_debug(),
+            c as u32
+        )),
+        None => Ok(()),
+    }
+}
+
+/// Checks what serde cannot: non-empty names and keys, names without control characters.
 fn validate(record: &DumpRecord) -> Result<(), String> {
     let name = |what: &str, s: &str| {
         if s.is_empty() {
@@ -221,13 +234,17 @@ fn validate(record: &DumpRecord) -> Result<(), String> {
     match record {
         DumpRecord::Node(n) => {
             name("label", &n.label)?;
+            check_name("label", &n.label)?;
             name("key", &n.key)
         }
         DumpRecord::Edge(e) => {
             name("relation type", &e.rel)?;
+            check_name("relation type", &e.rel)?;
             name("source label", &e.from.label)?;
+            check_name("source label", &e.from.label)?;
             name("source key", &e.from.key)?;
             name("target label", &e.to.label)?;
+            check_name("target label", &e.to.label)?;
             name("target key", &e.to.key)
         }
     }
@@ -264,6 +281,8 @@ enum PropType {
 }
 
 fn parse_header_field(field: &str) -> Result<Column, String> {
+    // A group in `:ID(Group)` becomes a label, a property name is shown like one.
+    check_name("header field", field)?;
     let (name, ty) = match field.rfind(':') {
         Some(i) => (&field[..i], &field[i + 1..]),
         None => (field, ""),
@@ -542,6 +561,7 @@ fn csv_row<'a>(
             let label = match label {
                 Some(i) => {
                     let l = field(*i, "label")?;
+                    check_name("label", l)?;
                     if l.contains(';') {
                         return Err(format!(
                             "node has several labels `{l}`; Cairn nodes have exactly one"
@@ -566,7 +586,8 @@ fn csv_row<'a>(
             end_group,
             rel,
         } => Ok(Record::Edge(EdgeRef {
-            rel: field(*rel, "relation type (:TYPE)")?,
+            rel: field(*rel, "relation type (:TYPE)")
+                .and_then(|r| check_name("relation type", r).map(|()| r))?,
             from_label: start_group.as_deref().unwrap_or_default(),
             from_key: field(*start, "start id")?,
             to_label: end_group.as_deref().unwrap_or_default(),

@@ -256,13 +256,7 @@ fn parse_line(raw: &[u8]) -> Result<Option<[&str; 3]>, String> {
             return Err(format!("the {what} field is empty"));
         }
     }
-    if let Some(c) = r.chars().find(|c| c.is_control()) {
-        return Err(format!(
-            "relation `{}` contains the control character U+{:04X}",
-            r.escape_debug(),
-            c as u32
-        ));
-    }
+    crate::read::check_name("relation", r)?;
     Ok(Some([s, r, o]))
 }
 

@@ -1,0 +1,166 @@
+//! The defects of the hardening probe (issue 15), each through the `cairn` binary as a user
+//! would meet it.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+
+fn cairn(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_cairn"))
+        .args(args)
+        .env_remove("CAIRN_DB")
+        .output()
+        .unwrap()
+}
+
+/// Runs `cairn` with `input` on standard input.
+fn cairn_stdin(args: &[&str], input: &[u8]) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_cairn"))
+        .args(args)
+        .env_remove("CAIRN_DB")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(input).unwrap();
+    child.wait_with_output().unwrap()
+}
+
+fn text(o: &Output) -> (String, String) {
+    (
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+fn path(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+/// No byte a terminal would act on: C0 controls other than line end and tab, DEL, C1 controls.
+fn assert_inert(what: &str, bytes: &[u8]) {
+    let s = String::from_utf8_lossy(bytes);
+    let bad: Vec<char> = s
+        .chars()
+        .filter(|&c| {
+            (c.is_control() && c != '\n' && c != '\t') || ('\u{80}'..='\u{9f}').contains(&c)
+        })
+        .collect();
+    assert!(
+        bad.is_empty(),
+        "{what} prints raw control characters {bad:?}: {s}"
+    );
+}
+
+const EVIL: &str = "Evil\u{1b}[2J\u{1b}]0;pwned\u{7} Ann\u{9b}31m";
+
+/// A database whose node names carry terminal escape sequences.
+fn evil_db(dir: &Path) -> std::path::PathBuf {
+    let dump = dir.join("d.jsonl");
+    let lines = [
+        serde_json::json!({"type": "node", "label": "Author", "key": "a1", "props": {"name": EVIL}, "description": "graph mining"}),
+        serde_json::json!({"type": "node", "label": "Paper", "key": "p1", "props": {"title": "Graph mining"}, "description": "graph mining paper"}),
+        serde_json::json!({"type": "edge", "rel": "AUTHORED", "from": {"label": "Author", "key": "a1"}, "to": {"label": "Paper", "key": "p1"}}),
+    ];
+    let body: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    std::fs::write(&dump, body).unwrap();
+    let db = dir.join("db");
+    let o = cairn(&["--db", path(&db), "import", path(&dump)]);
+    assert!(o.status.success(), "{:?}", text(&o));
+    db
+}
+
+#[test]
+fn node_text_reaches_the_terminal_escaped() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = evil_db(dir.path());
+    let explore = r#"EXPLORE "x" FROM Author "a1" VIA AUTHORED"#;
+    let o = cairn(&["--db", path(&db), "query", "-e", explore]);
+    assert!(o.status.success(), "{:?}", text(&o));
+    assert_inert("query table", &o.stdout);
+    assert!(
+        text(&o)
+            .0
+            .contains(r"Evil\u001b[2J\u001b]0;pwned\u0007 Ann\u009b31m"),
+        "{}",
+        text(&o).0
+    );
+
+    // JSON stays JSON, and carries the text unchanged.
+    let o = cairn(&[
+        "--db",
+        path(&db),
+        "query",
+        "--format",
+        "json",
+        "-e",
+        explore,
+    ]);
+    assert_inert("query json", &o.stdout);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["results"][0]["name"], EVIL);
+
+    let o = cairn(&["--db", path(&db), "ask", "Who wrote \"Graph mining\"?"]);
+    assert_inert("ask", &o.stdout);
+    assert!(text(&o).0.contains("Evil\\u001b"), "{:?}", text(&o));
+
+    // A label with an escape, made through the language, in SHOW, DESCRIBE, stats and the REPL.
+    let script = "UPSERT `Bad\u{1b}[2J` \"k1\" SET name = \"z\u{1b}[K\";\nSHOW LABELS;\nDESCRIBE `Bad\u{1b}[2J`;\nEXPLORE \"z\" FROM `Bad\u{1b}[2J` \"k1\";\n";
+    let o = cairn_stdin(&["--db", path(&db), "repl"], script.as_bytes());
+    let (out, err) = text(&o);
+    assert!(o.status.success(), "{out}{err}");
+    assert_inert("repl", &o.stdout);
+    assert!(out.contains(r"Bad\u001b[2J"), "{out}");
+    assert!(out.contains(r"z\u001b[K"), "{out}");
+    let o = cairn(&["--db", path(&db), "stats"]);
+    assert_inert("stats", &o.stdout);
+    assert!(text(&o).0.contains(r"Bad\u001b[2J"), "{:?}", text(&o));
+
+    // Error messages echo the statement: a raw NUL and ESC come out escaped.
+    let file = dir.path().join("q.explore");
+    std::fs::write(&file, b"EXPLORE \"x\" FROM \x00\x1b[2J Author \"a1\"").unwrap();
+    let o = cairn(&["--db", path(&db), "query", "-f", path(&file)]);
+    assert_eq!(o.status.code(), Some(2), "{:?}", text(&o));
+    assert_inert("error message", &o.stderr);
+    assert!(text(&o).1.contains(r"\u0000"), "{}", text(&o).1);
+}
+
+#[test]
+fn import_refuses_control_characters_in_labels_and_relations() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("db");
+    let cases: [(&str, &str, &str); 4] = [
+        (
+            "label.jsonl",
+            "{\"type\":\"node\",\"label\":\"Au\\u001bthor\",\"key\":\"a1\"}\n",
+            "label.jsonl:1:",
+        ),
+        (
+            "rel.jsonl",
+            "{\"type\":\"node\",\"label\":\"A\",\"key\":\"a1\"}\n{\"type\":\"edge\",\"rel\":\"R\\u0007\",\"from\":{\"label\":\"A\",\"key\":\"a1\"},\"to\":{\"label\":\"A\",\"key\":\"a1\"}}\n",
+            "rel.jsonl:2:",
+        ),
+        (
+            "nodes.csv",
+            "id:ID,:LABEL\na1,Author\na2,Au\u{1b}[2Jthor\n",
+            "nodes.csv:3:",
+        ),
+        (
+            "group.csv",
+            "id:ID(Au\u{9b}thor),name\na1,Ann\n",
+            "group.csv: bad header",
+        ),
+    ];
+    for (name, body, location) in cases {
+        let file = dir.path().join(name);
+        std::fs::write(&file, body).unwrap();
+        let o = cairn(&["--db", path(&db), "import", path(&file)]);
+        let (out, err) = text(&o);
+        assert_eq!(o.status.code(), Some(3), "{name}: {out}{err}");
+        assert!(err.contains(location), "{name}: {err}");
+        assert!(err.contains("control character"), "{name}: {err}");
+        assert_inert(name, &o.stderr);
+    }
+}
