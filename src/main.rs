@@ -3,12 +3,12 @@
 #[macro_use]
 mod display;
 mod ask_cli;
+mod render;
 mod repl;
 mod triples_cli;
 
 use cairn::{
-    Cairn, CairnError, CairnOptions, CancelToken, EngineError, Exploration, Graph, GraphOptions,
-    Output, ResultNode,
+    Cairn, CairnError, CairnOptions, CancelToken, EngineError, Graph, GraphOptions, Output,
 };
 use cairn_embed::{minilm_from_env, EmbedError, Embedder, HashEmbedder, MINILM_ID};
 use cairn_generate::{Academic, AcademicConfig};
@@ -677,95 +677,9 @@ fn run_statement(
     match session.execute_with(stmt, &CancelToken::default(), false)? {
         Output::Text(t) => outln!("{t}"),
         Output::Answer(a) => ask_cli::print_answer(cairn, &a, format)?,
-        Output::Exploration(e) => match format {
-            OutputFormat::Table => print_table(cairn, &e, started.elapsed())?,
-            OutputFormat::Json => outln!("{}", exploration_json(cairn, &e)?),
-        },
+        Output::Exploration(e) => render::exploration(cairn, &e, format, started.elapsed())?,
     }
     Ok(())
-}
-
-fn path_text(cairn: &Cairn, r: &ResultNode) -> Result<String, Failure> {
-    let mut ids: Vec<cairn::NodeId> = r.path.iter().map(|s| s.from).collect();
-    ids.push(r.node);
-    let names = cairn.names(&ids)?;
-    let mut out = names[0].clone();
-    for (step, name) in r.path.iter().zip(names.iter().skip(1)) {
-        if step.reversed {
-            out.push_str(&format!(" <-{}- {name}", step.relation));
-        } else {
-            out.push_str(&format!(" -{}-> {name}", step.relation));
-        }
-    }
-    Ok(out)
-}
-
-fn print_table(cairn: &Cairn, e: &Exploration, elapsed: Duration) -> Result<(), Failure> {
-    let rows: Vec<[String; 5]> = e
-        .results
-        .iter()
-        .enumerate()
-        .map(|(i, r)| {
-            Ok([
-                format!("{}", i + 1),
-                format!("{:.3}", r.score),
-                display::cell(&r.label).into_owned(),
-                display::cell(&r.name).into_owned(),
-                display::cell(&path_text(cairn, r)?).into_owned(),
-            ])
-        })
-        .collect::<Result<_, Failure>>()?;
-    let header = ["#", "score", "label", "name", "evidence"];
-    let mut width = header.map(str::len);
-    for row in &rows {
-        for (w, cell) in width.iter_mut().zip(row) {
-            *w = (*w).max(cell.chars().count());
-        }
-    }
-    width[4] = width[4].min(120);
-    let line = |cells: [&str; 5]| {
-        let mut s = String::new();
-        for (i, c) in cells.iter().enumerate() {
-            if i == 4 {
-                s.push_str(c);
-            } else {
-                s.push_str(&format!("{c:<w$}  ", w = width[i]));
-            }
-        }
-        s.trim_end().to_owned()
-    };
-    outln!("{}", line(header));
-    for row in &rows {
-        outln!("{}", line([&row[0], &row[1], &row[2], &row[3], &row[4]]));
-    }
-    outln!(
-        "{} result(s); stopped: {}; sufficiency {:.2}; {} expanded, {} edges scanned, {} scored; {:.1} ms",
-        e.results.len(),
-        e.stop,
-        e.sufficiency,
-        e.stats.nodes_expanded,
-        e.stats.edges_scanned,
-        e.stats.nodes_scored,
-        elapsed.as_secs_f64() * 1e3
-    );
-    Ok(())
-}
-
-fn exploration_json(cairn: &Cairn, e: &Exploration) -> Result<String, Failure> {
-    let mut results = Vec::new();
-    for r in &e.results {
-        results.push(serde_json::json!({
-            "node": r.node.0, "label": r.label, "key": r.key, "name": r.name, "score": r.score,
-            "semantic": r.semantic, "hops": r.hops, "evidence": path_text(cairn, r)?,
-            "path": r.path.iter().map(|s| serde_json::json!({"from": s.from.0, "relation": s.relation, "reversed": s.reversed, "to": s.to.0})).collect::<Vec<_>>(),
-        }));
-    }
-    Ok(serde_json::json!({
-        "results": results, "stop": e.stop.to_string(), "sufficiency": e.sufficiency,
-        "stats": {"nodes_expanded": e.stats.nodes_expanded, "edges_scanned": e.stats.edges_scanned, "nodes_scored": e.stats.nodes_scored,
-                  "cache_hits": e.stats.cache_hits, "rounds": e.stats.rounds, "elapsed_ms": e.stats.elapsed.as_secs_f64() * 1e3},
-    })
-    .to_string())
 }
 
 fn demo(db: &Path, nodes: usize) -> Result<(), Failure> {

@@ -5,11 +5,11 @@
 //! it through its [`CancelToken`] (the executor checks it between expansions) and the session
 //! goes on; at the prompt it clears the line being typed.
 
-use super::{exploration_json, open_db, print_table, Failure, OutputFormat};
-use cairn::agent::TraceEvent;
+use super::{open_db, render, Failure, OutputFormat};
+use cairn::query::ast::ReturnKind;
 use cairn::query::lexer::{split, tokens, Open, TokenKind};
 use cairn::query::parser::{is_reserved, RESERVED};
-use cairn::{Cairn, CancelToken, Exploration, NodeId, Output, StopReason};
+use cairn::{Cairn, CancelToken, Exploration, Output, StopReason};
 use rustyline::completion::{Completer, Pair};
 use rustyline::config::{CompletionType, Config};
 use rustyline::error::ReadlineError;
@@ -18,7 +18,6 @@ use rustyline::hint::Hinter;
 use rustyline::history::FileHistory;
 use rustyline::validate::Validator;
 use rustyline::{Context, Editor, Helper};
-use std::collections::HashMap;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -28,8 +27,6 @@ const PROMPT: &str = "cairn> ";
 const CONTINUE: &str = "  ...> ";
 /// The prompt between `BEGIN` and `COMMIT`/`ROLLBACK`: what is typed there is not saved yet.
 const IN_TRANSACTION: &str = "cairn*> ";
-/// A trace can hold thousands of events on a large graph; past this many the rest is counted.
-const TRACE_LIMIT: usize = 1000;
 
 const HELP: &str = "\
 Statements (EXPLORE, EXPLAIN, SHOW, DESCRIBE, RELATION … UNDER …, CREATE INDEX, UPSERT,
@@ -284,12 +281,10 @@ impl Session<'_> {
     }
 
     fn exploration(&self, e: &Exploration, elapsed: std::time::Duration) -> Result<(), Failure> {
-        match self.format {
-            OutputFormat::Table => print_table(self.cairn, e, elapsed)?,
-            OutputFormat::Json => outln!("{}", exploration_json(self.cairn, e)?),
-        }
-        if !e.trace.is_empty() {
-            print_trace(self.cairn, &e.trace)?;
+        render::exploration(self.cairn, e, self.format, elapsed)?;
+        // `.trace on` adds the decisions to what the statement returns.
+        if !e.trace.is_empty() && e.ret != ReturnKind::Trace {
+            render::print_trace(self.cairn, &e.trace)?;
         }
         if e.stop == StopReason::Cancelled {
             outln!("cancelled (Ctrl-C): the results above are those found so far");
@@ -410,66 +405,6 @@ fn stats(cairn: &Cairn, db: &Path) -> Result<String, Failure> {
         c.indexes().len(),
         c.prop_keys().count(),
     ))
-}
-
-/// Prints the search decisions, nodes by display name.
-fn print_trace(cairn: &Cairn, trace: &[TraceEvent]) -> Result<(), Failure> {
-    let shown = &trace[..trace.len().min(TRACE_LIMIT)];
-    let mut ids: Vec<NodeId> = Vec::new();
-    for ev in shown {
-        match ev {
-            TraceEvent::Entry { node, .. }
-            | TraceEvent::Expand { node, .. }
-            | TraceEvent::Revisit { node, .. }
-            | TraceEvent::Sampled { node, .. }
-            | TraceEvent::Fallback { node, .. } => ids.push(*node),
-            TraceEvent::Scored { node, from, .. } => ids.extend([*node, *from]),
-            TraceEvent::Adapt { .. } | TraceEvent::Round { .. } | TraceEvent::Stop { .. } => {}
-        }
-    }
-    ids.sort_unstable();
-    ids.dedup();
-    let names: HashMap<NodeId, String> = ids.iter().copied().zip(cairn.names(&ids)?).collect();
-    let name = |n: &NodeId| names.get(n).cloned().unwrap_or_else(|| n.to_string());
-    outln!("trace ({} events):", trace.len());
-    for ev in shown {
-        let line = match ev {
-            TraceEvent::Entry { node, score } => format!("entry     {} score {score:.3}", name(node)),
-            TraceEvent::Expand { round, node, hops, score } => {
-                format!("expand    round {round}: {} ({hops} hops, score {score:.3})", name(node))
-            }
-            TraceEvent::Scored { node, from, relation, semantic, connectivity, distance, score } => format!(
-                "score     {} -{relation}- {}: {score:.3} (semantic {semantic:.3}, connectivity {connectivity:.3}, distance {distance:.3})",
-                name(from),
-                name(node)
-            ),
-            TraceEvent::Revisit { node, old_score, new_score } => {
-                format!("revisit   {}: {old_score:.3} -> {new_score:.3}", name(node))
-            }
-            TraceEvent::Sampled { node, kept, of } => {
-                format!("sample    {}: kept {kept} of {of} neighbours", name(node))
-            }
-            TraceEvent::Fallback { node, relation, parent, siblings } => format!(
-                "fallback  {}: no {relation}; tried {parent} ({})",
-                name(node),
-                siblings.join(", ")
-            ),
-            TraceEvent::Adapt { beam, depth, sufficiency } => {
-                format!("adapt     beam {beam}, depth {depth} (sufficiency {sufficiency:.2})")
-            }
-            TraceEvent::Round { round, frontier, results, sufficiency } => format!(
-                "round     {round}: frontier {frontier}, {results} results, sufficiency {sufficiency:.2}"
-            ),
-            TraceEvent::Stop { reason, sufficiency } => {
-                format!("stop      {reason} (sufficiency {sufficiency:.2})")
-            }
-        };
-        outln!("  {line}");
-    }
-    if trace.len() > shown.len() {
-        outln!("  … {} more events", trace.len() - shown.len());
-    }
-    Ok(())
 }
 
 /// Words that are keywords only where the grammar expects them (not reserved).

@@ -164,3 +164,141 @@ fn import_refuses_control_characters_in_labels_and_relations() {
         assert_inert(name, &o.stderr);
     }
 }
+
+/// Two authors with one name, a paper each, in one venue.
+fn twins_db(dir: &Path) -> std::path::PathBuf {
+    let dump = dir.join("d.jsonl");
+    let lines = [
+        serde_json::json!({"type": "node", "label": "Author", "key": "a1", "props": {"name": "Ann Lee"}}),
+        serde_json::json!({"type": "node", "label": "Author", "key": "a2", "props": {"name": "Ann Lee"}}),
+        serde_json::json!({"type": "node", "label": "Paper", "key": "p1", "props": {"title": "Graph mining"}}),
+        serde_json::json!({"type": "node", "label": "Paper", "key": "p2", "props": {"title": "Stream mining"}}),
+        serde_json::json!({"type": "edge", "rel": "AUTHORED", "from": {"label": "Author", "key": "a1"}, "to": {"label": "Paper", "key": "p1"}}),
+        serde_json::json!({"type": "edge", "rel": "AUTHORED", "from": {"label": "Author", "key": "a2"}, "to": {"label": "Paper", "key": "p2"}}),
+        serde_json::json!({"type": "edge", "rel": "CITES", "from": {"label": "Paper", "key": "p2"}, "to": {"label": "Paper", "key": "p1"}}),
+    ];
+    let body: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    std::fs::write(&dump, body).unwrap();
+    let db = dir.join("db");
+    let o = cairn(&["--db", path(&db), "import", path(&dump)]);
+    assert!(o.status.success(), "{:?}", text(&o));
+    db
+}
+
+const PATHS_OF_A1: &str =
+    r#"EXPLORE "papers" FROM Author "a1" VIA AUTHORED -> <CITES -> <AUTHORED TARGET Author"#;
+
+fn query(db: &Path, format: &str, statement: &str) -> String {
+    let o = cairn(&[
+        "--db",
+        path(db),
+        "query",
+        "--format",
+        format,
+        "-e",
+        statement,
+    ]);
+    let (out, err) = text(&o);
+    assert!(o.status.success(), "{statement}: {out}{err}");
+    out
+}
+
+/// The lines of a table form without its last (timing) line.
+fn table(db: &Path, statement: &str) -> Vec<String> {
+    let out = query(db, "table", statement);
+    let mut lines: Vec<String> = out.lines().map(str::to_owned).collect();
+    let last = lines.pop().unwrap();
+    assert!(last.contains("result(s); stopped: "), "{out}");
+    lines
+}
+
+#[test]
+fn node_tables_have_a_key_column() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = twins_db(dir.path());
+    let lines = table(
+        &db,
+        r#"EXPLORE "Ann Lee" FROM Author WHERE name = "Ann Lee" TARGET Author"#,
+    );
+    assert_eq!(
+        lines[0], "#  score  label   key  name     evidence",
+        "{lines:?}"
+    );
+    let keys: Vec<&str> = lines[1..]
+        .iter()
+        .map(|l| l.split_whitespace().nth(3).unwrap())
+        .collect();
+    assert_eq!(keys, ["a1", "a2"], "{lines:?}");
+}
+
+#[test]
+fn every_return_kind_has_its_own_table_and_json() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = twins_db(dir.path());
+    let with = |kind: &str| format!("{PATHS_OF_A1} RETURN {kind}");
+
+    assert_eq!(
+        table(&db, &with("PATHS")),
+        [
+            "#  score  hops  path",
+            &format!(
+                "1  {}  3     Ann Lee -AUTHORED-> Graph mining <-CITES- Stream mining <-AUTHORED- Ann Lee",
+                table(&db, &with("NODES"))[1].split_whitespace().nth(1).unwrap()
+            ),
+        ]
+    );
+    let v: serde_json::Value = serde_json::from_str(&query(&db, "json", &with("PATHS"))).unwrap();
+    assert_eq!(v["return"], "PATHS");
+    let p = &v["paths"][0];
+    assert_eq!(p["hops"], 3);
+    assert_eq!(p["nodes"].as_array().unwrap().len(), 4);
+    assert_eq!(p["edges"][1]["relation"], "CITES");
+    assert_eq!(p["edges"][1]["reversed"], true);
+
+    assert_eq!(
+        table(&db, &with("SUBGRAPH")),
+        [
+            "node  label   key  name",
+            "#0    Author  a1   Ann Lee",
+            "#1    Author  a2   Ann Lee",
+            "#2    Paper   p1   Graph mining",
+            "#3    Paper   p2   Stream mining",
+            "",
+            "from           relation  to",
+            "Ann Lee        AUTHORED  Graph mining",
+            "Ann Lee        AUTHORED  Stream mining",
+            "Stream mining  CITES     Graph mining",
+        ]
+    );
+    let v: serde_json::Value =
+        serde_json::from_str(&query(&db, "json", &with("SUBGRAPH"))).unwrap();
+    assert_eq!(v["nodes"].as_array().unwrap().len(), 4);
+    assert_eq!(
+        v["edges"][2],
+        serde_json::json!({"from": 3, "relation": "CITES", "to": 2})
+    );
+
+    let out = query(&db, "table", &with("ANSWER"));
+    assert!(
+        out.starts_with(
+            "answer: Ann Lee.\n   1. Ann Lee  [Author a2]  evidence: Ann Lee -AUTHORED->"
+        ),
+        "{out}"
+    );
+    let v: serde_json::Value = serde_json::from_str(&query(&db, "json", &with("ANSWER"))).unwrap();
+    assert_eq!(v["answer"], "Ann Lee.");
+    assert_eq!(v["results"][0]["key"], "a2");
+
+    let out = query(&db, "table", &with("TRACE"));
+    assert!(out.starts_with("trace ("), "{out}");
+    assert!(out.contains("\n  entry     Ann Lee score"), "{out}");
+    assert!(out.contains("\n  stop      "), "{out}");
+    let v: serde_json::Value = serde_json::from_str(&query(&db, "json", &with("TRACE"))).unwrap();
+    let trace = v["trace"].as_array().unwrap();
+    assert_eq!(trace.len() as u64, v["events"].as_u64().unwrap());
+    assert!(trace[0].as_str().unwrap().starts_with("entry"), "{v}");
+    assert!(
+        v.get("results").is_none(),
+        "TRACE is not the node table: {v}"
+    );
+}

@@ -175,6 +175,7 @@ impl<'g> Explorer<'g> {
             stop,
             stats: run.stats,
             trace: run.events,
+            ret: plan.ret,
         })
     }
 }
