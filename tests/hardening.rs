@@ -302,3 +302,47 @@ fn every_return_kind_has_its_own_table_and_json() {
         "TRACE is not the node table: {v}"
     );
 }
+
+#[test]
+fn a_closed_pipe_ends_output_quietly() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = twins_db(dir.path());
+    // Far more than a pipe holds, so that writing meets the closed pipe.
+    let script = dir.path().join("many.explore");
+    std::fs::write(&script, "SHOW LABELS;".repeat(20_000)).unwrap();
+    let o = Command::new("bash")
+        .args([
+            "-c",
+            r#""$0" --db "$1" query -f "$2" 2>"$3" | head -c 10 >/dev/null; echo "${PIPESTATUS[0]}""#,
+            env!("CARGO_BIN_EXE_cairn"),
+            path(&db),
+            path(&script),
+            path(&dir.path().join("err")),
+        ])
+        .output()
+        .unwrap();
+    let err = std::fs::read_to_string(dir.path().join("err")).unwrap();
+    assert_eq!(String::from_utf8_lossy(&o.stdout).trim(), "0", "{err}");
+    assert!(err.is_empty(), "nothing on stderr, no panic: {err}");
+}
+
+#[test]
+fn generate_refuses_an_impossible_size_up_front() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("dump");
+    let o = cairn(&[
+        "generate",
+        "academic",
+        "--nodes",
+        "99999999999999",
+        "--out",
+        path(&out),
+    ]);
+    let (_, err) = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("99999999999999 is not in 1..=10000000"),
+        "{err}"
+    );
+    assert!(!out.exists());
+}
