@@ -54,8 +54,8 @@ enum Command {
         /// What to generate.
         #[arg(value_enum)]
         kind: GenerateKind,
-        /// Approximate number of nodes.
-        #[arg(long, default_value_t = 10_000)]
+        /// Approximate number of nodes (at most 10,000,000: the graph is built in memory).
+        #[arg(long, default_value_t = 10_000, value_parser = generated_nodes)]
         nodes: usize,
         /// Random seed.
         #[arg(long, default_value_t = 42)]
@@ -76,8 +76,8 @@ enum Command {
         after_help = "Example:\n  cairn demo\n  cairn --db /tmp/demo.cairn demo --nodes 20000"
     )]
     Demo {
-        /// Approximate number of nodes of the generated graph.
-        #[arg(long, default_value_t = 5_000)]
+        /// Approximate number of nodes of the generated graph (at most 10,000,000).
+        #[arg(long, default_value_t = 5_000, value_parser = generated_nodes)]
         nodes: usize,
     },
     /// Run statements: EXPLORE, EXPLAIN, SHOW, DESCRIBE, RELATION … UNDER …, CREATE INDEX.
@@ -254,6 +254,23 @@ enum GenerateKind {
 enum DumpFormatArg {
     Csv,
     Jsonl,
+}
+
+/// The largest `--nodes` of a generated graph: it is built in memory before it is written, and
+/// ten times the largest benchmark graph is far beyond what any test or demo needs.
+const MAX_GENERATED_NODES: usize = 10_000_000;
+
+/// `--nodes`: a count from 1 to [`MAX_GENERATED_NODES`], refused up front (exit code 2) rather
+/// than by an allocation failure.
+fn generated_nodes(s: &str) -> Result<usize, String> {
+    let n: usize = s
+        .parse()
+        .map_err(|e| format!("`{s}` is not a node count: {e}"))?;
+    if (1..=MAX_GENERATED_NODES).contains(&n) {
+        Ok(n)
+    } else {
+        Err(format!("{n} is not in 1..={MAX_GENERATED_NODES}"))
+    }
 }
 
 /// An error with the exit code it maps to.
