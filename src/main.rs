@@ -293,6 +293,7 @@ impl From<ImportError> for Failure {
         let code = match e {
             ImportError::BadLines { .. }
             | ImportError::Header { .. }
+            | ImportError::Corrupt(_)
             | ImportError::UnknownFormat { .. }
             | ImportError::TxtNotGuessed { .. }
             | ImportError::MixedFormats { .. }
@@ -619,6 +620,7 @@ impl From<CairnError> for Failure {
             CairnError::Import(
                 ImportError::BadLines { .. }
                 | ImportError::Header { .. }
+                | ImportError::Corrupt(_)
                 | ImportError::UnknownFormat { .. }
                 | ImportError::TxtNotGuessed { .. }
                 | ImportError::MixedFormats { .. },

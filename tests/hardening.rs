@@ -346,3 +346,77 @@ fn generate_refuses_an_impossible_size_up_front() {
     );
     assert!(!out.exists());
 }
+
+#[test]
+fn a_byte_order_mark_is_fine_in_jsonl_as_in_csv() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("db");
+    let jsonl = dir.path().join("bom.jsonl");
+    std::fs::write(
+        &jsonl,
+        "\u{feff}{\"type\":\"node\",\"label\":\"A\",\"key\":\"a1\"}\n",
+    )
+    .unwrap();
+    let csv = dir.path().join("bom.csv");
+    std::fs::write(&csv, "\u{feff}id:ID,:LABEL\nb1,B\n").unwrap();
+    let o = cairn(&["--db", path(&db), "import", path(&jsonl), path(&csv)]);
+    assert!(o.status.success(), "{:?}", text(&o));
+    let out = query(&db, "table", r#"EXPLORE "x" FROM A "a1""#);
+    assert!(out.contains("a1"), "{out}");
+}
+
+#[test]
+fn empty_csv_and_jsonl_files_agree() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("db");
+    for name in ["empty.csv", "empty.jsonl", "blank.csv", "blank.jsonl"] {
+        let file = dir.path().join(name);
+        let body = if name.starts_with("blank") {
+            "\n\n"
+        } else {
+            ""
+        };
+        std::fs::write(&file, body).unwrap();
+        let o = cairn(&["--db", path(&db), "import", path(&file)]);
+        let (out, err) = text(&o);
+        assert_eq!(o.status.code(), Some(0), "{name}: {out}{err}");
+        assert!(
+            err.contains(&format!("{name}: the file is empty, nothing to import")),
+            "{name}: {err}"
+        );
+    }
+}
+
+#[test]
+fn a_truncated_gzip_is_bad_input_with_its_place() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("db");
+    let plain = dir.path().join("nodes.jsonl");
+    let body: String = (0..5000)
+        .map(|i| {
+            format!(
+                "{{\"type\":\"node\",\"label\":\"A\",\"key\":\"a{i}\",\"props\":{{\"n\":{i}}}}}\n"
+            )
+        })
+        .collect();
+    std::fs::write(&plain, body).unwrap();
+    let o = Command::new("gzip").arg(&plain).output().unwrap();
+    assert!(o.status.success());
+    let gz = dir.path().join("nodes.jsonl.gz");
+    let bytes = std::fs::read(&gz).unwrap();
+    std::fs::write(&gz, &bytes[..bytes.len() / 2]).unwrap();
+    let o = cairn(&["--db", path(&db), "import", path(&gz)]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(3), "{out}{err}");
+    assert!(err.contains("nodes.jsonl.gz:"), "{err}");
+    assert!(err.contains("truncated or corrupt"), "{err}");
+    // Nothing was imported: the database has no A node.
+    let o = cairn(&[
+        "--db",
+        path(&db),
+        "query",
+        "-e",
+        r#"EXPLORE "x" FROM A "a0""#,
+    ]);
+    assert_ne!(o.status.code(), Some(0), "{:?}", text(&o));
+}

@@ -197,12 +197,8 @@ fn read_file(
     let mut pending = 0u64;
     loop {
         buf.clear();
-        let n = std::io::BufRead::read_until(&mut reader, b'\n', &mut buf).map_err(|source| {
-            ImportError::Io {
-                path: path.to_path_buf(),
-                source,
-            }
-        })?;
+        let n = std::io::BufRead::read_until(&mut reader, b'\n', &mut buf)
+            .map_err(|e| crate::read::read_error(path, line + 1, e))?;
         if n == 0 {
             on_progress(pending);
             return Ok(true);
