@@ -670,7 +670,22 @@ fn query(
     // still open at the end (or at a failing statement) is rolled back.
     let mut session = cairn.session();
     for (_, stmt) in cairn::query::split_statements(&text) {
-        if let Err(f) = run_statement(&cairn, &mut session, stmt, format) {
+        let started = Instant::now();
+        // `stmt` is a slice of `text`: where it starts there.
+        let offset = stmt.as_ptr() as usize - text.as_ptr() as usize;
+        let run = session
+            .execute_with(stmt, &CancelToken::default(), false)
+            .map_err(|e| match (e, &file) {
+                // A file's errors point at the file's line and column, not the statement's.
+                (CairnError::Query(q), Some(f)) => {
+                    CairnError::Query(q.in_script(&f.display().to_string(), &text, offset))
+                }
+                (e, _) => e,
+            });
+        if let Err(f) = run
+            .map_err(Failure::from)
+            .and_then(|out| print_output(&cairn, out, format, started.elapsed()))
+        {
             if session.in_transaction() {
                 errln!("a statement failed inside BEGIN: the transaction is rolled back");
             }
@@ -693,10 +708,20 @@ fn run_statement(
     format: OutputFormat,
 ) -> Result<(), Failure> {
     let started = Instant::now();
-    match session.execute_with(stmt, &CancelToken::default(), false)? {
+    let out = session.execute_with(stmt, &CancelToken::default(), false)?;
+    print_output(cairn, out, format, started.elapsed())
+}
+
+fn print_output(
+    cairn: &Cairn,
+    out: Output,
+    format: OutputFormat,
+    elapsed: Duration,
+) -> Result<(), Failure> {
+    match out {
         Output::Text(t) => outln!("{t}"),
         Output::Answer(a) => ask_cli::print_answer(cairn, &a, format)?,
-        Output::Exploration(e) => render::exploration(cairn, &e, format, started.elapsed())?,
+        Output::Exploration(e) => render::exploration(cairn, &e, format, elapsed)?,
     }
     Ok(())
 }

@@ -420,3 +420,29 @@ fn a_truncated_gzip_is_bad_input_with_its_place() {
     ]);
     assert_ne!(o.status.code(), Some(0), "{:?}", text(&o));
 }
+
+#[test]
+fn a_script_file_error_names_the_file_line_and_column() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = twins_db(dir.path());
+    let file = dir.path().join("q.explore");
+    std::fs::write(
+        &file,
+        "SHOW LABELS;\n\n-- a comment\nEXPLORE \"x\"\n  FROM Author \"a1\"\n  VIA ANY TARGET Nope;\n",
+    )
+    .unwrap();
+    let o = cairn(&["--db", path(&db), "query", "-f", path(&file)]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{out}{err}");
+    assert!(err.contains(&format!("[{}:6:18]", file.display())), "{err}");
+    assert!(err.contains(" 6 │   VIA ANY TARGET Nope;"), "{err}");
+    // `-e` keeps naming the statement itself.
+    let o = cairn(&[
+        "--db",
+        path(&db),
+        "query",
+        "-e",
+        "EXPLORE \"x\" FROM Nope \"a\"",
+    ]);
+    assert!(text(&o).1.contains("[query:1:18]"), "{:?}", text(&o));
+}
