@@ -446,3 +446,15 @@ fn a_script_file_error_names_the_file_line_and_column() {
     ]);
     assert!(text(&o).1.contains("[query:1:18]"), "{:?}", text(&o));
 }
+
+#[test]
+fn describe_lists_a_labels_properties_and_indexes() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = twins_db(dir.path());
+    let out = query(
+        &db,
+        "table",
+        "UPSERT Author \"a3\" SET name = \"Bo Chen\", h_index = 3; CREATE INDEX ON Author(name); DESCRIBE Author",
+    );
+    assert!(out.contains("Author: 3 nodes\n  properties: h_index (1), name (3)\n  index on name\n  (Author)-[AUTHORED]->(Paper)"), "{out}");
+}
