@@ -17,7 +17,6 @@ use hashbrown::{DefaultHashBuilder, HashMap, HashSet, HashTable};
 use std::hash::BuildHasher;
 use std::ops::Range;
 use std::sync::Arc;
-use std::time::Duration;
 
 /// A node of the import after merging duplicate lines.
 struct NodeIn {
@@ -691,6 +690,7 @@ pub(super) fn apply(
         report(options, Phase::Commit, 0, None);
         bulk.ingest(files, first_new..next)?;
         step.done("SST files ingested");
+        #[cfg(feature = "test-hooks")]
         test_hook_pause();
     }
     report(options, Phase::Commit, 0, None);
@@ -1029,14 +1029,16 @@ fn embed_nodes(
 }
 
 /// A pause between ingesting files and committing, so that the kill test can hit that window.
-/// Only active when `CAIRN_TEST_IMPORT_PAUSE_MS` is set.
+/// Only in builds with the `test-hooks` feature, and only when `CAIRN_TEST_IMPORT_PAUSE_MS` is
+/// set.
+#[cfg(feature = "test-hooks")]
 fn test_hook_pause() {
     if let Some(ms) = std::env::var("CAIRN_TEST_IMPORT_PAUSE_MS")
         .ok()
         .and_then(|v| v.parse::<u64>().ok())
     {
         eprintln!("import: files ingested, pausing {ms} ms before commit");
-        std::thread::sleep(Duration::from_millis(ms));
+        std::thread::sleep(std::time::Duration::from_millis(ms));
     }
 }
 
