@@ -458,3 +458,26 @@ fn describe_lists_a_labels_properties_and_indexes() {
     );
     assert!(out.contains("Author: 3 nodes\n  properties: h_index (1), name (3)\n  index on name\n  (Author)-[AUTHORED]->(Paper)"), "{out}");
 }
+
+#[test]
+fn a_repeated_id_within_one_file_is_last_wins_with_a_warning() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("db");
+    let csv = dir.path().join("authors.csv");
+    std::fs::write(&csv, "id:ID(Author),name\na1,Ann\na2,Bo\na1,Ann Lee\n").unwrap();
+    let o = cairn(&["--db", path(&db), "import", path(&csv)]);
+    let (out, err) = text(&o);
+    assert!(o.status.success(), "{out}{err}");
+    assert!(
+        err.contains("authors.csv:4: repeats the id `a1` of line 2; the later line's values win"),
+        "{err}"
+    );
+    let out = query(&db, "table", r#"EXPLORE "x" FROM Author "a1" DEPTH 1"#);
+    assert!(out.contains("Ann Lee"), "{out}");
+    // The same id in two files is an update, not a mistake: no warning.
+    let more = dir.path().join("more.csv");
+    std::fs::write(&more, "id:ID(Author),name\na2,Bo Chen\n").unwrap();
+    let o = cairn(&["--db", path(&db), "import", path(&csv), path(&more)]);
+    let (_, err) = text(&o);
+    assert!(!err.contains("a2"), "{err}");
+}

@@ -25,7 +25,12 @@ struct NodeIn {
     props: Vec<(PropKeyId, Value)>,
     description: Option<String>,
     vector: Option<Vec<f32>>,
+    /// The line it was first read from (a repeat in the same file is worth a warning).
+    origin: crate::stage::Origin,
 }
+
+/// Warnings about ids repeated within one file: the first few are shown, the rest counted.
+const REPEAT_WARNINGS: usize = 5;
 
 /// An edge resolved to ids. `props` indexes `EdgeTable::props` (`NO_PROPS`: none).
 #[derive(Clone, Copy)]
@@ -234,6 +239,7 @@ pub(super) fn apply(
     let mut table = NodeTable::with_capacity(staging.nodes.len());
     let mut nodes: Vec<NodeIn> = Vec::with_capacity(staging.nodes.len());
     let mut vector_dim: Option<usize> = catalog.embedder().map(|e| e.dim as usize);
+    let mut repeats = 0usize;
     for n in std::mem::take(&mut staging.nodes) {
         let label = names.label(&mut catalog, &staging, n.label)?;
         let props = names.props(&mut catalog, &staging, n.props)?;
@@ -254,6 +260,21 @@ pub(super) fn apply(
         match found {
             Some(i) => {
                 let node = &mut nodes[i as usize];
+                // Within one file a repeated id is more likely a mistake than an update: the
+                // later line still wins (as across files), but not silently.
+                if node.origin.file == n.origin.file {
+                    repeats += 1;
+                    if repeats <= REPEAT_WARNINGS {
+                        let at = staging.error(
+                            n.origin,
+                            format!(
+                                "repeats the id `{}` of line {}; the later line's values win",
+                                n.key, node.origin.line
+                            ),
+                        );
+                        tracing::warn!("{at}");
+                    }
+                }
                 merge_props(&mut node.props, props);
                 if n.description.is_some() {
                     node.description = n.description;
@@ -270,10 +291,17 @@ pub(super) fn apply(
                     props,
                     description: n.description,
                     vector: n.vector,
+                    origin: n.origin,
                 });
                 table.insert(&nodes, hash, i);
             }
         }
+    }
+    if repeats > REPEAT_WARNINGS {
+        tracing::warn!(
+            "{} more ids repeated within their file (the later lines win)",
+            repeats - REPEAT_WARNINGS
+        );
     }
 
     // Existing ids: only labels the database already had can have existing nodes.
