@@ -109,26 +109,39 @@ fn path_text(cairn: &Cairn, r: &ResultNode) -> Result<String, Failure> {
     Ok(out)
 }
 
-/// `RETURN NODES`: one row per result, with its key (two nodes may share a name) and evidence.
-fn print_table(cairn: &Cairn, e: &Exploration, elapsed: Duration) -> Result<(), Failure> {
-    let rows: Vec<[String; 6]> = e
+/// A table of one row per result, `row` making the cells from the rank, the result and its
+/// evidence path (escaped), then the summary line.
+fn print_results<const N: usize>(
+    cairn: &Cairn,
+    e: &Exploration,
+    elapsed: Duration,
+    header: [&str; N],
+    row: impl Fn(usize, &ResultNode, String) -> [String; N],
+) -> Result<(), Failure> {
+    let rows: Vec<[String; N]> = e
         .results
         .iter()
         .enumerate()
-        .map(|(i, r)| {
-            Ok([
-                format!("{}", i + 1),
-                format!("{:.3}", r.score),
-                cell(&r.label).into_owned(),
-                cell(&r.key).into_owned(),
-                cell(&r.name).into_owned(),
-                cell(&path_text(cairn, r)?).into_owned(),
-            ])
-        })
+        .map(|(i, r)| Ok(row(i + 1, r, cell(&path_text(cairn, r)?).into_owned())))
         .collect::<Result<_, Failure>>()?;
-    print_rows(["#", "score", "label", "key", "name", "evidence"], &rows);
+    print_rows(header, &rows);
     outln!("{}", summary(e, elapsed));
     Ok(())
+}
+
+/// `RETURN NODES`: one row per result, with its key (two nodes may share a name) and evidence.
+fn print_table(cairn: &Cairn, e: &Exploration, elapsed: Duration) -> Result<(), Failure> {
+    let header = ["#", "score", "label", "key", "name", "evidence"];
+    print_results(cairn, e, elapsed, header, |i, r, path| {
+        [
+            i.to_string(),
+            format!("{:.3}", r.score),
+            cell(&r.label).into_owned(),
+            cell(&r.key).into_owned(),
+            cell(&r.name).into_owned(),
+            path,
+        ]
+    })
 }
 
 fn path_json(r: &ResultNode) -> serde_json::Value {
@@ -153,22 +166,15 @@ fn nodes_json(cairn: &Cairn, e: &Exploration) -> Result<serde_json::Value, Failu
 
 /// `RETURN PATHS`: the evidence paths themselves, best result first, one per row.
 fn print_paths(cairn: &Cairn, e: &Exploration, elapsed: Duration) -> Result<(), Failure> {
-    let rows: Vec<[String; 4]> = e
-        .results
-        .iter()
-        .enumerate()
-        .map(|(i, r)| {
-            Ok([
-                format!("{}", i + 1),
-                format!("{:.3}", r.score),
-                r.hops.to_string(),
-                cell(&path_text(cairn, r)?).into_owned(),
-            ])
-        })
-        .collect::<Result<_, Failure>>()?;
-    print_rows(["#", "score", "hops", "path"], &rows);
-    outln!("{}", summary(e, elapsed));
-    Ok(())
+    let header = ["#", "score", "hops", "path"];
+    print_results(cairn, e, elapsed, header, |i, r, path| {
+        [
+            i.to_string(),
+            format!("{:.3}", r.score),
+            r.hops.to_string(),
+            path,
+        ]
+    })
 }
 
 fn paths_json(cairn: &Cairn, e: &Exploration) -> Result<serde_json::Value, Failure> {

@@ -1,27 +1,9 @@
 //! The `cairn` binary, run as a user would: happy paths and bad input, with exit codes.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::path::Path;
-use std::process::{Command, Output};
+mod common;
 
-fn cairn(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_cairn"))
-        .args(args)
-        .env_remove("CAIRN_DB")
-        .output()
-        .unwrap()
-}
-
-fn text(o: &Output) -> (String, String) {
-    (
-        String::from_utf8_lossy(&o.stdout).into_owned(),
-        String::from_utf8_lossy(&o.stderr).into_owned(),
-    )
-}
-
-fn path(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
+use common::{cairn, path, text};
 
 #[test]
 fn generate_import_stats_query_explain() {

@@ -2,17 +2,12 @@
 //! would meet it.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod common;
+
+use common::{cairn, path, text};
 use std::io::Write;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
-
-fn cairn(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_cairn"))
-        .args(args)
-        .env_remove("CAIRN_DB")
-        .output()
-        .unwrap()
-}
 
 /// Runs `cairn` with `input` on standard input.
 fn cairn_stdin(args: &[&str], input: &[u8]) -> Output {
@@ -26,17 +21,6 @@ fn cairn_stdin(args: &[&str], input: &[u8]) -> Output {
         .unwrap();
     child.stdin.take().unwrap().write_all(input).unwrap();
     child.wait_with_output().unwrap()
-}
-
-fn text(o: &Output) -> (String, String) {
-    (
-        String::from_utf8_lossy(&o.stdout).into_owned(),
-        String::from_utf8_lossy(&o.stderr).into_owned(),
-    )
-}
-
-fn path(p: &Path) -> &str {
-    p.to_str().unwrap()
 }
 
 /// No byte a terminal would act on: C0 controls other than line end and tab, DEL, C1 controls.
@@ -54,22 +38,27 @@ fn assert_inert(what: &str, bytes: &[u8]) {
     );
 }
 
-const EVIL: &str = "Evil\u{1b}[2J\u{1b}]0;pwned\u{7} Ann\u{9b}31m";
-
-/// A database whose node names carry terminal escape sequences.
-fn evil_db(dir: &Path) -> std::path::PathBuf {
+/// A database at `dir/db` made by importing `lines` as one JSON Lines file.
+fn import_json(dir: &Path, lines: &[serde_json::Value]) -> std::path::PathBuf {
     let dump = dir.join("d.jsonl");
-    let lines = [
-        serde_json::json!({"type": "node", "label": "Author", "key": "a1", "props": {"name": EVIL}, "description": "graph mining"}),
-        serde_json::json!({"type": "node", "label": "Paper", "key": "p1", "props": {"title": "Graph mining"}, "description": "graph mining paper"}),
-        serde_json::json!({"type": "edge", "rel": "AUTHORED", "from": {"label": "Author", "key": "a1"}, "to": {"label": "Paper", "key": "p1"}}),
-    ];
     let body: String = lines.iter().map(|l| format!("{l}\n")).collect();
     std::fs::write(&dump, body).unwrap();
     let db = dir.join("db");
     let o = cairn(&["--db", path(&db), "import", path(&dump)]);
     assert!(o.status.success(), "{:?}", text(&o));
     db
+}
+
+const EVIL: &str = "Evil\u{1b}[2J\u{1b}]0;pwned\u{7} Ann\u{9b}31m";
+
+/// A database whose node names carry terminal escape sequences.
+fn evil_db(dir: &Path) -> std::path::PathBuf {
+    let lines = [
+        serde_json::json!({"type": "node", "label": "Author", "key": "a1", "props": {"name": EVIL}, "description": "graph mining"}),
+        serde_json::json!({"type": "node", "label": "Paper", "key": "p1", "props": {"title": "Graph mining"}, "description": "graph mining paper"}),
+        serde_json::json!({"type": "edge", "rel": "AUTHORED", "from": {"label": "Author", "key": "a1"}, "to": {"label": "Paper", "key": "p1"}}),
+    ];
+    import_json(dir, &lines)
 }
 
 #[test]
@@ -167,7 +156,6 @@ fn import_refuses_control_characters_in_labels_and_relations() {
 
 /// Two authors with one name, a paper each, in one venue.
 fn twins_db(dir: &Path) -> std::path::PathBuf {
-    let dump = dir.join("d.jsonl");
     let lines = [
         serde_json::json!({"type": "node", "label": "Author", "key": "a1", "props": {"name": "Ann Lee"}}),
         serde_json::json!({"type": "node", "label": "Author", "key": "a2", "props": {"name": "Ann Lee"}}),
@@ -177,16 +165,16 @@ fn twins_db(dir: &Path) -> std::path::PathBuf {
         serde_json::json!({"type": "edge", "rel": "AUTHORED", "from": {"label": "Author", "key": "a2"}, "to": {"label": "Paper", "key": "p2"}}),
         serde_json::json!({"type": "edge", "rel": "CITES", "from": {"label": "Paper", "key": "p2"}, "to": {"label": "Paper", "key": "p1"}}),
     ];
-    let body: String = lines.iter().map(|l| format!("{l}\n")).collect();
-    std::fs::write(&dump, body).unwrap();
-    let db = dir.join("db");
-    let o = cairn(&["--db", path(&db), "import", path(&dump)]);
-    assert!(o.status.success(), "{:?}", text(&o));
-    db
+    import_json(dir, &lines)
 }
 
 const PATHS_OF_A1: &str =
     r#"EXPLORE "papers" FROM Author "a1" VIA AUTHORED -> <CITES -> <AUTHORED TARGET Author"#;
+
+/// `cairn query -e statement`, whatever its outcome.
+fn run_query(db: &Path, statement: &str) -> Output {
+    cairn(&["--db", path(db), "query", "-e", statement])
+}
 
 fn query(db: &Path, format: &str, statement: &str) -> String {
     let o = cairn(&[
@@ -411,13 +399,7 @@ fn a_truncated_gzip_is_bad_input_with_its_place() {
     assert!(err.contains("nodes.jsonl.gz:"), "{err}");
     assert!(err.contains("truncated or corrupt"), "{err}");
     // Nothing was imported: the database has no A node.
-    let o = cairn(&[
-        "--db",
-        path(&db),
-        "query",
-        "-e",
-        r#"EXPLORE "x" FROM A "a0""#,
-    ]);
+    let o = run_query(&db, r#"EXPLORE "x" FROM A "a0""#);
     assert_ne!(o.status.code(), Some(0), "{:?}", text(&o));
 }
 
@@ -437,13 +419,7 @@ fn a_script_file_error_names_the_file_line_and_column() {
     assert!(err.contains(&format!("[{}:6:18]", file.display())), "{err}");
     assert!(err.contains(" 6 │   VIA ANY TARGET Nope;"), "{err}");
     // `-e` keeps naming the statement itself.
-    let o = cairn(&[
-        "--db",
-        path(&db),
-        "query",
-        "-e",
-        "EXPLORE \"x\" FROM Nope \"a\"",
-    ]);
+    let o = run_query(&db, "EXPLORE \"x\" FROM Nope \"a\"");
     assert!(text(&o).1.contains("[query:1:18]"), "{:?}", text(&o));
 }
 

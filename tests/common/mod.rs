@@ -1,0 +1,26 @@
+//! Helpers the binary's test files share: run `cairn`, read its output.
+#![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+/// Runs the built `cairn` with `args`, without the caller's `CAIRN_DB`.
+pub fn cairn(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_cairn"))
+        .args(args)
+        .env_remove("CAIRN_DB")
+        .output()
+        .unwrap()
+}
+
+/// Standard output and standard error as text.
+pub fn text(o: &Output) -> (String, String) {
+    (
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+pub fn path(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
