@@ -28,6 +28,18 @@ impl AsyncCairn {
         Ok(AsyncCairn(Arc::new(db)))
     }
 
+    /// Opens the database at `path` read-only on the blocking pool ([`Cairn::open_read_only`]).
+    pub async fn open_read_only(path: std::path::PathBuf) -> Result<AsyncCairn, CairnError> {
+        let db = blocking(move || Cairn::open_read_only(path)).await?;
+        Ok(AsyncCairn(Arc::new(db)))
+    }
+
+    /// [`Cairn::catch_up`] on the blocking pool.
+    pub async fn catch_up(&self) -> Result<bool, CairnError> {
+        let db = Arc::clone(&self.0);
+        blocking(move || db.catch_up()).await
+    }
+
     /// Wraps an open handle.
     pub fn new(db: Cairn) -> Self {
         AsyncCairn(Arc::new(db))

@@ -2,7 +2,7 @@
 
 use crate::error::CairnError;
 use crate::mutation::apply;
-use crate::{EngineError, Graph, GraphOptions, GraphRead};
+use crate::{EngineError, Freshness, Graph, GraphOptions, GraphRead, OpenMode};
 use cairn_agent::{
     CancelToken, EngineCatalog, EntrySearch, Exploration, ExploreError, Explorer, NodeTable,
 };
@@ -34,6 +34,14 @@ impl CairnOptions {
             graph: GraphOptions::default(),
         }
     }
+
+    /// Open read-only, beside a writer that may hold the database in another process
+    /// ([`OpenMode::ReadOnly`]): queries answer from the state as of the open or the last
+    /// [`Cairn::catch_up`]; imports and statements that write are refused.
+    pub fn read_only(mut self) -> Self {
+        self.graph.mode = OpenMode::ReadOnly;
+        self
+    }
 }
 
 /// What a statement produced.
@@ -64,7 +72,9 @@ pub enum Output {
 /// ```
 pub struct Cairn {
     graph: Graph,
-    embedder: Arc<dyn Embedder>,
+    /// Behind a lock because a read-only handle's catch-up can bring a catalog that records a
+    /// different embedder (the writer's first import).
+    embedder: RwLock<Arc<dyn Embedder>>,
     /// Per-node facts for scoring, rebuilt lazily after writes.
     table: RwLock<Option<Arc<NodeTable>>>,
     /// The HNSW index for SEARCH entries: loaded or built on the first SEARCH, kept current
@@ -76,7 +86,7 @@ impl std::fmt::Debug for Cairn {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Cairn")
             .field("graph", &self.graph)
-            .field("embedder", &self.embedder.id())
+            .field("embedder", &self.embedder.read().id())
             .finish()
     }
 }
@@ -98,12 +108,45 @@ impl Cairn {
                 .embedder()
                 .map(|e| (e.id.as_str(), e.dim as usize)),
         )?;
+        let vectors = if graph.is_read_only() {
+            VectorStore::read_only(&options.path)
+        } else {
+            VectorStore::new(&options.path)
+        };
         Ok(Cairn {
-            vectors: VectorStore::new(&options.path),
+            vectors,
             graph,
-            embedder,
+            embedder: RwLock::new(embedder),
             table: RwLock::new(None),
         })
+    }
+
+    /// Opens the database at `path` read-only ([`CairnOptions::read_only`]); it must exist.
+    pub fn open_read_only(path: impl AsRef<Path>) -> Result<Cairn, CairnError> {
+        Self::open_with(CairnOptions::new(path).read_only())
+    }
+
+    /// Brings a read-only handle up to the writer's latest commit: the store's view, catalog
+    /// and record cache at once, and the node table, the vector index and the embedder on
+    /// their next use. Returns whether anything changed; a writable handle is always current.
+    pub fn catch_up(&self) -> Result<bool, CairnError> {
+        if !self.graph.catch_up()? {
+            return Ok(false);
+        }
+        let catalog = self.graph.catalog();
+        let recorded = catalog.embedder().map(|e| (e.id.as_str(), e.dim as usize));
+        if recorded.is_some_and(|(id, _)| id != self.embedder.read().id()) {
+            let embedder = embedder_for(recorded)?;
+            if embedder.id() != self.embedder.read().id() {
+                *self.embedder.write() = embedder;
+            }
+        }
+        Ok(true)
+    }
+
+    /// How current a read-only handle is (`None` for the writer's, always current).
+    pub fn freshness(&self) -> Option<Freshness> {
+        self.graph.freshness()
     }
 
     /// The storage engine, for writes and primitive reads.
@@ -112,8 +155,8 @@ impl Cairn {
     }
 
     /// The embedder queries use (the one the database's vectors came from, when known).
-    pub fn embedder(&self) -> &Arc<dyn Embedder> {
-        &self.embedder
+    pub fn embedder(&self) -> Arc<dyn Embedder> {
+        Arc::clone(&self.embedder.read())
     }
 
     /// Bulk-imports dump files, embedding new nodes with the database's embedder.
@@ -122,6 +165,7 @@ impl Cairn {
         files: &[PathBuf],
         mut options: ImportOptions,
     ) -> Result<ImportSummary, CairnError> {
+        self.graph.ensure_writable()?;
         if options.embedder.is_none()
             && self
                 .graph
@@ -129,7 +173,7 @@ impl Cairn {
                 .embedder()
                 .is_none_or(|e| e.id != "supplied")
         {
-            options.embedder = Some(Arc::clone(&self.embedder));
+            options.embedder = Some(self.embedder());
         }
         let summary = import_files(&self.graph, files, &options)?;
         Ok(summary)
@@ -137,15 +181,16 @@ impl Cairn {
 
     /// The node table for scoring, rebuilt if the graph changed since it was built.
     pub fn node_table(&self) -> Result<Arc<NodeTable>, CairnError> {
+        let embedder = self.embedder();
         if let Some(t) = self
             .table
             .read()
             .as_ref()
-            .filter(|t| t.is_current(&self.graph, self.embedder.id()))
+            .filter(|t| t.is_current(&self.graph, embedder.id()))
         {
             return Ok(Arc::clone(t));
         }
-        let t = Arc::new(NodeTable::build(&self.graph, self.embedder.id())?);
+        let t = Arc::new(NodeTable::build(&self.graph, embedder.id())?);
         *self.table.write() = Some(Arc::clone(&t));
         Ok(t)
     }
@@ -154,13 +199,14 @@ impl Cairn {
     /// Fails when the index could not answer for this database (no vectors, vectors of another
     /// embedder, nodes without a vector).
     pub fn build_index(&self) -> Result<BuildReport, CairnError> {
-        Ok(self.vectors.build(&self.graph, self.embedder.id())?)
+        self.graph.ensure_writable()?;
+        Ok(self.vectors.build(&self.graph, self.embedder().id())?)
     }
 
     /// Brings the vector index up to date (load, rebuild or apply changed vectors) and says what
     /// it did; `Refresh::Unavailable` means SEARCH scans exactly.
     pub fn refresh_index(&self) -> Result<Refresh, CairnError> {
-        Ok(self.vectors.refresh(&self.graph, self.embedder.id())?)
+        Ok(self.vectors.refresh(&self.graph, self.embedder().id())?)
     }
 
     /// The `k` nodes nearest to `text` (of `label`, if given) by the vector index, best first
@@ -182,7 +228,7 @@ impl Cairn {
             return Ok(None);
         };
         let query = self
-            .embedder
+            .embedder()
             .embed(text)
             .map_err(|e| CairnError::Explore(ExploreError::Embed(e)))?;
         Ok(Some(search.search(&query, labels.as_deref(), k)?))
@@ -218,7 +264,8 @@ impl Cairn {
         } else {
             None
         };
-        let mut explorer = Explorer::new(&self.graph, self.embedder.as_ref(), &table);
+        let embedder = self.embedder();
+        let mut explorer = Explorer::new(&self.graph, embedder.as_ref(), &table);
         if let Some(s) = &search {
             explorer = explorer.with_search(s);
         }
@@ -254,8 +301,8 @@ impl Cairn {
             Compiled::Ask { question } => {
                 let table = self.node_table()?;
                 let search = self.entry_search()?;
-                let mut asker =
-                    cairn_agent::Asker::new(&self.graph, self.embedder.as_ref(), &table);
+                let embedder = self.embedder();
+                let mut asker = cairn_agent::Asker::new(&self.graph, embedder.as_ref(), &table);
                 if let Some(s) = &search {
                     asker = asker.with_search(s);
                 }
@@ -279,7 +326,8 @@ impl Cairn {
     ) -> Result<cairn_agent::AskOutcome, CairnError> {
         let table = self.node_table()?;
         let search = self.entry_search()?;
-        let mut asker = cairn_agent::Asker::new(&self.graph, self.embedder.as_ref(), &table);
+        let embedder = self.embedder();
+        let mut asker = cairn_agent::Asker::new(&self.graph, embedder.as_ref(), &table);
         if let Some(s) = &search {
             asker = asker.with_search(s);
         }
@@ -318,6 +366,7 @@ impl Cairn {
                 Ok(Output::Exploration(self.run_plan(&plan, trace, cancel)?))
             }
             Compiled::Mutation(m) => {
+                self.graph.ensure_writable()?;
                 let mut w = self.graph.writer();
                 let text = apply(&mut w, &m)?;
                 w.commit()?;
@@ -333,6 +382,7 @@ impl Cairn {
             Compiled::Show(what) => Ok(Output::Text(self.show(what))),
             Compiled::Describe(label) => Ok(Output::Text(self.describe(label.id)?)),
             Compiled::DeclareRelation { relation, parent } => {
+                self.graph.ensure_writable()?;
                 let mut w = self.graph.writer();
                 w.set_relation_parent(&relation.name, Some(&parent.name))?;
                 w.commit()?;
@@ -342,6 +392,7 @@ impl Cairn {
                 )))
             }
             Compiled::CreateIndex { label, property } => {
+                self.graph.ensure_writable()?;
                 let mut w = self.graph.writer();
                 let created = w.create_index(&label.name, &property.name)?;
                 w.commit()?;

@@ -34,8 +34,8 @@ pub use cairn_storage_format::{
     Degree, EdgeProps, LabelId, NodeId, NodeRecord, PropKeyId, RelId, Value,
 };
 pub use cairn_store::{
-    Catalog, CommitStats, Direction, EngineError, Graph, GraphOptions, GraphRead, GraphSnapshot,
-    Neighbor, Writer,
+    Catalog, CommitStats, Direction, EngineError, Freshness, Graph, GraphOptions, GraphRead,
+    GraphSnapshot, Neighbor, OpenMode, Writer,
 };
 pub use cairn_vector::{BuildReport, Refresh};
 pub use db::{Cairn, CairnOptions, Output};

@@ -5,7 +5,7 @@
 //! it through its [`CancelToken`] (the executor checks it between expansions) and the session
 //! goes on; at the prompt it clears the line being typed.
 
-use super::{open_db, render, Failure, OutputFormat};
+use super::{freshness_text, open_db_reading, render, Failure, OutputFormat};
 use cairn::query::ast::ReturnKind;
 use cairn::query::lexer::{split, tokens, Open, TokenKind};
 use cairn::query::parser::{is_reserved, RESERVED};
@@ -39,6 +39,8 @@ or ROLLBACK.
   .stats                database size estimates and the embedder
   .trace on|off         print each exploration's search decisions after its results
   .format table|json    how results are printed
+  .refresh              catch up with the writer and say which state is shown (a read-only
+                        session also catches up by itself before each statement)
   .quit                 leave (or Ctrl-D)
 
 Tab completes keywords, labels, relations and property keys; Up/Down recall history.
@@ -54,8 +56,8 @@ fn history_path(given: Option<PathBuf>) -> Option<PathBuf> {
 }
 
 /// Runs the shell until `.quit` or end of input.
-pub(crate) fn run(db: &Path, history: Option<PathBuf>) -> Result<(), Failure> {
-    let cairn = open_db(db)?;
+pub(crate) fn run(db: &Path, history: Option<PathBuf>, read_only: bool) -> Result<(), Failure> {
+    let cairn = open_db_reading(db, read_only)?;
     let interactive = std::io::stdin().is_terminal();
     // Piped input is a script, not something to recall later.
     let history = if interactive {
@@ -95,9 +97,14 @@ pub(crate) fn run(db: &Path, history: Option<PathBuf>) -> Result<(), Failure> {
     };
     if interactive {
         outln!(
-            "Cairn {} on {}. Statements end with `;`; .help for help, .quit or Ctrl-D to leave.",
+            "Cairn {} on {}{}. Statements end with `;`; .help for help, .quit or Ctrl-D to leave.",
             env!("CARGO_PKG_VERSION"),
-            db.display()
+            db.display(),
+            if cairn.graph().is_read_only() {
+                " (read-only)"
+            } else {
+                ""
+            }
         );
     }
     let mut pending = String::new();
@@ -253,8 +260,20 @@ struct Session<'a> {
 }
 
 impl Session<'_> {
+    /// A read-only session shows the writer's latest commit: it catches up before each
+    /// statement and dot-command. A failure is reported and the session goes on with the state
+    /// it had.
+    fn catch_up(&mut self) {
+        if let Err(e) = self.cairn.catch_up() {
+            let f = Failure::from(e);
+            errln!("{}", crate::display::report(&f.report));
+            self.failed.push(f.code);
+        }
+    }
+
     /// Runs one statement and prints its outcome; errors are printed and the session goes on.
     fn statement(&mut self, stmt: &str) {
+        self.catch_up();
         let token = CancelToken::default();
         if let Ok(mut guard) = self.running.lock() {
             *guard = Some(token.clone());
@@ -298,8 +317,12 @@ impl Session<'_> {
         let mut words = line.split_whitespace();
         let name = words.next().unwrap_or("");
         let arg = words.next();
+        if name != ".refresh" {
+            self.catch_up();
+        }
         match (name, arg) {
             (".quit" | ".exit", _) => return false,
+            (".refresh", _) => self.refresh(),
             (".help", _) => outln!("{HELP}"),
             (".schema", _) => outln!("{}", schema(self.cairn)),
             (".stats", _) => match stats(self.cairn, self.db) {
@@ -326,6 +349,25 @@ impl Session<'_> {
             )),
         }
         true
+    }
+
+    /// `.refresh`: catch up now and say which state the session shows.
+    fn refresh(&mut self) {
+        match self.cairn.catch_up() {
+            Ok(changed) => match self.cairn.freshness() {
+                Some(f) => outln!(
+                    "{}: {}",
+                    if changed { "caught up" } else { "nothing new" },
+                    freshness_text(&f)
+                ),
+                None => outln!("this session holds the database for writing: always current"),
+            },
+            Err(e) => {
+                let f = Failure::from(e);
+                errln!("{}", crate::display::report(&f.report));
+                self.failed.push(f.code);
+            }
+        }
     }
 
     fn usage(&mut self, message: &str) {
@@ -442,7 +484,9 @@ const CONTEXT_WORDS: &[&str] = &[
 ];
 /// The words of the data statements that decide which names come next.
 const DATA_WORDS: &[&str] = &["UPSERT", "NODE", "EDGE", "SET"];
-const COMMANDS: &[&str] = &[".help", ".schema", ".stats", ".trace", ".format", ".quit"];
+const COMMANDS: &[&str] = &[
+    ".help", ".schema", ".stats", ".trace", ".format", ".refresh", ".quit",
+];
 
 /// Tab completion from the catalog; the rest of rustyline's helper hooks keep their defaults.
 #[derive(Debug, Default)]

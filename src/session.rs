@@ -112,6 +112,8 @@ impl<'c> Session<'c> {
                         "BEGIN inside a transaction: COMMIT or ROLLBACK the open one first".into(),
                     ));
                 }
+                // Refused at once on a read-only handle, not at the COMMIT.
+                self.cairn.graph().ensure_writable()?;
                 self.tx = Some(Transaction {
                     writer: self.cairn.graph().writer(),
                     log: Vec::new(),

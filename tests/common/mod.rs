@@ -1,10 +1,10 @@
-//! Helpers the binary's test files share: run `cairn`, read its output.
-#![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
+//! Helpers shared by the tests that run the `cairn` binary.
+#![allow(dead_code, clippy::unwrap_used)]
 
 use std::path::Path;
 use std::process::{Command, Output};
 
-/// Runs the built `cairn` with `args`, without the caller's `CAIRN_DB`.
+/// Runs `cairn` with `args`, without the caller's `CAIRN_DB`.
 pub fn cairn(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_cairn"))
         .args(args)
@@ -13,7 +13,7 @@ pub fn cairn(args: &[&str]) -> Output {
         .unwrap()
 }
 
-/// Standard output and standard error as text.
+/// stdout and stderr as text.
 pub fn text(o: &Output) -> (String, String) {
     (
         String::from_utf8_lossy(&o.stdout).into_owned(),
@@ -21,6 +21,7 @@ pub fn text(o: &Output) -> (String, String) {
     )
 }
 
+/// A path as the `&str` an argument list takes.
 pub fn path(p: &Path) -> &str {
     p.to_str().unwrap()
 }
