@@ -24,6 +24,9 @@ pub struct CairnOptions {
     pub graph: GraphOptions,
 }
 
+/// How many of a label's nodes `DESCRIBE` reads to list its properties.
+const DESCRIBE_SAMPLE: usize = 1000;
+
 impl CairnOptions {
     pub fn new(path: impl AsRef<Path>) -> Self {
         CairnOptions {
@@ -446,6 +449,8 @@ impl Cairn {
         lines.join("\n")
     }
 
+    /// `DESCRIBE Label`: node count, the properties its nodes have (with how many have each),
+    /// its indexes and the relations it is an endpoint of.
     fn describe(&self, label: cairn_storage_format::LabelId) -> Result<String, CairnError> {
         let c = self.graph.catalog();
         let ids = self.graph.label_nodes(label)?;
@@ -454,6 +459,30 @@ impl Cairn {
             c.label_name(label).unwrap_or("?"),
             ids.len()
         );
+        // The catalog keeps property keys, not which label uses which: count them on (at most)
+        // the first DESCRIBE_SAMPLE nodes.
+        let sample = &ids[..ids.len().min(DESCRIBE_SAMPLE)];
+        let mut counts: std::collections::BTreeMap<&str, usize> = Default::default();
+        for record in self.graph.nodes(sample)?.into_iter().flatten() {
+            for (k, _) in &record.props {
+                *counts.entry(c.prop_name(*k).unwrap_or("?")).or_default() += 1;
+            }
+        }
+        if !counts.is_empty() {
+            let props: Vec<String> = counts.iter().map(|(k, n)| format!("{k} ({n})")).collect();
+            let of = if sample.len() < ids.len() {
+                format!(" of the first {} nodes", sample.len())
+            } else {
+                String::new()
+            };
+            out.push_str(&format!("\n  properties{of}: {}", props.join(", ")));
+        }
+        for index in c.indexes().iter().filter(|i| i.label == label) {
+            out.push_str(&format!(
+                "\n  index on {}",
+                c.prop_name(index.prop).unwrap_or("?")
+            ));
+        }
         for (_, r) in c.relations() {
             for (s, d) in &r.endpoints {
                 if *s == label || *d == label {

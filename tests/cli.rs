@@ -3,12 +3,7 @@
 
 mod common;
 
-use common::{cairn, text};
-use std::path::Path;
-
-fn path(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
+use common::{cairn, path, text};
 
 #[test]
 fn generate_import_stats_query_explain() {

@@ -17,7 +17,6 @@ use hashbrown::{DefaultHashBuilder, HashMap, HashSet, HashTable};
 use std::hash::BuildHasher;
 use std::ops::Range;
 use std::sync::Arc;
-use std::time::Duration;
 
 /// A node of the import after merging duplicate lines.
 struct NodeIn {
@@ -26,7 +25,12 @@ struct NodeIn {
     props: Vec<(PropKeyId, Value)>,
     description: Option<String>,
     vector: Option<Vec<f32>>,
+    /// The line it was first read from (a repeat in the same file is worth a warning).
+    origin: crate::stage::Origin,
 }
+
+/// Warnings about ids repeated within one file: the first few are shown, the rest counted.
+const REPEAT_WARNINGS: usize = 5;
 
 /// An edge resolved to ids. `props` indexes `EdgeTable::props` (`NO_PROPS`: none).
 #[derive(Clone, Copy)]
@@ -235,6 +239,7 @@ pub(super) fn apply(
     let mut table = NodeTable::with_capacity(staging.nodes.len());
     let mut nodes: Vec<NodeIn> = Vec::with_capacity(staging.nodes.len());
     let mut vector_dim: Option<usize> = catalog.embedder().map(|e| e.dim as usize);
+    let mut repeats = 0usize;
     for n in std::mem::take(&mut staging.nodes) {
         let label = names.label(&mut catalog, &staging, n.label)?;
         let props = names.props(&mut catalog, &staging, n.props)?;
@@ -255,6 +260,21 @@ pub(super) fn apply(
         match found {
             Some(i) => {
                 let node = &mut nodes[i as usize];
+                // Within one file a repeated id is more likely a mistake than an update: the
+                // later line still wins (as across files), but not silently.
+                if node.origin.file == n.origin.file {
+                    repeats += 1;
+                    if repeats <= REPEAT_WARNINGS {
+                        let at = staging.error(
+                            n.origin,
+                            format!(
+                                "repeats the id `{}` of line {}; the later line's values win",
+                                n.key, node.origin.line
+                            ),
+                        );
+                        tracing::warn!("{at}");
+                    }
+                }
                 merge_props(&mut node.props, props);
                 if n.description.is_some() {
                     node.description = n.description;
@@ -271,10 +291,17 @@ pub(super) fn apply(
                     props,
                     description: n.description,
                     vector: n.vector,
+                    origin: n.origin,
                 });
                 table.insert(&nodes, hash, i);
             }
         }
+    }
+    if repeats > REPEAT_WARNINGS {
+        tracing::warn!(
+            "{} more ids repeated within their file (the later lines win)",
+            repeats - REPEAT_WARNINGS
+        );
     }
 
     // Existing ids: only labels the database already had can have existing nodes.
@@ -655,6 +682,7 @@ pub(super) fn apply(
         report(options, Phase::Commit, 0, None);
         bulk.ingest(files, first_new..next)?;
         step.done("SST files ingested");
+        #[cfg(feature = "test-hooks")]
         test_hook_pause();
     }
     report(options, Phase::Commit, 0, None);
@@ -993,14 +1021,16 @@ fn embed_nodes(
 }
 
 /// A pause between ingesting files and committing, so that the kill test can hit that window.
-/// Only active when `CAIRN_TEST_IMPORT_PAUSE_MS` is set.
+/// Only in builds with the `test-hooks` feature, and only when `CAIRN_TEST_IMPORT_PAUSE_MS` is
+/// set.
+#[cfg(feature = "test-hooks")]
 fn test_hook_pause() {
     if let Some(ms) = std::env::var("CAIRN_TEST_IMPORT_PAUSE_MS")
         .ok()
         .and_then(|v| v.parse::<u64>().ok())
     {
         eprintln!("import: files ingested, pausing {ms} ms before commit");
-        std::thread::sleep(Duration::from_millis(ms));
+        std::thread::sleep(std::time::Duration::from_millis(ms));
     }
 }
 
