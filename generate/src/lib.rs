@@ -494,6 +494,17 @@ impl Weighted {
             .partition_point(|&c| c <= x)
             .min(self.cumulative.len() - 1)
     }
+
+    /// A sample that differs from `last` (its neighbour when it does not), then remembered
+    /// in `last`.
+    fn sample_other(&self, rng: &mut impl Rng, last: &mut usize) -> usize {
+        let mut i = self.sample(rng);
+        if i == *last {
+            i = (i + 1) % self.cumulative.len().max(1);
+        }
+        *last = i;
+        i
+    }
 }
 
 /// Research areas and the words their titles are made of.
@@ -1000,15 +1011,17 @@ impl Titles {
         let form = TITLE_FORMS[rng.random_range(0..TITLE_FORMS.len())];
         let mut out = String::with_capacity(96);
         let mut rest = form;
+        // A form's second term or method differs from its first ("{a} for {b}").
+        let (mut term, mut method) = (usize::MAX, usize::MAX);
         while let Some(open) = rest.find('{') {
             out.push_str(&rest[..open]);
             let Some(close) = rest[open..].find('}') else {
                 break;
             };
             let word = match &rest[open + 1..open + close] {
-                "a" | "b" => terms[self.term.sample(rng) % terms.len()],
+                "a" | "b" => terms[self.term.sample_other(rng, &mut term) % terms.len()],
                 "adj" => ADJECTIVES[self.adjective.sample(rng)],
-                "method" => METHODS[self.method.sample(rng)],
+                "method" => METHODS[self.method.sample_other(rng, &mut method)],
                 "setting" => SETTINGS[self.setting.sample(rng)],
                 "noun" => NOUNS[self.noun.sample(rng)],
                 "property" => PROPERTIES[self.property.sample(rng)],
@@ -1365,7 +1378,7 @@ const LAST: &[&str] = &[
     "Garcia",
     "Kim",
     "Nguyen",
-    "Müller",
+    "Mueller",
     "Rossi",
     "Tanaka",
     "Silva",
