@@ -6,6 +6,11 @@
 //! Shape: authors belong to a topic community and have power-law (Zipf) productivity; papers
 //! are written mostly inside one community, published in a venue of their topic, and cite
 //! earlier papers with preferential attachment (so citation counts follow a power law).
+//!
+//! Text: author names and paper titles are distinct at every scale but for realistic rates of
+//! homonyms and reused titles (`HOMONYM_RATE`, `TITLE_REUSE_RATE`), and titles are made of their
+//! topic's terms, so vector search and exploration are measured on data that does not repeat
+//! itself. They come from their own random stream: the structure does not depend on them.
 
 use cairn_import::dump::{DumpEdge, DumpNode, DumpRecord, NodeRef};
 use cairn_storage_format::Value;
