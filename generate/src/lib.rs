@@ -6,11 +6,17 @@
 //! Shape: authors belong to a topic community and have power-law (Zipf) productivity; papers
 //! are written mostly inside one community, published in a venue of their topic, and cite
 //! earlier papers with preferential attachment (so citation counts follow a power law).
+//!
+//! Text: author names and paper titles are distinct at every scale but for realistic rates of
+//! homonyms and reused titles (`HOMONYM_RATE`, `TITLE_REUSE_RATE`), and titles are made of their
+//! topic's terms, so vector search and exploration are measured on data that does not repeat
+//! itself. They come from their own random stream: the structure does not depend on them.
 
 use cairn_import::dump::{DumpEdge, DumpNode, DumpRecord, NodeRef};
 use cairn_storage_format::Value;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
+use std::collections::HashSet;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -149,8 +155,8 @@ impl Academic {
             .collect();
 
         let authors: Vec<Author> = (0..config.authors.max(1))
-            .map(|i| Author {
-                name: person_name(i),
+            .map(|_| Author {
+                name: String::new(),
                 community: rng.random_range(0..n_topics as u32),
             })
             .collect();
@@ -228,7 +234,7 @@ impl Academic {
             }
             let year = config.first_year + (i as i64 * span) / n_papers as i64;
             papers.push(Paper {
-                title: paper_title(&mut rng, topic as usize),
+                title: String::new(),
                 year,
                 venue,
                 authors: paper_authors,
@@ -239,12 +245,43 @@ impl Academic {
             pool.push(i as u32);
             topic_pool[topic as usize].push(i as u32);
         }
-        Academic {
+        let mut g = Academic {
             config: config.clone(),
             topics,
             venues,
             authors,
             papers,
+        };
+        g.write_texts();
+        g
+    }
+
+    /// Names the authors and titles the papers from a separate random stream, so the text
+    /// vocabulary can change without changing the graph's structure.
+    fn write_texts(&mut self) {
+        let mut rng = ChaCha8Rng::seed_from_u64(self.config.seed);
+        rng.set_stream(1);
+        let mut names = Names::new();
+        for i in 0..self.authors.len() {
+            self.authors[i].name = if i > 0 && rng.random_bool(HOMONYM_RATE) {
+                self.authors[rng.random_range(0..i)].name.clone()
+            } else {
+                names.next(&mut rng)
+            };
+        }
+        let mut titles = Titles::new();
+        let mut of_topic: Vec<Vec<u32>> = vec![Vec::new(); self.topics.len()];
+        for i in 0..self.papers.len() {
+            let topic = self.papers[i].topics[0] as usize;
+            let earlier = &of_topic[topic];
+            self.papers[i].title = if !earlier.is_empty() && rng.random_bool(TITLE_REUSE_RATE) {
+                self.papers[earlier[rng.random_range(0..earlier.len())] as usize]
+                    .title
+                    .clone()
+            } else {
+                titles.next(&mut rng, topic)
+            };
+            of_topic[topic].push(i as u32);
         }
     }
 
@@ -461,6 +498,17 @@ impl Weighted {
         self.cumulative
             .partition_point(|&c| c <= x)
             .min(self.cumulative.len() - 1)
+    }
+
+    /// A sample that differs from `last` (its neighbour when it does not), then remembered
+    /// in `last`.
+    fn sample_other(&self, rng: &mut impl Rng, last: &mut usize) -> usize {
+        let mut i = self.sample(rng);
+        if i == *last {
+            i = (i + 1) % self.cumulative.len().max(1);
+        }
+        *last = i;
+        i
     }
 }
 
@@ -876,81 +924,482 @@ const VENUE_FORMS: &[(&str, &str)] = &[
     ("Workshop on", "workshop"),
 ];
 
-const TITLE_FORMS: &[&str] = &[
-    "{adj} {a} for {b}",
-    "Towards {adj} {a}",
-    "{a} with {b}: {an} {adj} approach",
-    "On {a} and {b}",
-    "Learning {a} for {adj} {b}",
-    "A survey of {a}",
-    "{adj} {a} in {topic}",
-    "Rethinking {a} for {topic}",
-];
+/// Share of authors who take the name of an earlier author: true homonyms, which bibliographic
+/// data has at a rate of a few percent (distinct people sharing "Wei Wang").
+const HOMONYM_RATE: f64 = 0.015;
+/// Share of papers that reuse an earlier title of their topic (a workshop paper and its journal
+/// version, a common title such as a survey's).
+const TITLE_REUSE_RATE: f64 = 0.001;
+/// Draws before a name or title that is already taken is accepted anyway.
+const MAX_DRAWS: usize = 64;
 
-const ADJECTIVES: &[&str] = &[
-    "Scalable",
-    "Efficient",
-    "Robust",
-    "Adaptive",
-    "Interpretable",
-    "Distributed",
-    "Unsupervised",
-    "Incremental",
-    "Fast",
-    "Accurate",
-];
+/// Author names: Zipf-distributed first and last names (name frequency is heavy-tailed), a
+/// middle initial on most, more initials when a draw keeps colliding; names already given
+/// are drawn again, so duplicates come only from `HOMONYM_RATE`.
+struct Names {
+    first: Weighted,
+    last: Weighted,
+    used: HashSet<String>,
+}
 
-fn paper_title(rng: &mut impl Rng, topic: usize) -> String {
-    let (name, words) = TOPICS[topic];
-    let form = TITLE_FORMS[rng.random_range(0..TITLE_FORMS.len())];
-    let a = words[rng.random_range(0..words.len())];
-    let b = words[rng.random_range(0..words.len())];
-    let adj = ADJECTIVES[rng.random_range(0..ADJECTIVES.len())];
-    let article = if adj.starts_with(['A', 'E', 'I', 'O', 'U']) {
-        "an"
-    } else {
-        "a"
-    };
-    let title = form
-        .replace("{an}", article)
-        .replace("{adj}", &adj.to_lowercase())
-        .replace("{a}", a)
-        .replace("{b}", b)
-        .replace("{topic}", name);
-    let mut chars = title.chars();
-    match chars.next() {
-        Some(c) => c.to_uppercase().collect::<String>() + chars.as_str(),
-        None => title,
+impl Names {
+    fn new() -> Self {
+        Names {
+            first: Weighted::zipf(FIRST.len(), 0.7),
+            last: Weighted::zipf(LAST.len(), 0.7),
+            used: HashSet::new(),
+        }
+    }
+
+    fn next(&mut self, rng: &mut impl Rng) -> String {
+        let mut name = String::new();
+        for draw in 0..MAX_DRAWS {
+            name.clear();
+            name.push_str(FIRST[self.first.sample(rng)]);
+            name.push(' ');
+            let initials = match draw {
+                0..4 => usize::from(rng.random_bool(0.7)),
+                _ => (1 + draw / 8).min(3),
+            };
+            for _ in 0..initials {
+                name.push(INITIALS[rng.random_range(0..INITIALS.len())] as char);
+                name.push_str(". ");
+            }
+            name.push_str(LAST[self.last.sample(rng)]);
+            if self.used.insert(name.clone()) {
+                break;
+            }
+        }
+        name
     }
 }
 
-const FIRST: &[&str] = &[
-    "Ada", "Alan", "Ana", "Bo", "Carlos", "Chen", "Dana", "David", "Elena", "Emma", "Fatima",
-    "Felix", "Grace", "Hao", "Ines", "Ivan", "Jiawei", "Julia", "Kai", "Karen", "Lars", "Lena",
-    "Li", "Maria", "Mei", "Nadia", "Noah", "Olga", "Omar", "Paula", "Pedro", "Qiang", "Rosa",
-    "Ravi", "Sara", "Sven", "Tara", "Tomas", "Uma", "Victor", "Wei", "Xin", "Yara", "Yusuf", "Zoe",
-    "Amir", "Bianca", "Cheng", "Diego", "Eva",
+/// Paper titles: a template filled with the paper's topic terms and Zipf-picked general
+/// vocabulary, so titles of one topic share words (SEARCH and embedders find them related)
+/// while being distinct; a title already given is drawn again.
+struct Titles {
+    term: Weighted,
+    adjective: Weighted,
+    method: Weighted,
+    setting: Weighted,
+    noun: Weighted,
+    property: Weighted,
+    used: HashSet<String>,
+}
+
+impl Titles {
+    fn new() -> Self {
+        Titles {
+            term: Weighted::zipf(TERMS_PER_TOPIC, 0.8),
+            adjective: Weighted::zipf(ADJECTIVES.len(), 0.9),
+            method: Weighted::zipf(METHODS.len(), 0.9),
+            setting: Weighted::zipf(SETTINGS.len(), 0.9),
+            noun: Weighted::zipf(NOUNS.len(), 0.9),
+            property: Weighted::zipf(PROPERTIES.len(), 0.9),
+            used: HashSet::new(),
+        }
+    }
+
+    fn next(&mut self, rng: &mut impl Rng, topic: usize) -> String {
+        let mut title = String::new();
+        for _ in 0..MAX_DRAWS {
+            title = self.draw(rng, topic);
+            if self.used.insert(title.clone()) {
+                break;
+            }
+        }
+        title
+    }
+
+    fn draw(&self, rng: &mut impl Rng, topic: usize) -> String {
+        let (name, terms) = TOPICS[topic];
+        let form = TITLE_FORMS[rng.random_range(0..TITLE_FORMS.len())];
+        let mut out = String::with_capacity(96);
+        let mut rest = form;
+        // A form's second term or method differs from its first ("{a} for {b}").
+        let (mut term, mut method) = (usize::MAX, usize::MAX);
+        while let Some(open) = rest.find('{') {
+            out.push_str(&rest[..open]);
+            let Some(close) = rest[open..].find('}') else {
+                break;
+            };
+            let word = match &rest[open + 1..open + close] {
+                "a" | "b" => terms[self.term.sample_other(rng, &mut term) % terms.len()],
+                "adj" => ADJECTIVES[self.adjective.sample(rng)],
+                "method" => METHODS[self.method.sample_other(rng, &mut method)],
+                "setting" => SETTINGS[self.setting.sample(rng)],
+                "noun" => NOUNS[self.noun.sample(rng)],
+                "property" => PROPERTIES[self.property.sample(rng)],
+                "topic" => name,
+                // The article agrees with the word after it, drawn next.
+                _ => "\u{0}",
+            };
+            out.push_str(word);
+            rest = &rest[open + close + 1..];
+        }
+        out.push_str(rest);
+        if let Some(at) = out.find('\u{0}') {
+            let vowel = out[at + 2..].starts_with(['a', 'e', 'i', 'o', 'u']);
+            out.replace_range(at..at + 1, if vowel { "an" } else { "a" });
+        }
+        let mut chars = out.chars();
+        match chars.next() {
+            Some(c) => c.to_uppercase().collect::<String>() + chars.as_str(),
+            None => out,
+        }
+    }
+}
+
+/// How many terms each entry of `TOPICS` lists.
+const TERMS_PER_TOPIC: usize = 5;
+
+/// `{a}`, `{b}`: topic terms; `{an}`: the article of the next word. Every form has at least
+/// three open slots, so a topic has hundreds of thousands of titles.
+const TITLE_FORMS: &[&str] = &[
+    "{adj} {a} for {b} with {method} {setting}",
+    "towards {adj} {a} {setting} via {method}",
+    "{a} with {method}: {an} {adj} {noun} {setting}",
+    "on the {property} of {method} for {a} {setting}",
+    "learning {a} for {adj} {b} via {method} {setting}",
+    "{a} {setting}: {an} {noun} of {method}",
+    "{adj} {a} in {topic} using {method} and {method}",
+    "rethinking {a} {setting}: {an} {adj} {noun} based on {method}",
+    "{method} meets {a}: {property} {setting}",
+    "{an} {noun} of {adj} {a} {setting}",
 ];
+
+const ADJECTIVES: &[&str] = &[
+    "scalable",
+    "efficient",
+    "robust",
+    "adaptive",
+    "interpretable",
+    "distributed",
+    "unsupervised",
+    "incremental",
+    "fast",
+    "accurate",
+    "lightweight",
+    "self-supervised",
+    "probabilistic",
+    "hierarchical",
+    "differentiable",
+    "sparse",
+    "multi-scale",
+    "federated",
+    "explainable",
+    "provable",
+    "streaming",
+    "privacy-preserving",
+    "data-efficient",
+    "few-shot",
+    "online",
+    "parallel",
+    "compositional",
+    "fair",
+    "generalizable",
+    "low-latency",
+];
+
+const METHODS: &[&str] = &[
+    "contrastive learning",
+    "transformers",
+    "graph sampling",
+    "random projections",
+    "hashing",
+    "attention mechanisms",
+    "variational inference",
+    "knowledge distillation",
+    "meta-learning",
+    "active learning",
+    "curriculum learning",
+    "diffusion models",
+    "mixture of experts",
+    "bayesian inference",
+    "spectral methods",
+    "tensor decomposition",
+    "dynamic programming",
+    "sketching",
+    "importance sampling",
+    "gradient boosting",
+    "kernel methods",
+    "low-rank adaptation",
+    "prompt tuning",
+    "adversarial training",
+    "data augmentation",
+    "self-attention",
+    "monte carlo tree search",
+    "evolutionary search",
+    "integer programming",
+    "message compression",
+    "quantization",
+    "pruning",
+    "caching",
+    "learned indexes",
+    "weak supervision",
+    "transfer learning",
+    "multi-task learning",
+    "causal modeling",
+    "symbolic reasoning",
+    "neural architecture search",
+];
+
+const SETTINGS: &[&str] = &[
+    "at scale",
+    "under distribution shift",
+    "with limited labels",
+    "in the wild",
+    "on edge devices",
+    "in low-resource settings",
+    "with noisy data",
+    "over streaming data",
+    "across domains",
+    "in real time",
+    "with provable guarantees",
+    "under privacy constraints",
+    "for large graphs",
+    "with human feedback",
+    "in heterogeneous environments",
+    "under adversarial attacks",
+    "with missing data",
+    "on commodity hardware",
+    "across languages",
+    "in dynamic environments",
+    "with long-tailed data",
+    "at web scale",
+    "under resource constraints",
+    "with partial observability",
+    "in open worlds",
+    "for scientific data",
+    "over time",
+    "with uncertainty",
+    "in practice",
+    "from first principles",
+];
+
+const NOUNS: &[&str] = &[
+    "framework",
+    "benchmark",
+    "study",
+    "analysis",
+    "system",
+    "algorithm",
+    "approach",
+    "perspective",
+    "toolkit",
+    "model",
+    "method",
+    "evaluation",
+    "survey",
+    "architecture",
+    "theory",
+];
+
+const PROPERTIES: &[&str] = &[
+    "robustness",
+    "complexity",
+    "limits",
+    "convergence",
+    "generalization",
+    "expressiveness",
+    "stability",
+    "efficiency",
+    "fairness",
+    "scalability",
+    "reproducibility",
+    "sample complexity",
+    "calibration",
+    "hardness",
+    "power",
+];
+
+/// Middle initials, without the rare X, Q and Z.
+const INITIALS: &[u8] = b"ABCDEFGHIJKLMNOPRSTUVWY";
+
+/// First names, most frequent first (the Zipf rank is the position).
+const FIRST: &[&str] = &[
+    "Wei",
+    "Maria",
+    "David",
+    "Li",
+    "Anna",
+    "Michael",
+    "Jing",
+    "John",
+    "Sara",
+    "Ahmed",
+    "Yan",
+    "Elena",
+    "James",
+    "Mei",
+    "Carlos",
+    "Laura",
+    "Hao",
+    "Julia",
+    "Ravi",
+    "Emma",
+    "Chen",
+    "Ana",
+    "Daniel",
+    "Xin",
+    "Fatima",
+    "Thomas",
+    "Yuki",
+    "Sofia",
+    "Omar",
+    "Lena",
+    "Peter",
+    "Priya",
+    "Ivan",
+    "Grace",
+    "Jiawei",
+    "Paula",
+    "Ali",
+    "Nadia",
+    "Martin",
+    "Hui",
+    "Olga",
+    "Pedro",
+    "Karen",
+    "Kai",
+    "Ines",
+    "Lars",
+    "Mohammed",
+    "Rosa",
+    "Andrea",
+    "Min",
+    "Tomas",
+    "Uma",
+    "Victor",
+    "Xiaoming",
+    "Yara",
+    "Yusuf",
+    "Zoe",
+    "Amir",
+    "Bianca",
+    "Cheng",
+    "Diego",
+    "Eva",
+    "Felix",
+    "Hana",
+    "Igor",
+    "Jun",
+    "Katarina",
+    "Luca",
+    "Marco",
+    "Nina",
+    "Oscar",
+    "Pablo",
+    "Qiang",
+    "Rafael",
+    "Sven",
+    "Tara",
+    "Ulrich",
+    "Vera",
+    "Wen",
+    "Ximena",
+    "Yong",
+    "Zhen",
+    "Ada",
+    "Alan",
+    "Bo",
+    "Dana",
+    "Fernando",
+    "Gabriel",
+    "Helena",
+    "Isabel",
+    "Jonas",
+    "Kenji",
+    "Leila",
+    "Mateo",
+    "Noah",
+    "Oliver",
+    "Petra",
+    "Rahul",
+    "Sanjay",
+    "Tanvir",
+    "Usha",
+    "Vikram",
+    "Willem",
+    "Xavier",
+    "Yasmin",
+    "Zeynep",
+    "Aisha",
+    "Bruno",
+    "Camila",
+    "Dmitri",
+    "Emil",
+    "Farid",
+    "Gustavo",
+    "Hiroshi",
+    "Ingrid",
+    "Jakob",
+    "Kwame",
+    "Lucia",
+    "Mikhail",
+    "Nikolai",
+    "Ola",
+    "Pavel",
+    "Quentin",
+    "Rania",
+    "Sung",
+    "Tobias",
+    "Ugo",
+    "Valentina",
+    "Wojciech",
+    "Xu",
+    "Yiannis",
+    "Zanele",
+    "Anders",
+    "Beatriz",
+    "Chiara",
+    "Dong",
+    "Eitan",
+    "Freya",
+    "Goran",
+    "Hamid",
+    "Irina",
+    "Jose",
+    "Kofi",
+    "Lin",
+    "Magnus",
+    "Nour",
+    "Orla",
+    "Ping",
+    "Rui",
+    "Shira",
+    "Tariq",
+];
+
+/// Last names, most frequent first.
 const LAST: &[&str] = &[
-    "Han",
-    "Smith",
-    "Garcia",
     "Wang",
+    "Li",
+    "Zhang",
+    "Smith",
+    "Liu",
+    "Chen",
     "Kumar",
+    "Garcia",
+    "Kim",
+    "Nguyen",
     "Mueller",
     "Rossi",
     "Tanaka",
-    "Kim",
-    "Novak",
     "Silva",
+    "Lee",
+    "Yang",
+    "Huang",
+    "Singh",
+    "Martin",
+    "Lopez",
+    "Park",
+    "Novak",
     "Cohen",
     "Ivanova",
     "Okafor",
     "Larsen",
     "Dubois",
-    "Zhang",
-    "Lopez",
-    "Nguyen",
     "Petrov",
     "Haddad",
     "Jensen",
@@ -958,9 +1407,7 @@ const LAST: &[&str] = &[
     "Yamamoto",
     "Fischer",
     "Costa",
-    "Liu",
     "Schmidt",
-    "Park",
     "Ahmed",
     "Berg",
     "Chowdhury",
@@ -972,22 +1419,136 @@ const LAST: &[&str] = &[
     "Jovanovic",
     "Kowalski",
     "Lindqvist",
+    "Han",
+    "Zhao",
+    "Wu",
+    "Zhou",
+    "Xu",
+    "Sun",
+    "Ma",
+    "Zhu",
+    "Hu",
+    "Guo",
+    "He",
+    "Lin",
+    "Luo",
+    "Sato",
+    "Suzuki",
+    "Takahashi",
+    "Watanabe",
+    "Nakamura",
+    "Kobayashi",
+    "Choi",
+    "Jung",
+    "Kang",
+    "Patel",
+    "Shah",
+    "Sharma",
+    "Reddy",
+    "Iyer",
+    "Rao",
+    "Das",
+    "Bose",
+    "Khan",
+    "Hassan",
+    "Ali",
+    "Ibrahim",
+    "Mensah",
+    "Adeyemi",
+    "Nkosi",
+    "Mwangi",
+    "Johnson",
+    "Brown",
+    "Jones",
+    "Miller",
+    "Davis",
+    "Wilson",
+    "Anderson",
+    "Taylor",
+    "Thomas",
+    "Moore",
+    "Jackson",
+    "White",
+    "Harris",
+    "Clark",
+    "Lewis",
+    "Walker",
+    "Hall",
+    "Young",
+    "Allen",
+    "King",
+    "Wright",
+    "Scott",
+    "Green",
+    "Baker",
+    "Adams",
+    "Nelson",
+    "Hill",
+    "Campbell",
+    "Mitchell",
+    "Roberts",
+    "Carter",
+    "Phillips",
+    "Evans",
+    "Turner",
+    "Torres",
+    "Ramirez",
+    "Flores",
+    "Rivera",
+    "Gomez",
+    "Diaz",
+    "Reyes",
+    "Morales",
+    "Ortiz",
+    "Gutierrez",
+    "Santos",
+    "Oliveira",
+    "Souza",
+    "Pereira",
+    "Almeida",
+    "Becker",
+    "Wagner",
+    "Weber",
+    "Schulz",
+    "Koch",
+    "Richter",
+    "Klein",
+    "Wolf",
+    "Neumann",
+    "Schwarz",
+    "Bernard",
+    "Lefebvre",
+    "Laurent",
+    "Girard",
+    "Bianchi",
+    "Romano",
+    "Colombo",
+    "Ricci",
+    "Marino",
+    "Greco",
+    "Bruno",
+    "Conti",
+    "De Luca",
+    "Esposito",
+    "Popescu",
+    "Horvath",
+    "Nagy",
+    "Dvorak",
+    "Nielsen",
+    "Hansen",
+    "Johansson",
+    "Andersson",
+    "Virtanen",
+    "Korhonen",
+    "Papadopoulos",
+    "Yilmaz",
+    "Kaya",
+    "Demir",
+    "Sokolov",
+    "Volkov",
+    "Kuznetsov",
+    "Popov",
 ];
-
-/// Distinct names for the first `FIRST × LAST × 27` authors ("First Last", then with a middle
-/// initial), spread so that neighbouring indexes do not share a surname; beyond that, names
-/// repeat as they do in real data.
-fn person_name(i: usize) -> String {
-    let pairs = FIRST.len() * LAST.len();
-    let slot = i % (pairs * 27);
-    // 7919 is prime and does not divide `pairs`, so this permutes the pairs.
-    let pair = (slot % pairs) * 7919 % pairs;
-    let (first, last) = (FIRST[pair / LAST.len()], LAST[pair % LAST.len()]);
-    match slot / pairs {
-        0 => format!("{first} {last}"),
-        m => format!("{first} {}. {last}", (b'A' + (m - 1) as u8) as char),
-    }
-}
 
 fn title_case(s: &str) -> String {
     s.split(' ')
@@ -1002,9 +1563,9 @@ fn title_case(s: &str) -> String {
         .join(" ")
 }
 
-fn roman(n: usize) -> &'static str {
+/// Roman numerals up to X, then arabic ones, so venue names never repeat.
+fn roman(n: usize) -> String {
     ["I", "II", "III", "IV", "V", "VI", "VII", "VIII", "IX", "X"]
         .get(n.saturating_sub(1))
-        .copied()
-        .unwrap_or("X+")
+        .map_or_else(|| n.to_string(), |r| (*r).to_owned())
 }
