@@ -2,6 +2,7 @@
 
 use super::{Failure, OutputFormat};
 use cairn::agent::eval::{evaluate, questions};
+use cairn::agent::qa::{evaluate_questions, load_questions};
 use cairn::agent::{AskOutcome, Asker, LlmAgents, LlmBackend, OpenAiChat, PathStep};
 use cairn::engine::embed::{Embedder, HashEmbedder};
 use cairn::engine::generate::{Academic, AcademicConfig};
@@ -265,5 +266,53 @@ fn eval_in(
     let text = serde_json::to_string_pretty(&json).map_err(|e| failure(1, e))?;
     std::fs::write(out, text).map_err(|e| failure(1, format!("{}: {e}", out.display())))?;
     println!("wrote {}", out.display());
+    Ok(())
+}
+
+/// `cairn eval --questions FILE`: ask a question file against `db` in one process.
+pub(crate) fn eval_questions(
+    db: &Path,
+    file: &Path,
+    json: Option<&Path>,
+    llm: Option<&str>,
+    show_misses: usize,
+) -> Result<(), Failure> {
+    let questions = load_questions(file).map_err(|e| failure(3, e))?;
+    let cairn = super::open_db(db)?;
+    let table = cairn.node_table()?;
+    let agents = llm_agents(llm)?;
+    let chat = backend(agents)?;
+    let mut asker = Asker::new(cairn.graph(), cairn.embedder().as_ref(), &table);
+    if let (Some(c), Some(a)) = (&chat, agents) {
+        asker = asker.with_llm(c, a);
+    }
+    let report = evaluate_questions(&asker, &questions, &CancelToken::default());
+    println!("{}", report.table());
+    println!(
+        "{} question(s) in {:.1}s; ASK latency median {:.1} ms, p90 {:.1} ms",
+        report.records.len(),
+        report.elapsed.as_secs_f64(),
+        report.median.as_secs_f64() * 1e3,
+        report.p90.as_secs_f64() * 1e3
+    );
+    for r in report.records.iter().filter(|r| !r.hit1).take(show_misses) {
+        println!(
+            "miss [{}] {} gold={:?} got={:?}{}",
+            r.qtype,
+            r.question,
+            r.gold,
+            r.answers.iter().take(5).collect::<Vec<_>>(),
+            r.error
+                .as_deref()
+                .map(|e| format!(" error: {e}"))
+                .unwrap_or_default()
+        );
+    }
+    println!("summary {}", report.summary_json());
+    if let Some(path) = json {
+        std::fs::write(path, report.records_jsonl())
+            .map_err(|e| failure(1, format!("{}: {e}", path.display())))?;
+        println!("wrote {}", path.display());
+    }
     Ok(())
 }

@@ -8,6 +8,7 @@ pub mod eval;
 pub mod explore;
 pub mod llm;
 pub mod planner;
+pub mod qa;
 pub mod result;
 pub mod table;
 pub mod validate;
