@@ -12,6 +12,7 @@ pub mod qa;
 pub mod result;
 pub mod table;
 pub mod validate;
+pub mod vocab;
 
 pub use answer::{Answer, AnswerItem, Answerer};
 pub use ask::{AgentError, AskOutcome, Asker, EvidenceJudge, LlmAgents, LlmJudge, Verdict};

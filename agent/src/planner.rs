@@ -19,10 +19,11 @@
 use crate::catalog::EngineCatalog;
 use crate::explore::EntrySearch;
 use crate::llm::{data_block, json_object, LlmBackend, Message, DATA_RULE};
+use crate::vocab::{self, is_stopword, lexicon, schema_words, word_match, SchemaWord};
 use crate::AgentError;
 use cairn_engine::describe::{description, display_name};
 use cairn_engine::embed::{cosine, Embedder};
-use cairn_engine::{Catalog, Graph, GraphRead};
+use cairn_engine::{Catalog, Direction, Graph, GraphRead};
 use cairn_query::{prepare, Compiled, Plan};
 use cairn_storage_format::{LabelId, NodeId, Value};
 use std::collections::{HashMap, HashSet};
@@ -184,7 +185,6 @@ pub struct Planner<'g> {
     search: Option<&'g dyn EntrySearch>,
     llm: Option<&'g dyn LlmBackend>,
     names: OnceLock<Arc<NameIndex>>,
-    lexicon: Lexicon,
 }
 
 impl fmt::Debug for Planner<'_> {
@@ -200,7 +200,13 @@ const MAX_MENTION_WORDS: usize = 16;
 /// Minimum cosine for a vector-linked mention.
 const VECTOR_LINK_MIN: f32 = 0.55;
 /// Paths longer than this are not considered.
-const MAX_PATH: usize = 3;
+const MAX_PATH: usize = 4;
+/// Frontier nodes expanded per relation sequence when paths are read off the data.
+const PATH_FRONTIER: usize = 256;
+/// Relation sequences kept per length when paths are read off the data.
+const PATH_SEQUENCES: usize = 4000;
+/// Edges read in all while paths are read off the data.
+const PATH_EDGES: usize = 200_000;
 
 impl<'g> Planner<'g> {
     pub fn new(graph: &'g Graph, embedder: &'g dyn Embedder) -> Self {
@@ -210,7 +216,6 @@ impl<'g> Planner<'g> {
             search: None,
             llm: None,
             names: OnceLock::new(),
-            lexicon: Lexicon::default(),
         }
     }
 
@@ -288,26 +293,24 @@ impl<'g> Planner<'g> {
                 Err(e) => tracing::warn!(error = %e, "LLM planner failed; using the offline plan"),
             }
         }
-        let start_label = entity.as_ref().map(|e| e.label.clone());
-        let (qtype, path) = match (analysis.qtype, &start_label, &analysis.target) {
-            (Some(QuestionType::Attribute), _, _) => (QuestionType::Attribute, Vec::new()),
-            (t, Some(start), Some(target)) => {
+        let (qtype, path) = match (analysis.qtype, &entity) {
+            (Some(QuestionType::Attribute), _) => (QuestionType::Attribute, Vec::new()),
+            (t, Some(e)) => {
                 let (min, max) = match t {
                     Some(QuestionType::Relation) => (1, 1),
                     Some(QuestionType::MultiHop) => (2, MAX_PATH),
                     _ => (1, MAX_PATH),
                 };
                 let path = self.best_path(
-                    start,
-                    target,
+                    analysis.target.as_deref(),
                     &free,
                     &words,
-                    entity.as_ref(),
+                    e,
                     &analysis.consumed,
                     &catalog,
                     min,
                     max,
-                );
+                )?;
                 let qtype = match t {
                     Some(q) => q,
                     None if path.len() <= 1 => QuestionType::Relation,
@@ -315,7 +318,7 @@ impl<'g> Planner<'g> {
                 };
                 (qtype, path)
             }
-            (t, _, _) => (t.unwrap_or(QuestionType::Relation), Vec::new()),
+            (t, None) => (t.unwrap_or(QuestionType::Relation), Vec::new()),
         };
         let aggregate = if qtype == QuestionType::Aggregation {
             Some(analysis.aggregate.clone().unwrap_or(Aggregate::Count))
@@ -442,6 +445,7 @@ impl<'g> Planner<'g> {
         catalog: &Catalog,
     ) -> Result<Vec<Entity>, AgentError> {
         let index = self.name_index(catalog)?;
+        let schema = schema_stems(catalog);
         let mut taken = vec![false; words.len()];
         let mut out = Vec::new();
         let max = index.longest.min(MAX_MENTION_WORDS);
@@ -451,9 +455,12 @@ impl<'g> Planner<'g> {
                     continue;
                 }
                 let span = &words[start..start + len];
-                if len == 1
-                    && (STOPWORDS.contains(&span[0].norm.as_str()) || span[0].norm.len() < 3)
-                {
+                // A mention covers whole question tokens (`a_b` is one mention or none).
+                let whole = (start == 0 || words[start - 1].group != span[0].group)
+                    && words
+                        .get(start + len)
+                        .is_none_or(|w| w.group != span[len - 1].group);
+                if !whole || !linkable(span, &schema) {
                     continue;
                 }
                 let key = span
@@ -593,7 +600,7 @@ impl<'g> Planner<'g> {
         };
         let own_label = entity.map(|e| e.label.as_str());
         // Label nouns outside the mention; the first one is the question's focus.
-        let label_at = |i: usize| self.lexicon.label_of(&words[i].stem, catalog);
+        let label_at = |i: usize| label_of(&words[i], catalog);
         let nouns: Vec<(usize, String)> = free
             .iter()
             .filter_map(|(i, _)| label_at(*i).map(|l| (*i, l)))
@@ -608,7 +615,7 @@ impl<'g> Planner<'g> {
             Some(e) => self.props_of(e.nodes.first().copied(), catalog)?,
             None => Vec::new(),
         };
-        let property_cue = self.lexicon.property_cue(free, &entity_props);
+        let property_cue = property_cue(free, &entity_props);
 
         if count {
             // "how many <noun>": the noun right after names what is counted.
@@ -632,7 +639,7 @@ impl<'g> Planner<'g> {
         if superlative {
             if let Some((_, t)) = nouns.first() {
                 let target_props = self.props_of(self.any_node(t, catalog)?, catalog)?;
-                let by = self.lexicon.ranking_property(free, &target_props);
+                let by = ranking_property(free, &target_props);
                 if let Some((_, consumed)) = &by {
                     a.consumed.extend(consumed.iter().copied());
                 }
@@ -686,105 +693,121 @@ impl<'g> Planner<'g> {
             .copied())
     }
 
-    /// The best-ranked relation path from `start` to `target` with `min..=max` steps.
+    /// Relation sequences that exist in the data from `entries` (both directions, up to `max`
+    /// steps), each with the labels of the nodes it ends at. Bounded: at most
+    /// [`PATH_FRONTIER`] nodes expanded per sequence, [`PATH_SEQUENCES`] sequences per length
+    /// and [`PATH_EDGES`] edges read.
+    fn data_paths(
+        &self,
+        entries: &[NodeId],
+        max: usize,
+        catalog: &Catalog,
+    ) -> Result<Vec<(Vec<Step>, HashSet<LabelId>)>, AgentError> {
+        let mut out = Vec::new();
+        let mut level: Vec<(Vec<Step>, Vec<NodeId>)> = vec![(Vec::new(), entries.to_vec())];
+        let mut edges = 0usize;
+        let mut buf = Vec::new();
+        for _ in 0..max {
+            let mut next: Vec<(Vec<Step>, Vec<NodeId>)> = Vec::new();
+            for (steps, frontier) in &level {
+                let mut grouped: HashMap<(cairn_storage_format::RelId, bool), Vec<NodeId>> =
+                    HashMap::new();
+                for node in frontier.iter().take(PATH_FRONTIER) {
+                    buf.clear();
+                    self.graph
+                        .neighbors_into(*node, Direction::Both, &[], &mut buf)?;
+                    edges += buf.len();
+                    for n in &buf {
+                        grouped
+                            .entry((n.rel, n.direction == Direction::In))
+                            .or_default()
+                            .push(n.node);
+                    }
+                }
+                let mut keys: Vec<_> = grouped.into_iter().collect();
+                keys.sort_by_key(|((r, rev), _)| (r.0, *rev));
+                for ((rel, reversed), mut nodes) in keys {
+                    let Some(name) = catalog.relation_name(rel) else {
+                        continue;
+                    };
+                    nodes.sort();
+                    nodes.dedup();
+                    let mut p = steps.clone();
+                    p.push(Step {
+                        relation: name.to_owned(),
+                        reversed,
+                    });
+                    next.push((p, nodes));
+                }
+                if edges > PATH_EDGES || next.len() > PATH_SEQUENCES {
+                    break;
+                }
+            }
+            let index = self.name_index(catalog)?;
+            for (steps, nodes) in &next {
+                let labels: HashSet<LabelId> = nodes
+                    .iter()
+                    .take(64)
+                    .filter_map(|n| index.labels.get(n).copied())
+                    .collect();
+                out.push((steps.clone(), labels));
+            }
+            if edges > PATH_EDGES {
+                break;
+            }
+            level = next;
+        }
+        Ok(out)
+    }
+
+    /// The relation path with `min..=max` steps from the entity that best covers the question:
+    /// read off the data, ending at `target` when a label is asked for, ranked by
+    /// [`path_score`].
     #[allow(clippy::too_many_arguments)]
     fn best_path(
         &self,
-        start: &str,
-        target: &str,
+        target: Option<&str>,
         free: &[(usize, &Word)],
         words: &[Word],
-        entity: Option<&Entity>,
+        entity: &Entity,
         consumed: &HashSet<usize>,
         catalog: &Catalog,
         min: usize,
         max: usize,
-    ) -> Vec<Step> {
-        let (Some(s), Some(t)) = (catalog.label_id(start), catalog.label_id(target)) else {
-            return Vec::new();
-        };
-        let hints: Vec<&Word> = free
-            .iter()
-            .filter(|(i, _)| !consumed.contains(i))
-            .map(|(_, w)| *w)
-            .collect();
-        // Which relations the question names, and where.
-        let named: HashMap<String, usize> = catalog
+    ) -> Result<Vec<Step>, AgentError> {
+        let target = target.and_then(|t| catalog.label_id(t));
+        let cues = cues(free, entity, consumed);
+        let vocab: HashMap<String, Vec<SchemaWord>> = catalog
             .relations()
-            .filter_map(|(_, r)| {
-                words
-                    .iter()
-                    .enumerate()
-                    .find(|(i, w)| {
-                        hints.iter().any(|h| std::ptr::eq(*h, *w))
-                            && self.lexicon.names_relation(&r.name, &w.stem)
-                            && !consumed.contains(i)
-                    })
-                    .map(|(i, _)| (r.name.clone(), i))
-            })
+            .map(|(_, r)| (r.name.clone(), schema_words(&r.name)))
             .collect();
-        let mention_at = entity.map(|e| e.span.0).unwrap_or(0);
+        let asks_person = free
+            .iter()
+            .any(|(_, w)| matches!(w.norm.as_str(), "who" | "whom"));
         let mut best: Option<(f64, Vec<Step>)> = None;
-        let mut stack: Vec<(LabelId, Vec<(Step, bool)>)> = vec![(s, Vec::new())];
-        while let Some((at, path)) = stack.pop() {
-            if path.len() >= min && at == t {
-                let distinct: HashSet<&str> = path
-                    .iter()
-                    .map(|(st, _)| st.relation.as_str())
-                    .filter(|r| named.contains_key(*r))
-                    .collect();
-                let mut score = 2.0 * distinct.len() as f64 - path.len() as f64;
-                // Relations between nodes of one label read their direction from word order.
-                for (step, self_loop) in &path {
-                    if *self_loop {
-                        if let Some(&at_word) = named.get(&step.relation) {
-                            let incoming = incoming_reading(words, at_word, mention_at);
-                            score += if incoming == step.reversed { 0.5 } else { -0.5 };
-                        }
-                    }
-                }
-                let better = match &best {
-                    None => true,
-                    Some((b, bp)) => {
-                        score > *b + 1e-9 || ((score - b).abs() < 1e-9 && path.len() < bp.len())
-                    }
-                };
-                if better {
-                    best = Some((score, path.iter().map(|(s, _)| s.clone()).collect()));
-                }
-            }
-            if path.len() >= max {
+        for (steps, labels) in self.data_paths(&entity.nodes, max, catalog)? {
+            if steps.len() < min || target.is_some_and(|t| !labels.contains(&t)) {
                 continue;
             }
-            for (_, r) in catalog.relations() {
-                for (src, dst) in &r.endpoints {
-                    let self_loop = src == dst;
-                    if *src == at {
-                        let mut p = path.clone();
-                        p.push((
-                            Step {
-                                relation: r.name.clone(),
-                                reversed: false,
-                            },
-                            self_loop,
-                        ));
-                        stack.push((*dst, p));
-                    }
-                    if *dst == at {
-                        let mut p = path.clone();
-                        p.push((
-                            Step {
-                                relation: r.name.clone(),
-                                reversed: true,
-                            },
-                            self_loop,
-                        ));
-                        stack.push((*src, p));
+            let mut score = path_score(&steps, &cues, &vocab, words);
+            if asks_person && target.is_none() {
+                if let Some(last) = steps.last().and_then(|s| vocab.get(&s.relation)) {
+                    if last.iter().any(|w| lexicon().is_some_and(|lx| lx.is_a(&w.word, "person"))) {
+                        score += 0.3;
                     }
                 }
             }
+            let better = match &best {
+                None => true,
+                Some((b, bp)) => {
+                    score > *b + 1e-9 || ((score - b).abs() < 1e-9 && steps.len() < bp.len())
+                }
+            };
+            if better {
+                best = Some((score, steps));
+            }
         }
-        best.map(|(_, p)| p).unwrap_or_default()
+        Ok(best.map(|(_, p)| p).unwrap_or_default())
     }
 
     fn llm_classify(
@@ -879,17 +902,130 @@ impl Analysis {
     }
 }
 
-/// "Which papers cite X" (the relation word before the mention) reads as incoming; "Which
-/// papers does X cite" as outgoing; "cited by X" flips it.
-fn incoming_reading(words: &[Word], relation_word: usize, mention_at: usize) -> bool {
-    let passive_by = words.get(relation_word + 1).is_some_and(|w| w.norm == "by")
-        && words[relation_word].norm.ends_with("ed");
-    let mention_after = mention_at > relation_word;
-    if passive_by {
-        !mention_after
-    } else {
-        mention_after
+/// A content word of the question with its place in the chain of relations: words after the
+/// mention come first ("X 's R1 's R2"), then the words before it, nearest first ("the R2 of R1
+/// of X"), so the word nearer the entity is the earlier hop.
+#[derive(Clone, Debug)]
+struct Cue<'w> {
+    word: &'w Word,
+    at: usize,
+    order: usize,
+    /// After the mention ("X 's R").
+    after: bool,
+}
+
+fn cues<'w>(
+    free: &[(usize, &'w Word)],
+    entity: &Entity,
+    consumed: &HashSet<usize>,
+) -> Vec<Cue<'w>> {
+    let content: Vec<(usize, &Word)> = free
+        .iter()
+        .filter(|(i, w)| {
+            !consumed.contains(i)
+                && !is_stopword(&w.norm)
+                && !w.norm.chars().all(|c| c.is_ascii_digit())
+        })
+        .map(|(i, w)| (*i, *w))
+        .collect();
+    let mut after: Vec<(usize, &Word)> = content
+        .iter()
+        .filter(|(i, _)| *i >= entity.span.1)
+        .copied()
+        .collect();
+    after.sort_by_key(|(i, _)| *i);
+    let mut before: Vec<(usize, &Word)> = content
+        .iter()
+        .filter(|(i, _)| *i < entity.span.0)
+        .copied()
+        .collect();
+    before.sort_by_key(|(i, _)| std::cmp::Reverse(*i));
+    after
+        .into_iter()
+        .chain(before)
+        .enumerate()
+        .map(|(order, (at, word))| Cue {
+            word,
+            at,
+            order,
+            after: at >= entity.span.1,
+        })
+        .collect()
+}
+
+/// How well a relation path reads the question: each cue counts the best match among the
+/// path's relations, a hop no cue names costs 0.7 (0.2 when an unknown word is there to name
+/// it), cues that name hops out of order cost 0.3 a pair, and the first hop's direction
+/// follows the wording ("papers that cite X" is `<CITES`, "X 's parents" is `parents`).
+fn path_score(
+    steps: &[Step],
+    cues: &[Cue<'_>],
+    vocab: &HashMap<String, Vec<SchemaWord>>,
+    words: &[Word],
+) -> f64 {
+    let empty = Vec::new();
+    let rel_words: Vec<&Vec<SchemaWord>> = steps
+        .iter()
+        .map(|s| vocab.get(&s.relation).unwrap_or(&empty))
+        .collect();
+    let mut score = 0.0;
+    let mut named = vec![false; steps.len()];
+    let mut matched: Vec<(usize, usize)> = Vec::new();
+    let mut unknown_groups = 0usize;
+    let mut last_unknown: Option<usize> = None;
+    for c in cues {
+        let (hop, s) = rel_words
+            .iter()
+            .enumerate()
+            .map(|(h, w)| (h, element_match(c.word, w)))
+            .fold((0, 0.0), |b, x| if x.1 > b.1 { x } else { b });
+        if s > 0.0 {
+            score += s;
+            named[hop] = true;
+            matched.push((c.order, hop));
+        } else {
+            // Adjacent unknown words ("other half") are one unknown phrase.
+            if last_unknown.is_none_or(|o| o + 1 != c.order) {
+                unknown_groups += 1;
+            }
+            last_unknown = Some(c.order);
+        }
     }
+    let unnamed = named.iter().filter(|n| !**n).count();
+    let explained = unnamed.min(unknown_groups);
+    score -= 0.2 * explained as f64 + 0.7 * (unnamed - explained) as f64;
+    score -= 0.3 * unknown_groups.saturating_sub(unnamed) as f64;
+    for (i, a) in matched.iter().enumerate() {
+        for b in &matched[i + 1..] {
+            if (a.0 < b.0 && a.1 > b.1) || (a.0 > b.0 && a.1 < b.1) {
+                score -= 0.3;
+            }
+        }
+    }
+    // The first hop's direction, from the wording around the word that names it.
+    if let Some(first) = steps.first() {
+        if let Some(c) = cues
+            .iter()
+            .filter(|c| element_match(c.word, rel_words[0]) > 0.0)
+            .min_by_key(|c| c.order)
+        {
+            let incoming = incoming_reading(words, c);
+            score += if incoming == first.reversed { 0.25 } else { -0.25 };
+        }
+    }
+    score - 0.05 * steps.len() as f64
+}
+
+/// "Which papers cite X" (a verb before the mention) reads as incoming; "X 's parents",
+/// "the parents of X", "papers X cites" and "papers cited by X" as outgoing.
+fn incoming_reading(words: &[Word], cue: &Cue<'_>) -> bool {
+    if cue.after {
+        return false;
+    }
+    let next = words.get(cue.at + 1).map(|w| w.norm.as_str());
+    let noun_of = next == Some("of");
+    let passive_by = next == Some("by") && cue.word.norm.ends_with("ed");
+    !(noun_of || passive_by)
 }
 
 /// "top 3", "3 most", "three most".
@@ -958,43 +1094,66 @@ fn placeholder_plan() -> Plan {
 
 // ---- words ----
 
-/// A word of the question: normalised (lower case, letters and digits) and stemmed.
+/// A word of the question: normalised (lower case, letters and digits), stemmed, and whether
+/// the asker marked it as a name (underscores, capitals, quotes or brackets).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Word {
     pub(crate) norm: String,
     pub(crate) stem: String,
+    /// Part of a marked mention: `frederica_of_mecklenburg`, `Tigres_UANL`, `"…"`, `[…]`, or
+    /// capitalised after the first word.
+    pub(crate) marked: bool,
+    /// Index of the whitespace-separated token the word came from.
+    pub(crate) group: usize,
 }
 
-/// Splits on whitespace; drops possessive `'s`; keeps letters, digits and inner hyphens.
+/// Splits on whitespace; drops possessive `'s`; keeps letters, digits and inner hyphens; `_`
+/// separates words of one token.
 pub(crate) fn tokenize(text: &str) -> Vec<Word> {
-    text.split_whitespace()
-        .flat_map(|raw| {
-            let raw = raw.trim_end_matches(['?', '!', ',', ';', ':', '.', '"', '\'', ')']);
-            let raw = raw
-                .strip_suffix("'s")
-                .or_else(|| raw.strip_suffix("’s"))
-                .unwrap_or(raw);
-            let cleaned: String = raw
-                .chars()
-                .map(|c| {
-                    if c.is_alphanumeric() || c == '-' {
-                        c.to_lowercase().next().unwrap_or(c)
-                    } else {
-                        ' '
-                    }
-                })
-                .collect();
-            cleaned
-                .split_whitespace()
-                .map(|p| p.trim_matches('-').to_owned())
-                .filter(|p| !p.is_empty())
-                .collect::<Vec<_>>()
-        })
-        .map(|norm| Word {
-            stem: stem(&norm),
-            norm,
-        })
-        .collect()
+    let mut out = Vec::new();
+    let mut quoted = false;
+    for (group, raw) in text.split_whitespace().enumerate() {
+        let opens = raw.starts_with(['"', '[', '(', '“']);
+        let inside = quoted || opens;
+        let quotes = raw.matches('"').count();
+        if quotes % 2 == 1 {
+            quoted = !quoted;
+        }
+        if raw.ends_with([']', '”']) {
+            quoted = false;
+        }
+        let raw = raw.trim_end_matches(['?', '!', ',', ';', ':', '.', '"', '\'', ')', ']', '”']);
+        let raw = raw
+            .strip_suffix("'s")
+            .or_else(|| raw.strip_suffix("’s"))
+            .unwrap_or(raw);
+        let marked = inside
+            || raw.contains('_')
+            || (group > 0 && raw.chars().any(char::is_uppercase));
+        let cleaned: String = raw
+            .chars()
+            .map(|c| {
+                if c.is_alphanumeric() || c == '-' {
+                    c.to_lowercase().next().unwrap_or(c)
+                } else {
+                    ' '
+                }
+            })
+            .collect();
+        for p in cleaned.split_whitespace() {
+            let norm = p.trim_matches('-').to_owned();
+            if norm.is_empty() {
+                continue;
+            }
+            out.push(Word {
+                stem: stem(&norm),
+                norm,
+                marked,
+                group,
+            });
+        }
+    }
+    out
 }
 
 /// A name as the index keys it: its words, normalised like question words, joined by spaces.
@@ -1006,24 +1165,37 @@ pub(crate) fn normalize(text: &str) -> String {
         .join(" ")
 }
 
-/// A crude suffix stripper: enough to meet "cite", "cites", "cited", "citing" at "cit".
+/// The stem of a question word (Snowball English; a hyphenated word by its last part, so
+/// "co-authors" meets `AUTHORED`).
 pub(crate) fn stem(word: &str) -> String {
-    let w = word.to_lowercase();
-    for (suffix, keep) in [
-        ("ies", "y"),
-        ("ing", ""),
-        ("ed", ""),
-        ("es", ""),
-        ("s", ""),
-        ("e", ""),
-    ] {
-        if let Some(base) = w.strip_suffix(suffix) {
-            if base.chars().count() >= 3 {
-                return format!("{base}{keep}");
-            }
-        }
+    vocab::stem(word.rsplit('-').next().unwrap_or(word))
+}
+
+/// Stems of every label, relation and property name: words that name the schema are not
+/// node mentions unless marked.
+fn schema_stems(catalog: &Catalog) -> HashSet<String> {
+    catalog
+        .labels()
+        .map(|(_, n)| n.to_owned())
+        .chain(catalog.relations().map(|(_, r)| r.name.clone()))
+        .chain(catalog.prop_keys().map(|(_, n)| n.to_owned()))
+        .flat_map(|n| schema_words(&n).into_iter().map(|w| w.stem))
+        .collect()
+}
+
+/// Whether a run of question words may name a node: marked runs always; unmarked ones only if
+/// some word is neither a function word nor a schema word ("film", "the" and "director" are
+/// questions words, not the nodes that happen to carry those names).
+fn linkable(span: &[Word], schema: &HashSet<String>) -> bool {
+    if span.iter().all(|w| w.marked) {
+        return true;
     }
-    w
+    span.iter().any(|w| {
+        !is_stopword(&w.norm)
+            && w.norm.len() >= 3
+            && !schema.contains(&w.stem)
+            && !w.norm.chars().all(|c| c.is_ascii_digit())
+    })
 }
 
 /// Quoted phrases and the word spans they cover.
@@ -1047,166 +1219,116 @@ fn quoted(question: &str, words: &[Word]) -> Vec<(String, (usize, usize))> {
     out
 }
 
-const STOPWORDS: &[&str] = &[
-    "a", "an", "the", "of", "in", "on", "for", "and", "or", "to", "by", "with", "is", "was", "are",
-    "were", "has", "have", "had", "did", "does", "do", "what", "which", "who", "whom", "when",
-    "where", "how", "many", "much", "most", "top", "list", "name", "that", "this", "it", "its",
-    "their", "his", "her", "be", "been", "about", "all",
-];
-
-/// Words for labels, relations and properties: their own names, stemmed, and a few synonyms
-/// common in scholarly questions. A schema with other names still matches on its own words.
-#[derive(Debug)]
-struct Lexicon {
-    label_synonyms: Vec<(&'static str, &'static [&'static str])>,
-    relation_synonyms: Vec<(&'static str, &'static [&'static str])>,
-    property_synonyms: Vec<(&'static str, &'static [&'static str])>,
-}
-
-impl Default for Lexicon {
-    fn default() -> Self {
-        Lexicon {
-            label_synonyms: vec![
-                (
-                    "author",
-                    &[
-                        "who",
-                        "whom",
-                        "co-author",
-                        "coauthor",
-                        "collaborator",
-                        "researcher",
-                        "writer",
-                        "person",
-                        "people",
-                    ],
-                ),
-                ("paper", &["publication", "article", "work"]),
-                ("venue", &["where", "conference", "journal"]),
-                ("topic", &["area", "field", "subject"]),
-            ],
-            relation_synonyms: vec![
-                (
-                    "author",
-                    &[
-                        "wrote",
-                        "writ",
-                        "written",
-                        "write",
-                        "co-author",
-                        "coauthor",
-                        "collaborat",
-                        "prolific",
-                        "work",
-                    ],
-                ),
-                (
-                    "publish",
-                    &["venue", "appear", "conference", "journal", "where"],
-                ),
-                ("cit", &["citation", "reference", "referenc"]),
-                ("topic", &["about", "area", "field", "subject", "cover"]),
-            ],
-            property_synonyms: vec![
-                ("year", &["when", "year"]),
-                ("citation", &["citation"]),
-                ("kind", &["kind", "type", "sort"]),
-            ],
-        }
+/// The nouns a wh-word asks for (general English, matched to the schema like any word).
+fn wh_nouns(word: &str) -> &'static [&'static str] {
+    match word {
+        "where" => &["place", "location", "country", "city", "venue"],
+        "when" => &["year", "date", "time"],
+        "who" | "whom" => &["person"],
+        _ => &[],
     }
 }
 
-impl Lexicon {
-    /// The label a question word names, if any.
-    fn label_of(&self, word_stem: &str, catalog: &Catalog) -> Option<String> {
-        catalog
+/// How well a question word names a schema element (the best of its words, weighted).
+fn element_match(w: &Word, element: &[SchemaWord]) -> f64 {
+    element
+        .iter()
+        .map(|s| word_match(&w.norm, &w.stem, s) * s.weight)
+        .fold(0.0, f64::max)
+}
+
+/// Whether a label is person-like: WordNet says one of its words is a kind of person.
+fn person_like(label: &str) -> bool {
+    lexicon().is_some_and(|lx| {
+        vocab::name_words(label)
+            .iter()
+            .any(|w| lx.is_a(w, "person"))
+    })
+}
+
+/// The label a question word names, if any: by the label's own words, else (for a wh-word) a
+/// label its answer nouns name.
+fn label_of(w: &Word, catalog: &Catalog) -> Option<String> {
+    let best = catalog
+        .labels()
+        .map(|(_, n)| (element_match(w, &schema_words(n)), n))
+        .filter(|(s, _)| *s >= 0.7)
+        .max_by(|a, b| a.0.total_cmp(&b.0));
+    if let Some((_, n)) = best {
+        return Some(n.to_owned());
+    }
+    let nouns = wh_nouns(&w.norm);
+    if nouns.is_empty() {
+        return None;
+    }
+    if nouns == ["person"] {
+        return catalog
             .labels()
-            .find(|(_, name)| {
-                let own = stem(&name.to_lowercase());
-                own == word_stem
-                    || word_stem
-                        .strip_prefix("co-")
-                        .is_some_and(|w| w == own && own == "author")
-                    || self.label_synonyms.iter().any(|(l, syns)| {
-                        stem(l) == own
-                            && syns.iter().any(|s| stem(s) == word_stem || *s == word_stem)
-                    })
+            .map(|(_, n)| n)
+            .find(|n| person_like(n))
+            .map(str::to_owned);
+    }
+    catalog
+        .labels()
+        .map(|(_, n)| n)
+        .find(|n| {
+            let words = schema_words(n);
+            nouns.iter().any(|x| {
+                words.iter().any(|s| s.stem == vocab::stem(x))
+                    || lexicon().is_some_and(|lx| lx.is_a(&s_word(&words), x))
             })
-            .map(|(_, n)| n.to_owned())
-    }
-
-    /// Whether a question word (stem) names relation `relation`.
-    fn names_relation(&self, relation: &str, word_stem: &str) -> bool {
-        let parts: Vec<String> = relation
-            .split(['_', '-', ' '])
-            .map(|p| stem(&p.to_lowercase()))
-            .filter(|p| p.len() >= 3 && !matches!(p.as_str(), "has" | "hav"))
-            .collect();
-        parts.iter().any(|p| {
-            let p = p.as_str();
-            word_stem == p
-                || (p.len() >= 4 && word_stem.contains(p))
-                || self.relation_synonyms.iter().any(|(base, syns)| {
-                    p.starts_with(base)
-                        && (word_stem.starts_with(base)
-                            || syns.iter().any(|s| word_stem.starts_with(s)))
-                })
         })
-    }
+        .map(str::to_owned)
+}
 
-    /// The property an attribute question asks for: a property named (or cued) in the words.
-    fn property_cue(&self, free: &[(usize, &Word)], props: &[String]) -> Option<String> {
-        let norms: Vec<&str> = free.iter().map(|(_, w)| w.norm.as_str()).collect();
-        let has_pair = |a: &str, b: &str| norms.windows(2).any(|p| p[0] == a && p[1] == b);
-        for prop in props {
-            let own = stem(&prop.to_lowercase());
-            if matches!(own.as_str(), "name" | "titl") {
-                continue;
-            }
-            let named = free.iter().any(|(_, w)| w.stem == own);
-            let synonym = self.property_synonyms.iter().any(|(p, syns)| {
-                own == stem(p)
-                    && free
-                        .iter()
-                        .any(|(_, w)| syns.iter().any(|s| stem(s) == w.stem))
-            });
-            // "how often" / "how many times" ask for a count kept as a property.
-            let times = own.starts_with("citation")
-                && (has_pair("how", "often") || has_pair("many", "times"));
-            if named || synonym || times {
-                return Some(prop.clone());
-            }
+fn s_word(words: &[SchemaWord]) -> String {
+    words.last().map(|w| w.word.clone()).unwrap_or_default()
+}
+
+/// The property an attribute question asks for: one a content word names, or one a wh-word's
+/// nouns name ("when" → a year or date).
+fn property_cue(free: &[(usize, &Word)], props: &[String]) -> Option<String> {
+    let mut best: Option<(f64, String)> = None;
+    for prop in props {
+        let words = schema_words(prop);
+        if words.iter().any(|w| w.word == "name" || w.word == "title") {
+            continue;
         }
-        None
-    }
-
-    /// The numeric property a superlative ranks by ("most *cited*"), and the words it used.
-    fn ranking_property(
-        &self,
-        free: &[(usize, &Word)],
-        props: &[String],
-    ) -> Option<(String, Vec<usize>)> {
-        for prop in props {
-            let own = stem(&prop.to_lowercase());
-            if matches!(own.as_str(), "name" | "titl") {
-                continue;
-            }
-            let root: String = own.chars().take(4).collect();
-            let used: Vec<usize> = free
+        for (_, w) in free {
+            let named = if is_stopword(&w.norm) {
+                0.0
+            } else {
+                element_match(w, &words)
+            };
+            let wh = wh_nouns(&w.norm)
                 .iter()
-                .filter(|(_, w)| {
-                    w.stem.len() >= 3
-                        && !STOPWORDS.contains(&w.norm.as_str())
-                        && (own.starts_with(&w.stem) || w.stem.starts_with(&root))
-                })
-                .map(|(i, _)| *i)
-                .collect();
-            if !used.is_empty() {
-                return Some((prop.clone(), used));
+                .any(|x| words.iter().any(|s| s.stem == vocab::stem(x)));
+            let score = if wh { named.max(0.9) } else { named };
+            if score >= 0.6 && best.as_ref().is_none_or(|(b, _)| score > *b) {
+                best = Some((score, prop.clone()));
             }
         }
-        None
     }
+    best.map(|(_, p)| p)
+}
+
+/// The numeric property a superlative ranks by ("most *cited*"), and the words it used.
+fn ranking_property(free: &[(usize, &Word)], props: &[String]) -> Option<(String, Vec<usize>)> {
+    for prop in props {
+        let words = schema_words(prop);
+        if words.iter().any(|w| w.word == "name" || w.word == "title") {
+            continue;
+        }
+        let used: Vec<usize> = free
+            .iter()
+            .filter(|(_, w)| !is_stopword(&w.norm) && element_match(w, &words) >= 0.6)
+            .map(|(i, _)| *i)
+            .collect();
+        if !used.is_empty() {
+            return Some((prop.clone(), used));
+        }
+    }
+    None
 }
 
 /// The numeric value of a property, for ranking.

@@ -1,0 +1,344 @@
+//! Words for a schema, derived from its own names, and how question words meet them.
+//!
+//! Every label, relation and property name is split into words (`DIRECTED_BY`, `plays_in_club`,
+//! `__film__cinematographer__film`, `camelCase`) and stemmed with the Snowball English stemmer,
+//! so "nationality" meets "nation" and "authors" meets `AUTHORED`. Nothing here is written for
+//! one schema: the only word lists are English function words and the wh-words' answer nouns.
+//!
+//! When WordNet is installed (Debian's `wordnet-base`, read from `CAIRN_WORDNET_DIR` or
+//! `/usr/share/wordnet`; `CAIRN_WORDNET=off` turns it off), a question word also meets a schema
+//! word through synonyms, one hypernym up and derivations ("wrote" → write → writer ≈ author,
+//! "husband" → spouse). docs/BENCHMARKS.md has the figures with and without it.
+
+use rust_stemmers::{Algorithm, Stemmer};
+use std::collections::{HashMap, HashSet};
+use std::path::PathBuf;
+use std::sync::{Mutex, OnceLock};
+use wordnet_db::WordNet;
+use wordnet_types::{Pos, SynsetId};
+
+/// English function words: never a relation hint, never linked to a node unless marked.
+pub(crate) const STOPWORDS: &[&str] = &[
+    "a", "an", "the", "of", "in", "on", "at", "for", "from", "and", "or", "to", "by", "with",
+    "is", "was", "are", "were", "be", "been", "being", "has", "have", "had", "did", "does", "do",
+    "what", "which", "who", "whom", "whose", "when", "where", "why", "how", "many", "much",
+    "most", "top", "list", "name", "give", "tell", "me", "that", "this", "these", "those", "it",
+    "its", "their", "his", "her", "they", "them", "he", "she", "there", "as", "about", "all",
+    "any", "some", "s", "into", "than", "then", "also", "can", "could", "would", "will",
+    "under", "over", "out", "up", "per", "whom", "whose", "i", "you", "we", "our", "my",
+];
+
+/// Whether `word` (lower case) is an English function word.
+pub(crate) fn is_stopword(word: &str) -> bool {
+    STOPWORDS.contains(&word)
+}
+
+fn stemmer() -> &'static Stemmer {
+    static S: OnceLock<Stemmer> = OnceLock::new();
+    S.get_or_init(|| Stemmer::create(Algorithm::English))
+}
+
+/// The Snowball English stem of a lower-case word.
+pub(crate) fn stem(word: &str) -> String {
+    stemmer().stem(&word.to_lowercase()).into_owned()
+}
+
+/// The words of a schema name: split at `_`, `-`, `.`, spaces and camelCase, lower-cased.
+pub(crate) fn name_words(name: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let mut prev_lower = false;
+    for c in name.chars() {
+        if !c.is_alphanumeric() {
+            if !cur.is_empty() {
+                out.push(std::mem::take(&mut cur));
+            }
+            prev_lower = false;
+            continue;
+        }
+        if c.is_uppercase() && prev_lower && !cur.is_empty() {
+            out.push(std::mem::take(&mut cur));
+        }
+        prev_lower = c.is_lowercase() || c.is_ascii_digit();
+        cur.extend(c.to_lowercase());
+    }
+    if !cur.is_empty() {
+        out.push(cur);
+    }
+    out
+}
+
+/// A schema word: its stem and how much it says about the element (the last segment of a
+/// Freebase-style `__domain__type__property` name says most).
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct SchemaWord {
+    pub(crate) word: String,
+    pub(crate) stem: String,
+    pub(crate) weight: f64,
+}
+
+/// The words of a relation, label or property name, weighted.
+pub(crate) fn schema_words(name: &str) -> Vec<SchemaWord> {
+    let segments: Vec<&str> = name.split("__").filter(|s| !s.is_empty()).collect();
+    let n = segments.len();
+    let mut out: Vec<SchemaWord> = Vec::new();
+    for (i, seg) in segments.iter().enumerate() {
+        // The last segment names the element; earlier ones its domain and type.
+        let weight = if i + 1 == n { 1.0 } else { 0.4 };
+        for w in name_words(seg) {
+            if is_stopword(&w) || w == "inverse" || w.chars().all(|c| c.is_ascii_digit()) {
+                continue;
+            }
+            let stem = stem(&w);
+            if let Some(e) = out.iter_mut().find(|e| e.stem == stem) {
+                e.weight = e.weight.max(weight);
+            } else {
+                out.push(SchemaWord {
+                    word: w,
+                    stem,
+                    weight,
+                });
+            }
+        }
+    }
+    out
+}
+
+/// How well a question word (lower case, with its stem) names a schema word, in [0, 1].
+pub(crate) fn word_match(norm: &str, q_stem: &str, s: &SchemaWord) -> f64 {
+    if q_stem == s.stem || norm == s.word {
+        return 1.0;
+    }
+    // "player" / "plays": one stem a prefix of the other, both long enough to mean something.
+    let (a, b) = if q_stem.len() <= s.stem.len() {
+        (q_stem, s.stem.as_str())
+    } else {
+        (s.stem.as_str(), q_stem)
+    };
+    if a.len() >= 4 && b.starts_with(a) {
+        return 0.8;
+    }
+    // "cite" / "citat(ion)": all but the last letter of the shorter stem shared.
+    let common = a.chars().zip(b.chars()).take_while(|(x, y)| x == y).count();
+    if a.len() >= 4 && common + 1 >= a.len() {
+        return 0.6;
+    }
+    match lexicon() {
+        Some(lx) if lx.related(norm).contains(&s.stem) || lx.related(&s.word).contains(q_stem) => {
+            0.7
+        }
+        _ => 0.0,
+    }
+}
+
+/// WordNet, when installed: synonyms, one hypernym up and derivations of a word, as stems.
+pub(crate) struct Lexicon {
+    wn: WordNet,
+    /// Irregular forms (`wrote` → `write`) from the `*.exc` files.
+    exceptions: HashMap<String, Vec<String>>,
+    cache: Mutex<HashMap<String, HashSet<String>>>,
+}
+
+/// The process's WordNet lexicon, loaded once; `None` when it is not installed or turned off.
+pub(crate) fn lexicon() -> Option<&'static Lexicon> {
+    static L: OnceLock<Option<Lexicon>> = OnceLock::new();
+    L.get_or_init(Lexicon::load).as_ref()
+}
+
+impl Lexicon {
+    fn load() -> Option<Lexicon> {
+        if std::env::var("CAIRN_WORDNET").is_ok_and(|v| v == "off" || v == "0") {
+            return None;
+        }
+        let dir = std::env::var_os("CAIRN_WORDNET_DIR")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| PathBuf::from("/usr/share/wordnet"));
+        if !dir.join("data.noun").exists() {
+            return None;
+        }
+        let wn = match WordNet::load(&dir) {
+            Ok(wn) => wn,
+            Err(e) => {
+                tracing::warn!(dir = %dir.display(), error = %e, "WordNet not usable; planning without synonyms");
+                return None;
+            }
+        };
+        let mut exceptions: HashMap<String, Vec<String>> = HashMap::new();
+        for f in ["noun.exc", "verb.exc", "adj.exc"] {
+            let Ok(text) = std::fs::read_to_string(dir.join(f)) else {
+                continue;
+            };
+            for line in text.lines() {
+                let mut parts = line.split_whitespace();
+                if let (Some(form), Some(base)) = (parts.next(), parts.next()) {
+                    exceptions
+                        .entry(form.to_owned())
+                        .or_default()
+                        .push(base.to_owned());
+                }
+            }
+        }
+        Some(Lexicon {
+            wn,
+            exceptions,
+            cache: Mutex::new(HashMap::new()),
+        })
+    }
+
+    /// Dictionary forms of a word: itself, its irregular bases, and regular suffixes removed.
+    fn lemmas(&self, word: &str) -> Vec<String> {
+        let mut out = vec![word.to_owned()];
+        if let Some(b) = self.exceptions.get(word) {
+            out.extend(b.iter().cloned());
+        }
+        for (suffix, add) in [
+            ("ies", "y"),
+            ("es", ""),
+            ("s", ""),
+            ("ed", ""),
+            ("ed", "e"),
+            ("ing", ""),
+            ("ing", "e"),
+            ("er", ""),
+        ] {
+            if let Some(base) = word.strip_suffix(suffix) {
+                if base.len() >= 3 {
+                    out.push(format!("{base}{add}"));
+                }
+            }
+        }
+        out.retain(|l| {
+            [Pos::Noun, Pos::Verb]
+                .iter()
+                .any(|p| self.wn.lemma_exists(*p, l))
+        });
+        out.dedup();
+        out
+    }
+
+    /// The senses of a word that are used most (WordNet orders senses by frequency).
+    fn senses(&self, word: &str) -> Vec<SynsetId> {
+        let mut out = Vec::new();
+        for l in self.lemmas(word) {
+            for p in [Pos::Noun, Pos::Verb] {
+                out.extend(self.wn.synsets_for_lemma(p, &l).iter().take(4).copied());
+            }
+        }
+        out
+    }
+
+    /// Stems of the synonyms, hypernyms (one up) and derivations of a word's main senses.
+    pub(crate) fn related(&self, word: &str) -> HashSet<String> {
+        if let Ok(cache) = self.cache.lock() {
+            if let Some(r) = cache.get(word) {
+                return r.clone();
+            }
+        }
+        let mut out = HashSet::new();
+        let add_synset = |id: SynsetId, out: &mut HashSet<String>| {
+            if let Some(s) = self.wn.get_synset(id) {
+                for w in &s.words {
+                    let text = w.text.to_lowercase();
+                    // One-word lemmas only: "better_half" would meet every "half".
+                    if !text.contains('_') {
+                        out.insert(stem(&text));
+                    }
+                }
+            }
+        };
+        for id in self.senses(word) {
+            add_synset(id, &mut out);
+            if let Some(s) = self.wn.get_synset(id) {
+                for p in &s.pointers {
+                    if matches!(p.symbol, "@" | "@i" | "+") {
+                        add_synset(p.target, &mut out);
+                    }
+                }
+            }
+        }
+        out.remove(&stem(word));
+        if let Ok(mut cache) = self.cache.lock() {
+            cache.insert(word.to_owned(), out.clone());
+        }
+        out
+    }
+
+    /// Whether a sense of `word` is a kind of `ancestor` (hypernyms up to 12 levels): "author"
+    /// and "player" are persons, "city" a location.
+    pub(crate) fn is_a(&self, word: &str, ancestor: &str) -> bool {
+        let targets: HashSet<SynsetId> = self
+            .wn
+            .synsets_for_lemma(Pos::Noun, ancestor)
+            .iter()
+            .take(1)
+            .copied()
+            .collect();
+        let mut frontier: Vec<SynsetId> = self
+            .lemmas(word)
+            .iter()
+            .flat_map(|l| self.wn.synsets_for_lemma(Pos::Noun, l).iter().take(3))
+            .copied()
+            .collect();
+        let mut seen = HashSet::new();
+        for _ in 0..12 {
+            let mut next = Vec::new();
+            for id in frontier {
+                if targets.contains(&id) {
+                    return true;
+                }
+                if !seen.insert(id) {
+                    continue;
+                }
+                if let Some(s) = self.wn.get_synset(id) {
+                    next.extend(
+                        s.pointers
+                            .iter()
+                            .filter(|p| matches!(p.symbol, "@" | "@i"))
+                            .map(|p| p.target),
+                    );
+                }
+            }
+            if next.is_empty() {
+                break;
+            }
+            frontier = next;
+        }
+        false
+    }
+}
+
+impl std::fmt::Debug for Lexicon {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Lexicon")
+            .field("exceptions", &self.exceptions.len())
+            .finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_split_into_words() {
+        assert_eq!(name_words("DIRECTED_BY"), ["directed", "by"]);
+        assert_eq!(name_words("plays_in_club"), ["plays", "in", "club"]);
+        assert_eq!(
+            name_words("__film__cinematographer__film"),
+            ["film", "cinematographer", "film"]
+        );
+        assert_eq!(name_words("placeOfBirth"), ["place", "of", "birth"]);
+        let w = schema_words("__film__cinematographer__film");
+        assert_eq!(w[0].stem, "film");
+        assert_eq!(w[0].weight, 1.0);
+        assert_eq!(schema_words("is_in_country")[0].word, "country");
+    }
+
+    #[test]
+    fn stems_meet() {
+        assert_eq!(stem("nationality"), stem("nation"));
+        assert_eq!(stem("authors"), stem("authored"));
+        let plays = &schema_words("plays_in_club")[0];
+        assert!(word_match("player", &stem("player"), plays) >= 0.8);
+    }
+}
