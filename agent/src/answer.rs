@@ -78,8 +78,9 @@ pub struct Reached {
     pub evidence: Vec<PathStep>,
 }
 
-/// Walks `path` exactly from `entries` and returns the distinct end nodes other than the entries
-/// themselves (an author is not their own co-author), in node-id order. `max_edges` bounds the
+/// Walks `path` exactly from `entries` and returns the distinct end nodes, in node-id order,
+/// without the entries themselves when the path goes there and back through one relation (an
+/// author is not their own co-author; a spouse's spouse is the entry). `max_edges` bounds the
 /// work; the flag says whether it was reached (the result is then partial).
 pub fn walk(
     graph: &Graph,
@@ -130,7 +131,11 @@ pub fn walk(
             break;
         }
     }
-    let entry_set: HashSet<NodeId> = entries.iter().copied().collect();
+    let entry_set: HashSet<NodeId> = if there_and_back(path) {
+        entries.iter().copied().collect()
+    } else {
+        HashSet::new()
+    };
     let mut out: Vec<Reached> = layer
         .into_iter()
         .filter(|(n, _)| !entry_set.contains(n))
@@ -146,6 +151,26 @@ pub fn walk(
 
 /// Work bound of an exact walk, in edges listed.
 pub const WALK_MAX_EDGES: usize = 5_000_000;
+
+/// Answer items as a sentence: up to 20 names, then how many more.
+fn list_text(items: &[AnswerItem]) -> String {
+    let names: Vec<&str> = items.iter().take(20).map(|i| i.name.as_str()).collect();
+    let more = items.len().saturating_sub(names.len());
+    if items.is_empty() {
+        "Nothing in the graph answers the question.".into()
+    } else if more > 0 {
+        format!("{} and {more} more.", names.join("; "))
+    } else {
+        format!("{}.", names.join("; "))
+    }
+}
+
+/// Whether a step is followed at once by its own reverse (`AUTHORED -> <AUTHORED`): the path
+/// asks for *others* related the same way.
+pub(crate) fn there_and_back(path: &[Step]) -> bool {
+    path.windows(2)
+        .any(|w| w[0].relation == w[1].relation && w[0].reversed != w[1].reversed)
+}
 
 /// A property value as answer text (strings without quotes).
 pub fn value_text(v: &Value) -> String {
@@ -270,15 +295,29 @@ impl<'g> Answerer<'g> {
                     }
                 }
             }
+            QuestionType::Relation | QuestionType::MultiHop if !plan.path.is_empty() => {
+                // The exact ends of the planned path (the beam search's visited set would hide
+                // an answer that is the entry itself: a spouse's spouse).
+                let (reached, truncated) =
+                    walk(self.graph, &catalog, &entries, &plan.path, WALK_MAX_EDGES)?;
+                answer.partial |= truncated;
+                let mut reached = self.of_target(reached, plan, &catalog)?;
+                if let Some((other, path)) = &plan.conjunct {
+                    let (also, cut) =
+                        walk(self.graph, &catalog, &other.nodes, path, WALK_MAX_EDGES)?;
+                    answer.partial |= cut;
+                    let also: HashSet<NodeId> = also.into_iter().map(|r| r.node).collect();
+                    reached.retain(|r| also.contains(&r.node));
+                }
+                reached.sort_by_key(|r| (std::cmp::Reverse(r.paths), r.node));
+                answer.items = self.items(&reached, |_| None)?;
+                answer.text = list_text(&answer.items);
+            }
             QuestionType::Relation | QuestionType::MultiHop => {
                 let target = plan.target.as_deref();
                 let entry_set: HashSet<NodeId> = entries.iter().copied().collect();
-                let structured = !plan.path.is_empty();
                 for r in &exploration.results {
-                    if entry_set.contains(&r.node)
-                        || target.is_some_and(|t| t != r.label)
-                        || (structured && r.hops as usize != plan.path.len())
-                    {
+                    if entry_set.contains(&r.node) || target.is_some_and(|t| t != r.label) {
                         continue;
                     }
                     answer.items.push(AnswerItem {
@@ -291,20 +330,7 @@ impl<'g> Answerer<'g> {
                         evidence: r.path.clone(),
                     });
                 }
-                let names: Vec<&str> = answer
-                    .items
-                    .iter()
-                    .take(20)
-                    .map(|i| i.name.as_str())
-                    .collect();
-                let more = answer.items.len().saturating_sub(names.len());
-                answer.text = if answer.items.is_empty() {
-                    "Nothing in the graph answers the question.".into()
-                } else if more > 0 {
-                    format!("{} and {more} more.", names.join("; "))
-                } else {
-                    format!("{}.", names.join("; "))
-                };
+                answer.text = list_text(&answer.items);
             }
         }
         Ok(answer)

@@ -103,6 +103,8 @@ pub struct Entity {
     pub keys: Vec<String>,
     pub name: String,
     pub method: LinkMethod,
+    /// The asker marked the mention as a name (underscores, capitals, quotes).
+    pub marked: bool,
     /// Word positions of the mention in the question, `[start, end)`.
     span: (usize, usize),
 }
@@ -155,6 +157,10 @@ pub struct QueryPlan {
     pub entity: Option<Entity>,
     /// Other linked mentions, for the record.
     pub other_entities: Vec<Entity>,
+    /// A second constraint ("which player in club X is from country Y"): answers must also be
+    /// reached from this entity by this path. The agent intersects the two walks; EXPLORE has
+    /// no intersection yet, so the plan text carries the first constraint only.
+    pub conjunct: Option<(Entity, Vec<Step>)>,
     pub target: Option<String>,
     pub path: Vec<Step>,
     /// The property an attribute question asks for.
@@ -269,6 +275,7 @@ impl<'g> Planner<'g> {
         entities.sort_by_key(|e| {
             (
                 e.method != LinkMethod::Exact,
+                !e.marked,
                 std::cmp::Reverse(e.span.1 - e.span.0),
                 e.span.0,
             )
@@ -293,6 +300,7 @@ impl<'g> Planner<'g> {
                 Err(e) => tracing::warn!(error = %e, "LLM planner failed; using the offline plan"),
             }
         }
+        let mut conjunct = None;
         let (qtype, path) = match (analysis.qtype, &entity) {
             (Some(QuestionType::Attribute), _) => (QuestionType::Attribute, Vec::new()),
             (t, Some(e)) => {
@@ -301,7 +309,7 @@ impl<'g> Planner<'g> {
                     Some(QuestionType::MultiHop) => (2, MAX_PATH),
                     _ => (1, MAX_PATH),
                 };
-                let path = self.best_path(
+                let ranked = self.ranked_paths(
                     analysis.target.as_deref(),
                     &free,
                     &words,
@@ -311,6 +319,30 @@ impl<'g> Planner<'g> {
                     min,
                     max,
                 )?;
+                let mut path = ranked.first().map(|(_, p)| p.clone()).unwrap_or_default();
+                // Two marked entities and a relation question: a conjunction of two paths
+                // that meet at the answers.
+                if let Some(second) = others
+                    .iter()
+                    .find(|o| o.marked && e.marked && t != Some(QuestionType::Aggregation))
+                {
+                    let second_ranked = self.ranked_paths(
+                        analysis.target.as_deref(),
+                        &free,
+                        &words,
+                        second,
+                        &analysis.consumed,
+                        &catalog,
+                        1,
+                        2,
+                    )?;
+                    if let Some((p1, p2)) =
+                        self.meeting_paths(e, &ranked, second, &second_ranked, &catalog)?
+                    {
+                        path = p1;
+                        conjunct = Some((second.clone(), p2));
+                    }
+                }
                 let qtype = match t {
                     Some(q) => q,
                     None if path.len() <= 1 => QuestionType::Relation,
@@ -330,6 +362,7 @@ impl<'g> Planner<'g> {
             qtype,
             entity,
             other_entities: others,
+            conjunct,
             target: analysis.target.clone(),
             path,
             attribute: analysis.attribute.clone(),
@@ -490,6 +523,7 @@ impl<'g> Planner<'g> {
                     label,
                     (start, start + len),
                     LinkMethod::Exact,
+                    span.iter().all(|w| w.marked),
                     catalog,
                 )?);
                 taken[start..start + len].iter_mut().for_each(|t| *t = true);
@@ -507,6 +541,7 @@ impl<'g> Planner<'g> {
                     label,
                     span,
                     LinkMethod::Vector,
+                    true,
                     catalog,
                 )?);
                 taken[span.0..span.1].iter_mut().for_each(|t| *t = true);
@@ -522,6 +557,7 @@ impl<'g> Planner<'g> {
         label: LabelId,
         span: (usize, usize),
         method: LinkMethod,
+        marked: bool,
         catalog: &Catalog,
     ) -> Result<Entity, AgentError> {
         nodes.sort();
@@ -541,6 +577,7 @@ impl<'g> Planner<'g> {
             keys,
             name,
             method,
+            marked,
             span,
         })
     }
@@ -693,6 +730,46 @@ impl<'g> Planner<'g> {
             .copied())
     }
 
+    /// The best-scoring pair of paths, one from each entity, whose ends meet (among the top
+    /// few of each), or `None` when no two meet.
+    fn meeting_paths(
+        &self,
+        a: &Entity,
+        a_ranked: &[(f64, Vec<Step>)],
+        b: &Entity,
+        b_ranked: &[(f64, Vec<Step>)],
+        catalog: &Catalog,
+    ) -> Result<Option<(Vec<Step>, Vec<Step>)>, AgentError> {
+        const TOP: usize = 12;
+        let ends = |e: &Entity, p: &[Step]| -> Result<HashSet<NodeId>, AgentError> {
+            let (reached, _) = crate::answer::walk(self.graph, catalog, &e.nodes, p, 50_000)?;
+            Ok(reached.into_iter().map(|r| r.node).collect())
+        };
+        let a_ends: Vec<HashSet<NodeId>> = a_ranked
+            .iter()
+            .take(TOP)
+            .map(|(_, p)| ends(a, p))
+            .collect::<Result<_, _>>()?;
+        let b_ends: Vec<HashSet<NodeId>> = b_ranked
+            .iter()
+            .take(TOP)
+            .map(|(_, p)| ends(b, p))
+            .collect::<Result<_, _>>()?;
+        let mut best: Option<(f64, usize, usize)> = None;
+        for (i, ea) in a_ends.iter().enumerate() {
+            for (j, eb) in b_ends.iter().enumerate() {
+                if ea.is_disjoint(eb) {
+                    continue;
+                }
+                let score = a_ranked[i].0 + b_ranked[j].0;
+                if best.is_none_or(|(s, _, _)| score > s + 1e-9) {
+                    best = Some((score, i, j));
+                }
+            }
+        }
+        Ok(best.map(|(_, i, j)| (a_ranked[i].1.clone(), b_ranked[j].1.clone())))
+    }
+
     /// Relation sequences that exist in the data from `entries` (both directions, up to `max`
     /// steps), each with the labels of the nodes it ends at. Bounded: at most
     /// [`PATH_FRONTIER`] nodes expanded per sequence, [`PATH_SEQUENCES`] sequences per length
@@ -760,11 +837,10 @@ impl<'g> Planner<'g> {
         Ok(out)
     }
 
-    /// The relation path with `min..=max` steps from the entity that best covers the question:
-    /// read off the data, ending at `target` when a label is asked for, ranked by
-    /// [`path_score`].
+    /// Relation paths with `min..=max` steps from the entity, best first: read off the data,
+    /// ending at `target` when a label is asked for, ranked by [`path_score`].
     #[allow(clippy::too_many_arguments)]
-    fn best_path(
+    fn ranked_paths(
         &self,
         target: Option<&str>,
         free: &[(usize, &Word)],
@@ -774,7 +850,7 @@ impl<'g> Planner<'g> {
         catalog: &Catalog,
         min: usize,
         max: usize,
-    ) -> Result<Vec<Step>, AgentError> {
+    ) -> Result<Vec<(f64, Vec<Step>)>, AgentError> {
         let target = target.and_then(|t| catalog.label_id(t));
         let cues = cues(free, entity, consumed);
         let vocab: HashMap<String, Vec<SchemaWord>> = catalog
@@ -784,7 +860,7 @@ impl<'g> Planner<'g> {
         let asks_person = free
             .iter()
             .any(|(_, w)| matches!(w.norm.as_str(), "who" | "whom"));
-        let mut best: Option<(f64, Vec<Step>)> = None;
+        let mut ranked: Vec<(f64, Vec<Step>)> = Vec::new();
         for (steps, labels) in self.data_paths(&entity.nodes, max, catalog)? {
             if steps.len() < min || target.is_some_and(|t| !labels.contains(&t)) {
                 continue;
@@ -792,22 +868,20 @@ impl<'g> Planner<'g> {
             let mut score = path_score(&steps, &cues, &vocab, words);
             if asks_person && target.is_none() {
                 if let Some(last) = steps.last().and_then(|s| vocab.get(&s.relation)) {
-                    if last.iter().any(|w| lexicon().is_some_and(|lx| lx.is_a(&w.word, "person"))) {
+                    if last
+                        .iter()
+                        .any(|w| lexicon().is_some_and(|lx| lx.is_a(&w.word, "person")))
+                    {
                         score += 0.3;
                     }
                 }
             }
-            let better = match &best {
-                None => true,
-                Some((b, bp)) => {
-                    score > *b + 1e-9 || ((score - b).abs() < 1e-9 && steps.len() < bp.len())
-                }
-            };
-            if better {
-                best = Some((score, steps));
-            }
+            tracing::trace!(score, path = ?steps, "candidate path");
+            ranked.push((score, steps));
         }
-        Ok(best.map(|(_, p)| p).unwrap_or_default())
+        // Best score first; ties go to the shorter path, then to the order found.
+        ranked.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.len().cmp(&b.1.len())));
+        Ok(ranked)
     }
 
     fn llm_classify(
@@ -1010,7 +1084,11 @@ fn path_score(
             .min_by_key(|c| c.order)
         {
             let incoming = incoming_reading(words, c);
-            score += if incoming == first.reversed { 0.25 } else { -0.25 };
+            score += if incoming == first.reversed {
+                0.25
+            } else {
+                -0.25
+            };
         }
     }
     score - 0.05 * steps.len() as f64
@@ -1127,9 +1205,8 @@ pub(crate) fn tokenize(text: &str) -> Vec<Word> {
             .strip_suffix("'s")
             .or_else(|| raw.strip_suffix("’s"))
             .unwrap_or(raw);
-        let marked = inside
-            || raw.contains('_')
-            || (group > 0 && raw.chars().any(char::is_uppercase));
+        let marked =
+            inside || raw.contains('_') || (group > 0 && raw.chars().any(char::is_uppercase));
         let cleaned: String = raw
             .chars()
             .map(|c| {

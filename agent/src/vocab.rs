@@ -14,18 +14,16 @@ use rust_stemmers::{Algorithm, Stemmer};
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 use std::sync::{Mutex, OnceLock};
-use wordnet_db::WordNet;
-use wordnet_types::{Pos, SynsetId};
 
 /// English function words: never a relation hint, never linked to a node unless marked.
 pub(crate) const STOPWORDS: &[&str] = &[
-    "a", "an", "the", "of", "in", "on", "at", "for", "from", "and", "or", "to", "by", "with",
-    "is", "was", "are", "were", "be", "been", "being", "has", "have", "had", "did", "does", "do",
-    "what", "which", "who", "whom", "whose", "when", "where", "why", "how", "many", "much",
-    "most", "top", "list", "name", "give", "tell", "me", "that", "this", "these", "those", "it",
-    "its", "their", "his", "her", "they", "them", "he", "she", "there", "as", "about", "all",
-    "any", "some", "s", "into", "than", "then", "also", "can", "could", "would", "will",
-    "under", "over", "out", "up", "per", "whom", "whose", "i", "you", "we", "our", "my",
+    "a", "an", "the", "of", "in", "on", "at", "for", "from", "and", "or", "to", "by", "with", "is",
+    "was", "are", "were", "be", "been", "being", "has", "have", "had", "did", "does", "do", "what",
+    "which", "who", "whom", "whose", "when", "where", "why", "how", "many", "much", "most", "top",
+    "list", "name", "give", "tell", "me", "that", "this", "these", "those", "it", "its", "their",
+    "his", "her", "they", "them", "he", "she", "there", "as", "about", "all", "any", "some", "s",
+    "into", "than", "then", "also", "can", "could", "would", "will", "under", "over", "out", "up",
+    "per", "whom", "whose", "i", "you", "we", "our", "my",
 ];
 
 /// Whether `word` (lower case) is an English function word.
@@ -131,9 +129,129 @@ pub(crate) fn word_match(norm: &str, q_stem: &str, s: &SchemaWord) -> f64 {
     }
 }
 
+/// A WordNet part of speech this module reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum Pos {
+    Noun,
+    Verb,
+}
+
+/// A synset: part of speech and byte offset in its `data.*` file.
+type SynsetId = (Pos, usize);
+
+/// Debian's WordNet files, read whole and searched in place: `index.*` is sorted by lemma, so a
+/// lookup is a binary search, and a synset's id is its byte offset in `data.*`. Nothing is
+/// parsed up front, so a fresh `cairn ask` pays a few milliseconds, not a full parse.
+struct WordNetFiles {
+    index: [Vec<u8>; 2],
+    data: [Vec<u8>; 2],
+}
+
+impl WordNetFiles {
+    fn read(dir: &std::path::Path) -> std::io::Result<Self> {
+        let r = |f: &str| std::fs::read(dir.join(f));
+        Ok(WordNetFiles {
+            index: [r("index.noun")?, r("index.verb")?],
+            data: [r("data.noun")?, r("data.verb")?],
+        })
+    }
+
+    fn slot(pos: Pos) -> usize {
+        match pos {
+            Pos::Noun => 0,
+            Pos::Verb => 1,
+        }
+    }
+
+    /// The line starting at or after byte `at`.
+    fn line_at(buf: &[u8], at: usize) -> (usize, &[u8]) {
+        let start = if at == 0 {
+            0
+        } else {
+            match buf[at - 1..].iter().position(|b| *b == b'\n') {
+                Some(p) => at + p,
+                None => buf.len(),
+            }
+        };
+        let end = buf[start..]
+            .iter()
+            .position(|b| *b == b'\n')
+            .map_or(buf.len(), |p| start + p);
+        (start, &buf[start..end])
+    }
+
+    /// Synsets of `lemma` (spaces as `_`), most used sense first.
+    fn senses(&self, pos: Pos, lemma: &str) -> Vec<SynsetId> {
+        let buf = &self.index[Self::slot(pos)];
+        let key = lemma.as_bytes();
+        let (mut lo, mut hi) = (0usize, buf.len());
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            let (start, line) = Self::line_at(buf, mid);
+            if start >= hi {
+                hi = mid;
+                continue;
+            }
+            let word = line.split(|b| *b == b' ').next().unwrap_or(&[]);
+            match word.cmp(key) {
+                std::cmp::Ordering::Less => lo = start + line.len() + 1,
+                std::cmp::Ordering::Greater => hi = mid,
+                std::cmp::Ordering::Equal => {
+                    let text = String::from_utf8_lossy(line);
+                    let f: Vec<&str> = text.split_whitespace().collect();
+                    let count: usize = f.get(2).and_then(|c| c.parse().ok()).unwrap_or(0);
+                    return f
+                        .iter()
+                        .rev()
+                        .take(count)
+                        .rev()
+                        .filter_map(|o| o.parse().ok().map(|o| (pos, o)))
+                        .collect();
+                }
+            }
+        }
+        Vec::new()
+    }
+
+    /// The words and pointers (symbol, target) of a synset.
+    fn synset(&self, id: SynsetId) -> Option<(Vec<String>, Vec<(String, SynsetId)>)> {
+        let buf = &self.data[Self::slot(id.0)];
+        if id.1 >= buf.len() {
+            return None;
+        }
+        let (_, line) = Self::line_at(buf, id.1);
+        let text = String::from_utf8_lossy(line);
+        let body = text.split(" | ").next().unwrap_or("");
+        let f: Vec<&str> = body.split_whitespace().collect();
+        let w_cnt = usize::from_str_radix(f.get(3)?, 16).ok()?;
+        let words = (0..w_cnt)
+            .filter_map(|i| f.get(4 + 2 * i).map(|w| w.to_lowercase()))
+            .collect();
+        let at = 4 + 2 * w_cnt;
+        let p_cnt: usize = f.get(at)?.parse().ok()?;
+        let mut pointers = Vec::new();
+        for k in 0..p_cnt {
+            let base = at + 1 + 4 * k;
+            let (Some(sym), Some(off), Some(pos)) = (f.get(base), f.get(base + 1), f.get(base + 2))
+            else {
+                break;
+            };
+            let pos = match *pos {
+                "n" => Pos::Noun,
+                "v" => Pos::Verb,
+                _ => continue,
+            };
+            if let Ok(o) = off.parse() {
+                pointers.push(((*sym).to_owned(), (pos, o)));
+            }
+        }
+        Some((words, pointers))
+    }
+}
+
 /// WordNet, when installed: synonyms, one hypernym up and derivations of a word, as stems.
 pub(crate) struct Lexicon {
-    wn: WordNet,
+    wn: WordNetFiles,
     /// Irregular forms (`wrote` → `write`) from the `*.exc` files.
     exceptions: HashMap<String, Vec<String>>,
     cache: Mutex<HashMap<String, HashSet<String>>>,
@@ -156,7 +274,7 @@ impl Lexicon {
         if !dir.join("data.noun").exists() {
             return None;
         }
-        let wn = match WordNet::load(&dir) {
+        let wn = match WordNetFiles::read(&dir) {
             Ok(wn) => wn,
             Err(e) => {
                 tracing::warn!(dir = %dir.display(), error = %e, "WordNet not usable; planning without synonyms");
@@ -164,7 +282,7 @@ impl Lexicon {
             }
         };
         let mut exceptions: HashMap<String, Vec<String>> = HashMap::new();
-        for f in ["noun.exc", "verb.exc", "adj.exc"] {
+        for f in ["noun.exc", "verb.exc"] {
             let Ok(text) = std::fs::read_to_string(dir.join(f)) else {
                 continue;
             };
@@ -199,7 +317,6 @@ impl Lexicon {
             ("ed", "e"),
             ("ing", ""),
             ("ing", "e"),
-            ("er", ""),
         ] {
             if let Some(base) = word.strip_suffix(suffix) {
                 if base.len() >= 3 {
@@ -207,27 +324,22 @@ impl Lexicon {
                 }
             }
         }
-        out.retain(|l| {
-            [Pos::Noun, Pos::Verb]
-                .iter()
-                .any(|p| self.wn.lemma_exists(*p, l))
-        });
         out.dedup();
         out
     }
 
-    /// The senses of a word that are used most (WordNet orders senses by frequency).
-    fn senses(&self, word: &str) -> Vec<SynsetId> {
+    /// The most used senses of a word (WordNet orders senses by frequency).
+    fn senses(&self, word: &str, pos: &[Pos], per_lemma: usize) -> Vec<SynsetId> {
         let mut out = Vec::new();
         for l in self.lemmas(word) {
-            for p in [Pos::Noun, Pos::Verb] {
-                out.extend(self.wn.synsets_for_lemma(p, &l).iter().take(4).copied());
+            for p in pos {
+                out.extend(self.wn.senses(*p, &l).into_iter().take(per_lemma));
             }
         }
         out
     }
 
-    /// Stems of the synonyms, hypernyms (one up) and derivations of a word's main senses.
+    /// Stems of the synonyms, hypernyms (two up), derivations and causes of a word's main senses.
     pub(crate) fn related(&self, word: &str) -> HashSet<String> {
         if let Ok(cache) = self.cache.lock() {
             if let Some(r) = cache.get(word) {
@@ -235,23 +347,39 @@ impl Lexicon {
             }
         }
         let mut out = HashSet::new();
-        let add_synset = |id: SynsetId, out: &mut HashSet<String>| {
-            if let Some(s) = self.wn.get_synset(id) {
-                for w in &s.words {
-                    let text = w.text.to_lowercase();
-                    // One-word lemmas only: "better_half" would meet every "half".
-                    if !text.contains('_') {
-                        out.insert(stem(&text));
-                    }
+        let add = |words: &[String], out: &mut HashSet<String>| {
+            for w in words {
+                // One-word lemmas only: "better_half" would meet every "half".
+                if !w.contains('_') {
+                    out.insert(stem(w));
                 }
             }
         };
-        for id in self.senses(word) {
-            add_synset(id, &mut out);
-            if let Some(s) = self.wn.get_synset(id) {
-                for p in &s.pointers {
-                    if matches!(p.symbol, "@" | "@i" | "+") {
-                        add_synset(p.target, &mut out);
+        for id in self.senses(word, &[Pos::Noun, Pos::Verb], 4) {
+            let Some((words, pointers)) = self.wn.synset(id) else {
+                continue;
+            };
+            add(&words, &mut out);
+            for (sym, target) in pointers {
+                if !matches!(sym.as_str(), "@" | "@i" | "+" | ">") {
+                    continue;
+                }
+                let Some((w, next)) = self.wn.synset(target) else {
+                    continue;
+                };
+                add(&w, &mut out);
+                // Two hypernyms up ("mom" → mother → parent); a cause's derivations ("kill"
+                // causes "die" → death).
+                for (s2, t2) in next {
+                    let follow = match sym.as_str() {
+                        "@" | "@i" => s2 == "@" || s2 == "@i",
+                        ">" => s2 == "+",
+                        _ => false,
+                    };
+                    if follow {
+                        if let Some((w2, _)) = self.wn.synset(t2) {
+                            add(&w2, &mut out);
+                        }
                     }
                 }
             }
@@ -264,21 +392,15 @@ impl Lexicon {
     }
 
     /// Whether a sense of `word` is a kind of `ancestor` (hypernyms up to 12 levels): "author"
-    /// and "player" are persons, "city" a location.
+    /// and "player" are persons.
     pub(crate) fn is_a(&self, word: &str, ancestor: &str) -> bool {
         let targets: HashSet<SynsetId> = self
             .wn
-            .synsets_for_lemma(Pos::Noun, ancestor)
-            .iter()
+            .senses(Pos::Noun, ancestor)
+            .into_iter()
             .take(1)
-            .copied()
             .collect();
-        let mut frontier: Vec<SynsetId> = self
-            .lemmas(word)
-            .iter()
-            .flat_map(|l| self.wn.synsets_for_lemma(Pos::Noun, l).iter().take(3))
-            .copied()
-            .collect();
+        let mut frontier = self.senses(word, &[Pos::Noun], 3);
         let mut seen = HashSet::new();
         for _ in 0..12 {
             let mut next = Vec::new();
@@ -289,12 +411,12 @@ impl Lexicon {
                 if !seen.insert(id) {
                     continue;
                 }
-                if let Some(s) = self.wn.get_synset(id) {
+                if let Some((_, pointers)) = self.wn.synset(id) {
                     next.extend(
-                        s.pointers
-                            .iter()
-                            .filter(|p| matches!(p.symbol, "@" | "@i"))
-                            .map(|p| p.target),
+                        pointers
+                            .into_iter()
+                            .filter(|(s, _)| s == "@" || s == "@i")
+                            .map(|(_, t)| t),
                     );
                 }
             }
@@ -340,5 +462,37 @@ mod tests {
         assert_eq!(stem("authors"), stem("authored"));
         let plays = &schema_words("plays_in_club")[0];
         assert!(word_match("player", &stem("player"), plays) >= 0.8);
+    }
+}
+
+#[cfg(test)]
+mod probe {
+    #[test]
+    fn probe_wordnet() {
+        let Some(lx) = super::lexicon() else {
+            eprintln!("no wordnet");
+            return;
+        };
+        for w in [
+            "mom",
+            "husband",
+            "kid",
+            "wrote",
+            "couple",
+            "killed",
+            "faith",
+            "sex",
+            "heir",
+            "darling",
+            "born",
+            "nation",
+            "offspring",
+            "dad",
+        ] {
+            let mut r: Vec<_> = lx.related(w).into_iter().collect();
+            r.sort();
+            eprintln!("{w}: {r:?}");
+        }
+        eprintln!("author person {}", lx.is_a("author", "person"));
     }
 }
