@@ -336,8 +336,15 @@ impl<'g> Planner<'g> {
                         1,
                         2,
                     )?;
+                    // Each constraint is short ("in club X", "from country Y"): at most two
+                    // hops from either entity.
+                    let first_ranked: Vec<(f64, Vec<Step>)> = ranked
+                        .iter()
+                        .filter(|(_, p)| p.len() <= 2)
+                        .cloned()
+                        .collect();
                     if let Some((p1, p2)) =
-                        self.meeting_paths(e, &ranked, second, &second_ranked, &catalog)?
+                        self.meeting_paths(e, &first_ranked, second, &second_ranked, &catalog)?
                     {
                         path = p1;
                         conjunct = Some((second.clone(), p2));
@@ -761,7 +768,9 @@ impl<'g> Planner<'g> {
                 if ea.is_disjoint(eb) {
                     continue;
                 }
-                let score = a_ranked[i].0 + b_ranked[j].0;
+                // Shorter constraints first: the two paths share the question's words.
+                let hops = a_ranked[i].1.len() + b_ranked[j].1.len();
+                let score = a_ranked[i].0 + b_ranked[j].0 - 0.5 * (hops - 2) as f64;
                 if best.is_none_or(|(s, _, _)| score > s + 1e-9) {
                     best = Some((score, i, j));
                 }
@@ -1248,30 +1257,38 @@ pub(crate) fn stem(word: &str) -> String {
     vocab::stem(word.rsplit('-').next().unwrap_or(word))
 }
 
-/// Stems of every label, relation and property name: words that name the schema are not
+/// The words of every label, relation and property name: words that name the schema are not
 /// node mentions unless marked.
-fn schema_stems(catalog: &Catalog) -> HashSet<String> {
-    catalog
+fn schema_stems(catalog: &Catalog) -> Vec<SchemaWord> {
+    let mut out: Vec<SchemaWord> = catalog
         .labels()
         .map(|(_, n)| n.to_owned())
         .chain(catalog.relations().map(|(_, r)| r.name.clone()))
         .chain(catalog.prop_keys().map(|(_, n)| n.to_owned()))
-        .flat_map(|n| schema_words(&n).into_iter().map(|w| w.stem))
-        .collect()
+        .flat_map(|n| schema_words(&n))
+        .collect();
+    out.sort_by(|a, b| a.stem.cmp(&b.stem));
+    out.dedup_by(|a, b| a.stem == b.stem);
+    out
 }
 
 /// Whether a run of question words may name a node: marked runs always; unmarked ones only if
 /// some word is neither a function word nor a schema word ("film", "the" and "director" are
-/// questions words, not the nodes that happen to carry those names).
-fn linkable(span: &[Word], schema: &HashSet<String>) -> bool {
+/// question words, not the nodes that happen to carry those names).
+fn linkable(span: &[Word], schema: &[SchemaWord]) -> bool {
     if span.iter().all(|w| w.marked) {
         return true;
     }
     span.iter().any(|w| {
         !is_stopword(&w.norm)
             && w.norm.len() >= 3
-            && !schema.contains(&w.stem)
             && !w.norm.chars().all(|c| c.is_ascii_digit())
+            && !schema.iter().any(|s| {
+                s.stem == w.stem
+                    || (s.stem.len() >= 4
+                        && w.stem.len() >= 4
+                        && (s.stem.starts_with(&w.stem) || w.stem.starts_with(&s.stem)))
+            })
     })
 }
 
