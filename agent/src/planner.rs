@@ -201,6 +201,11 @@ impl fmt::Debug for Planner<'_> {
     }
 }
 
+/// Two paths whose ends meet: from the main entity, and from the conjunct.
+type PathPair = (Vec<Step>, Vec<Step>);
+/// A relation sequence found in the data, with the labels of the nodes it ends at.
+type DataPath = (Vec<Step>, HashSet<LabelId>);
+
 /// Longest mention tried, in words.
 const MAX_MENTION_WORDS: usize = 16;
 /// Minimum cosine for a vector-linked mention.
@@ -208,11 +213,11 @@ const VECTOR_LINK_MIN: f32 = 0.55;
 /// Paths longer than this are not considered.
 const MAX_PATH: usize = 4;
 /// Frontier nodes expanded per relation sequence when paths are read off the data.
-const PATH_FRONTIER: usize = 256;
+const PATH_FRONTIER: usize = 64;
 /// Relation sequences kept per length when paths are read off the data.
 const PATH_SEQUENCES: usize = 4000;
 /// Edges read in all while paths are read off the data.
-const PATH_EDGES: usize = 200_000;
+const PATH_EDGES: usize = 40_000;
 
 impl<'g> Planner<'g> {
     pub fn new(graph: &'g Graph, embedder: &'g dyn Embedder) -> Self {
@@ -557,6 +562,7 @@ impl<'g> Planner<'g> {
         Ok(out)
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn entity(
         &self,
         mention: &str,
@@ -659,7 +665,7 @@ impl<'g> Planner<'g> {
             Some(e) => self.props_of(e.nodes.first().copied(), catalog)?,
             None => Vec::new(),
         };
-        let property_cue = property_cue(free, &entity_props);
+        let property_cue = property_cue(free, &entity_props, catalog);
 
         if count {
             // "how many <noun>": the noun right after names what is counted.
@@ -746,7 +752,7 @@ impl<'g> Planner<'g> {
         b: &Entity,
         b_ranked: &[(f64, Vec<Step>)],
         catalog: &Catalog,
-    ) -> Result<Option<(Vec<Step>, Vec<Step>)>, AgentError> {
+    ) -> Result<Option<PathPair>, AgentError> {
         const TOP: usize = 12;
         let ends = |e: &Entity, p: &[Step]| -> Result<HashSet<NodeId>, AgentError> {
             let (reached, _) = crate::answer::walk(self.graph, catalog, &e.nodes, p, 50_000)?;
@@ -788,7 +794,7 @@ impl<'g> Planner<'g> {
         entries: &[NodeId],
         max: usize,
         catalog: &Catalog,
-    ) -> Result<Vec<(Vec<Step>, HashSet<LabelId>)>, AgentError> {
+    ) -> Result<Vec<DataPath>, AgentError> {
         let mut out = Vec::new();
         let mut level: Vec<(Vec<Step>, Vec<NodeId>)> = vec![(Vec::new(), entries.to_vec())];
         let mut edges = 0usize;
@@ -861,7 +867,14 @@ impl<'g> Planner<'g> {
         max: usize,
     ) -> Result<Vec<(f64, Vec<Step>)>, AgentError> {
         let target = target.and_then(|t| catalog.label_id(t));
-        let cues = cues(free, entity, consumed);
+        // A word naming a label names the answer type ("which *papers*"), not a hop.
+        let label_words: HashSet<usize> = free
+            .iter()
+            .filter(|(_, w)| !is_stopword(&w.norm) && label_of(w, catalog).is_some())
+            .map(|(i, _)| *i)
+            .collect();
+        let consumed: HashSet<usize> = consumed.union(&label_words).copied().collect();
+        let cues = cues(free, entity, &consumed);
         let vocab: HashMap<String, Vec<SchemaWord>> = catalog
             .relations()
             .map(|(_, r)| (r.name.clone(), schema_words(&r.name)))
@@ -1346,7 +1359,9 @@ fn label_of(w: &Word, catalog: &Catalog) -> Option<String> {
     let best = catalog
         .labels()
         .map(|(_, n)| (element_match(w, &schema_words(n)), n))
-        .filter(|(s, _)| *s >= 0.7)
+        // Stems and prefixes only: WordNet's reach is too wide for a label noun
+        // ("published" is near "author").
+        .filter(|(s, _)| *s >= 0.8)
         .max_by(|a, b| a.0.total_cmp(&b.0));
     if let Some((_, n)) = best {
         return Some(n.to_owned());
@@ -1381,7 +1396,16 @@ fn s_word(words: &[SchemaWord]) -> String {
 
 /// The property an attribute question asks for: one a content word names, or one a wh-word's
 /// nouns name ("when" → a year or date).
-fn property_cue(free: &[(usize, &Word)], props: &[String]) -> Option<String> {
+fn property_cue(free: &[(usize, &Word)], props: &[String], catalog: &Catalog) -> Option<String> {
+    let norms: Vec<&str> = free.iter().map(|(_, w)| w.norm.as_str()).collect();
+    // "how often" / "how many times" ask for a count kept as a property.
+    let how_often = norms
+        .windows(2)
+        .any(|p| p == ["how", "often"] || p == ["many", "times"]);
+    let relations: Vec<Vec<SchemaWord>> = catalog
+        .relations()
+        .map(|(_, r)| schema_words(&r.name))
+        .collect();
     let mut best: Option<(f64, String)> = None;
     for prop in props {
         let words = schema_words(prop);
@@ -1398,6 +1422,15 @@ fn property_cue(free: &[(usize, &Word)], props: &[String]) -> Option<String> {
                 .iter()
                 .any(|x| words.iter().any(|s| s.stem == vocab::stem(x)));
             let score = if wh { named.max(0.9) } else { named };
+            // A word that names a relation better is a relation question ("which papers
+            // does X *cite*"), unless the question asks how often.
+            let as_relation = relations
+                .iter()
+                .map(|r| element_match(w, r))
+                .fold(0.0, f64::max);
+            if !wh && !how_often && as_relation > score {
+                continue;
+            }
             if score >= 0.6 && best.as_ref().is_none_or(|(b, _)| score > *b) {
                 best = Some((score, prop.clone()));
             }

@@ -139,6 +139,9 @@ enum Pos {
 /// A synset: part of speech and byte offset in its `data.*` file.
 type SynsetId = (Pos, usize);
 
+/// A synset's words and its pointers (symbol, target).
+type Synset = (Vec<String>, Vec<(String, SynsetId)>);
+
 /// Debian's WordNet files, read whole and searched in place: `index.*` is sorted by lemma, so a
 /// lookup is a binary search, and a synset's id is its byte offset in `data.*`. Nothing is
 /// parsed up front, so a fresh `cairn ask` pays a few milliseconds, not a full parse.
@@ -214,7 +217,7 @@ impl WordNetFiles {
     }
 
     /// The words and pointers (symbol, target) of a synset.
-    fn synset(&self, id: SynsetId) -> Option<(Vec<String>, Vec<(String, SynsetId)>)> {
+    fn synset(&self, id: SynsetId) -> Option<Synset> {
         let buf = &self.data[Self::slot(id.0)];
         if id.1 >= buf.len() {
             return None;
