@@ -307,7 +307,12 @@ impl<'g> Answerer<'g> {
                         walk(self.graph, &catalog, &other.nodes, path, WALK_MAX_EDGES)?;
                     answer.partial |= cut;
                     let also: HashSet<NodeId> = also.into_iter().map(|r| r.node).collect();
-                    reached.retain(|r| also.contains(&r.node));
+                    // The answers are what both constraints reach, never the named entities.
+                    reached.retain(|r| {
+                        also.contains(&r.node)
+                            && !other.nodes.contains(&r.node)
+                            && !entries.contains(&r.node)
+                    });
                 }
                 reached.sort_by_key(|r| (std::cmp::Reverse(r.paths), r.node));
                 answer.items = self.items(&reached, |_| None)?;

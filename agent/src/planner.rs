@@ -754,9 +754,14 @@ impl<'g> Planner<'g> {
         catalog: &Catalog,
     ) -> Result<Option<PathPair>, AgentError> {
         const TOP: usize = 12;
+        let named: HashSet<NodeId> = a.nodes.iter().chain(&b.nodes).copied().collect();
         let ends = |e: &Entity, p: &[Step]| -> Result<HashSet<NodeId>, AgentError> {
             let (reached, _) = crate::answer::walk(self.graph, catalog, &e.nodes, p, 50_000)?;
-            Ok(reached.into_iter().map(|r| r.node).collect())
+            Ok(reached
+                .into_iter()
+                .map(|r| r.node)
+                .filter(|n| !named.contains(n))
+                .collect())
         };
         let a_ends: Vec<HashSet<NodeId>> = a_ranked
             .iter()
@@ -875,10 +880,21 @@ impl<'g> Planner<'g> {
             .collect();
         let consumed: HashSet<usize> = consumed.union(&label_words).copied().collect();
         let cues = cues(free, entity, &consumed);
+        // Each cue against each relation once, not once per candidate path.
         let vocab: HashMap<String, Vec<SchemaWord>> = catalog
             .relations()
             .map(|(_, r)| (r.name.clone(), schema_words(&r.name)))
             .collect();
+        let matches: HashMap<String, Vec<f64>> = vocab
+            .iter()
+            .map(|(r, w)| {
+                (
+                    r.clone(),
+                    cues.iter().map(|c| element_match(c.word, w)).collect(),
+                )
+            })
+            .collect();
+        let mut person: HashMap<String, bool> = HashMap::new();
         let asks_person = free
             .iter()
             .any(|(_, w)| matches!(w.norm.as_str(), "who" | "whom"));
@@ -887,13 +903,16 @@ impl<'g> Planner<'g> {
             if steps.len() < min || target.is_some_and(|t| !labels.contains(&t)) {
                 continue;
             }
-            let mut score = path_score(&steps, &cues, &vocab, words);
+            let mut score = path_score(&steps, &cues, &matches, words);
             if asks_person && target.is_none() {
-                if let Some(last) = steps.last().and_then(|s| vocab.get(&s.relation)) {
-                    if last
-                        .iter()
-                        .any(|w| lexicon().is_some_and(|lx| lx.is_a(&w.word, "person")))
-                    {
+                if let Some(last) = steps.last() {
+                    let is_person = *person.entry(last.relation.clone()).or_insert_with(|| {
+                        vocab.get(&last.relation).is_some_and(|ws| {
+                            ws.iter()
+                                .any(|w| lexicon().is_some_and(|lx| lx.is_a(&w.word, "person")))
+                        })
+                    });
+                    if is_person {
                         score += 0.3;
                     }
                 }
@@ -1056,24 +1075,24 @@ fn cues<'w>(
 fn path_score(
     steps: &[Step],
     cues: &[Cue<'_>],
-    vocab: &HashMap<String, Vec<SchemaWord>>,
+    matches: &HashMap<String, Vec<f64>>,
     words: &[Word],
 ) -> f64 {
-    let empty = Vec::new();
-    let rel_words: Vec<&Vec<SchemaWord>> = steps
+    let none = vec![0.0; cues.len()];
+    let rel_match: Vec<&Vec<f64>> = steps
         .iter()
-        .map(|s| vocab.get(&s.relation).unwrap_or(&empty))
+        .map(|s| matches.get(&s.relation).unwrap_or(&none))
         .collect();
     let mut score = 0.0;
     let mut named = vec![false; steps.len()];
     let mut matched: Vec<(usize, usize)> = Vec::new();
     let mut unknown_groups = 0usize;
     let mut last_unknown: Option<usize> = None;
-    for c in cues {
-        let (hop, s) = rel_words
+    for (ci, c) in cues.iter().enumerate() {
+        let (hop, s) = rel_match
             .iter()
             .enumerate()
-            .map(|(h, w)| (h, element_match(c.word, w)))
+            .map(|(h, m)| (h, m[ci]))
             .fold((0, 0.0), |b, x| if x.1 > b.1 { x } else { b });
         if s > 0.0 {
             score += s;
@@ -1102,7 +1121,9 @@ fn path_score(
     if let Some(first) = steps.first() {
         if let Some(c) = cues
             .iter()
-            .filter(|c| element_match(c.word, rel_words[0]) > 0.0)
+            .enumerate()
+            .filter(|(ci, _)| rel_match[0][*ci] > 0.0)
+            .map(|(_, c)| c)
             .min_by_key(|c| c.order)
         {
             let incoming = incoming_reading(words, c);

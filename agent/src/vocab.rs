@@ -122,9 +122,7 @@ pub(crate) fn word_match(norm: &str, q_stem: &str, s: &SchemaWord) -> f64 {
         return 0.6;
     }
     match lexicon() {
-        Some(lx) if lx.related(norm).contains(&s.stem) || lx.related(&s.word).contains(q_stem) => {
-            0.7
-        }
+        Some(lx) if lx.relates(norm, &s.stem) || lx.relates(&s.word, q_stem) => 0.7,
         _ => 0.0,
     }
 }
@@ -340,6 +338,16 @@ impl Lexicon {
             }
         }
         out
+    }
+
+    /// Whether `stem` is among the stems [`Lexicon::related`] to `word` (no copy of the set).
+    pub(crate) fn relates(&self, word: &str, stem: &str) -> bool {
+        if let Ok(cache) = self.cache.lock() {
+            if let Some(r) = cache.get(word) {
+                return r.contains(stem);
+            }
+        }
+        self.related(word).contains(stem)
     }
 
     /// Stems of the synonyms, hypernyms (two up), derivations and causes of a word's main senses.
