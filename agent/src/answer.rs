@@ -89,6 +89,25 @@ pub fn walk(
     path: &[Step],
     max_edges: usize,
 ) -> Result<(Vec<Reached>, bool), AgentError> {
+    walk_keeping(
+        graph,
+        catalog,
+        entries,
+        path,
+        max_edges,
+        !there_and_back(path),
+    )
+}
+
+/// [`walk`], keeping the entries among the ends or not as `keep_entries` says.
+pub fn walk_keeping(
+    graph: &Graph,
+    catalog: &Catalog,
+    entries: &[NodeId],
+    path: &[Step],
+    max_edges: usize,
+    keep_entries: bool,
+) -> Result<(Vec<Reached>, bool), AgentError> {
     let mut layer: HashMap<NodeId, (u64, Vec<PathStep>)> =
         entries.iter().map(|e| (*e, (1, Vec::new()))).collect();
     let mut scanned = 0usize;
@@ -131,10 +150,10 @@ pub fn walk(
             break;
         }
     }
-    let entry_set: HashSet<NodeId> = if there_and_back(path) {
-        entries.iter().copied().collect()
-    } else {
+    let entry_set: HashSet<NodeId> = if keep_entries {
         HashSet::new()
+    } else {
+        entries.iter().copied().collect()
     };
     let mut out: Vec<Reached> = layer
         .into_iter()
@@ -298,8 +317,19 @@ impl<'g> Answerer<'g> {
             QuestionType::Relation | QuestionType::MultiHop if !plan.path.is_empty() => {
                 // The exact ends of the planned path (the beam search's visited set would hide
                 // an answer that is the entry itself: a spouse's spouse).
-                let (reached, truncated) =
+                let (mut reached, mut truncated) =
                     walk(self.graph, &catalog, &entries, &plan.path, WALK_MAX_EDGES)?;
+                if reached.is_empty() && there_and_back(&plan.path) {
+                    // "X 's parent 's son" with no brother: the entry is the answer.
+                    (reached, truncated) = walk_keeping(
+                        self.graph,
+                        &catalog,
+                        &entries,
+                        &plan.path,
+                        WALK_MAX_EDGES,
+                        true,
+                    )?;
+                }
                 answer.partial |= truncated;
                 let mut reached = self.of_target(reached, plan, &catalog)?;
                 if let Some((other, path)) = &plan.conjunct {

@@ -885,13 +885,11 @@ impl<'g> Planner<'g> {
             .relations()
             .map(|(_, r)| (r.name.clone(), schema_words(&r.name)))
             .collect();
-        let matches: HashMap<String, Vec<f64>> = vocab
+        let matches: HashMap<String, Vec<(f64, usize)>> = vocab
             .iter()
             .map(|(r, w)| {
-                (
-                    r.clone(),
-                    cues.iter().map(|c| element_match(c.word, w)).collect(),
-                )
+                let per_cue = cues.iter().map(|c| best_word_match(c.word, w)).collect();
+                (r.clone(), per_cue)
             })
             .collect();
         let mut person: HashMap<String, bool> = HashMap::new();
@@ -1075,36 +1073,47 @@ fn cues<'w>(
 fn path_score(
     steps: &[Step],
     cues: &[Cue<'_>],
-    matches: &HashMap<String, Vec<f64>>,
+    matches: &HashMap<String, Vec<(f64, usize)>>,
     words: &[Word],
 ) -> f64 {
-    let none = vec![0.0; cues.len()];
-    let rel_match: Vec<&Vec<f64>> = steps
+    let none = vec![(0.0, 0); cues.len()];
+    let rel_match: Vec<&Vec<(f64, usize)>> = steps
         .iter()
         .map(|s| matches.get(&s.relation).unwrap_or(&none))
         .collect();
     let mut score = 0.0;
     let mut named = vec![false; steps.len()];
     let mut matched: Vec<(usize, usize)> = Vec::new();
-    let mut unknown_groups = 0usize;
+    // (hop, schema word) pairs already credited: "X 's children 's children" needs two hops.
+    let mut used: HashSet<(usize, usize)> = HashSet::new();
+    let mut unknown_starts: Vec<usize> = Vec::new();
     let mut last_unknown: Option<usize> = None;
     for (ci, c) in cues.iter().enumerate() {
-        let (hop, s) = rel_match
+        let mut hops: Vec<(usize, f64, usize)> = rel_match
             .iter()
             .enumerate()
-            .map(|(h, m)| (h, m[ci]))
-            .fold((0, 0.0), |b, x| if x.1 > b.1 { x } else { b });
-        if s > 0.0 {
+            .map(|(h, m)| (h, m[ci].0, m[ci].1))
+            .filter(|(h, s, w)| *s > 0.0 && !used.contains(&(*h, *w)))
+            .collect();
+        hops.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        if let Some(&(hop, s, w)) = hops.first() {
             score += s;
             named[hop] = true;
+            used.insert((hop, w));
             matched.push((c.order, hop));
         } else {
             // Adjacent unknown words ("other half") are one unknown phrase.
             if last_unknown.is_none_or(|o| o + 1 != c.order) {
-                unknown_groups += 1;
+                unknown_starts.push(c.order);
             }
             last_unknown = Some(c.order);
         }
+    }
+    let unknown_groups = unknown_starts.len();
+    // An unknown phrase nearer the entity than a named hop stands for a hop before it.
+    for (order, hop) in &matched {
+        let before = unknown_starts.iter().filter(|u| *u < order).count();
+        score -= 0.3 * before.saturating_sub(*hop) as f64;
     }
     let unnamed = named.iter().filter(|n| !**n).count();
     let explained = unnamed.min(unknown_groups);
@@ -1122,7 +1131,7 @@ fn path_score(
         if let Some(c) = cues
             .iter()
             .enumerate()
-            .filter(|(ci, _)| rel_match[0][*ci] > 0.0)
+            .filter(|(ci, _)| rel_match[0][*ci].0 > 0.0)
             .map(|(_, c)| c)
             .min_by_key(|c| c.order)
         {
@@ -1133,6 +1142,10 @@ fn path_score(
                 -0.25
             };
         }
+    }
+    // Going back the way one came is rarely what a question asks when another hop fits as well.
+    if crate::answer::there_and_back(steps) {
+        score -= 0.15;
     }
     score - 0.05 * steps.len() as f64
 }
@@ -1363,6 +1376,15 @@ fn element_match(w: &Word, element: &[SchemaWord]) -> f64 {
         .iter()
         .map(|s| word_match(&w.norm, &w.stem, s) * s.weight)
         .fold(0.0, f64::max)
+}
+
+/// The best-matching schema word of an element for a question word: (score, word index).
+fn best_word_match(w: &Word, element: &[SchemaWord]) -> (f64, usize) {
+    element
+        .iter()
+        .enumerate()
+        .map(|(i, s)| (word_match(&w.norm, &w.stem, s) * s.weight, i))
+        .fold((0.0, 0), |b, x| if x.0 > b.0 { x } else { b })
 }
 
 /// Whether a label is person-like: WordNet says one of its words is a kind of person.
