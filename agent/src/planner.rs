@@ -203,8 +203,9 @@ impl fmt::Debug for Planner<'_> {
 
 /// Two paths whose ends meet: from the main entity, and from the conjunct.
 type PathPair = (Vec<Step>, Vec<Step>);
-/// A relation sequence found in the data, with the labels of the nodes it ends at.
-type DataPath = (Vec<Step>, HashSet<LabelId>);
+/// A relation sequence found in the data, with the labels of the nodes it ends at and a few
+/// of those nodes.
+type DataPath = (Vec<Step>, HashSet<LabelId>, Vec<NodeId>);
 
 /// Longest mention tried, in words.
 const MAX_MENTION_WORDS: usize = 16;
@@ -491,6 +492,19 @@ impl<'g> Planner<'g> {
     ) -> Result<Vec<Entity>, AgentError> {
         let index = self.name_index(catalog)?;
         let schema = schema_stems(catalog);
+        let element_names: HashSet<String> = catalog
+            .labels()
+            .map(|(_, n)| n.to_owned())
+            .chain(catalog.relations().map(|(_, r)| r.name.clone()))
+            .chain(catalog.prop_keys().map(|(_, n)| n.to_owned()))
+            .flat_map(|n| {
+                let last = n.rsplit("__").next().unwrap_or(&n).to_owned();
+                [
+                    vocab::name_words(&n).join(" "),
+                    vocab::name_words(&last).join(" "),
+                ]
+            })
+            .collect();
         let mut taken = vec![false; words.len()];
         let mut out = Vec::new();
         let max = index.longest.min(MAX_MENTION_WORDS);
@@ -506,6 +520,15 @@ impl<'g> Planner<'g> {
                         .get(start + len)
                         .is_none_or(|w| w.group != span[len - 1].group);
                 if !whole || !linkable(span, &schema) {
+                    continue;
+                }
+                let key = span
+                    .iter()
+                    .map(|w| w.norm.as_str())
+                    .collect::<Vec<_>>()
+                    .join(" ");
+                // `place_of_birth` in a question names the relation, not a node, unless quoted.
+                if !span.iter().all(|w| w.quoted) && element_names.contains(&key) {
                     continue;
                 }
                 let key = span
@@ -743,6 +766,42 @@ impl<'g> Planner<'g> {
             .copied())
     }
 
+    /// Evidence from a path's end nodes: 0.6 if a question word no relation names is near
+    /// their names in WordNet (woman → `female`), 0.4 if "where" is asked and they are places.
+    fn answer_words_bonus(
+        &self,
+        ends: &[NodeId],
+        unknown: &[&Word],
+        asks_place: bool,
+        catalog: &Catalog,
+    ) -> Result<f64, AgentError> {
+        let Some(lx) = lexicon() else { return Ok(0.0) };
+        let names: Vec<String> = self
+            .graph
+            .nodes(ends)?
+            .iter()
+            .flatten()
+            .map(|r| display_name(r, catalog))
+            .collect();
+        let mut bonus = 0.0;
+        let words: Vec<SchemaWord> = names.iter().flat_map(|n| schema_words(n)).collect();
+        if unknown
+            .iter()
+            .any(|w| words.iter().any(|s| word_match(&w.norm, &w.stem, s) >= 0.7))
+        {
+            bonus += 0.6;
+        }
+        if asks_place
+            && names.iter().take(3).any(|n| {
+                let lemma = normalize(n).replace(' ', "_");
+                lx.is_a(&lemma, "location")
+            })
+        {
+            bonus += 0.4;
+        }
+        Ok(bonus)
+    }
+
     /// The best-scoring pair of paths, one from each entity, whose ends meet (among the top
     /// few of each), or `None` when no two meet.
     fn meeting_paths(
@@ -847,7 +906,11 @@ impl<'g> Planner<'g> {
                     .take(64)
                     .filter_map(|n| index.labels.get(n).copied())
                     .collect();
-                out.push((steps.clone(), labels));
+                out.push((
+                    steps.clone(),
+                    labels,
+                    nodes.iter().take(8).copied().collect(),
+                ));
             }
             if edges > PATH_EDGES {
                 break;
@@ -896,8 +959,8 @@ impl<'g> Planner<'g> {
         let asks_person = free
             .iter()
             .any(|(_, w)| matches!(w.norm.as_str(), "who" | "whom"));
-        let mut ranked: Vec<(f64, Vec<Step>)> = Vec::new();
-        for (steps, labels) in self.data_paths(&entity.nodes, max, catalog)? {
+        let mut ranked: Vec<(f64, Vec<Step>, Vec<NodeId>)> = Vec::new();
+        for (steps, labels, ends) in self.data_paths(&entity.nodes, max, catalog)? {
             if steps.len() < min || target.is_some_and(|t| !labels.contains(&t)) {
                 continue;
             }
@@ -916,11 +979,31 @@ impl<'g> Planner<'g> {
                 }
             }
             tracing::trace!(score, path = ?steps, "candidate path");
-            ranked.push((score, steps));
+            ranked.push((score, steps, ends));
         }
-        // Best score first; ties go to the shorter path, then to the order found.
-        ranked.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.len().cmp(&b.1.len())));
-        Ok(ranked)
+        let order = |r: &mut Vec<(f64, Vec<Step>, Vec<NodeId>)>| {
+            // Best score first; ties go to the shorter path, then to the order found.
+            r.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.len().cmp(&b.1.len())));
+        };
+        order(&mut ranked);
+        // The best few, read once more with what their end nodes are: a word the relations do
+        // not name may name the answers ("a man or a woman" → `female`), and "where" asks for
+        // places.
+        let asks_place = free.iter().any(|(_, w)| w.norm == "where");
+        let unknown: Vec<&Word> = cues
+            .iter()
+            .enumerate()
+            .filter(|(ci, _)| matches.values().all(|m| m[*ci].0 == 0.0))
+            .map(|(_, c)| c.word)
+            .collect();
+        if (asks_place || !unknown.is_empty()) && lexicon().is_some() {
+            let top = ranked.len().min(40);
+            for r in ranked.iter_mut().take(top) {
+                r.0 += self.answer_words_bonus(&r.2, &unknown, asks_place, catalog)?;
+            }
+            order(&mut ranked);
+        }
+        Ok(ranked.into_iter().map(|(s, p, _)| (s, p)).collect())
     }
 
     fn llm_classify(
@@ -1237,6 +1320,8 @@ pub(crate) struct Word {
     /// Part of a marked mention: `frederica_of_mecklenburg`, `Tigres_UANL`, `"…"`, `[…]`, or
     /// capitalised after the first word.
     pub(crate) marked: bool,
+    /// Inside quotes or brackets: a name even if it spells a schema element.
+    pub(crate) quoted: bool,
     /// Index of the whitespace-separated token the word came from.
     pub(crate) group: usize,
 }
@@ -1282,6 +1367,7 @@ pub(crate) fn tokenize(text: &str) -> Vec<Word> {
                 stem: stem(&norm),
                 norm,
                 marked,
+                quoted: inside,
                 group,
             });
         }
