@@ -13,7 +13,7 @@
 use rust_stemmers::{Algorithm, Stemmer};
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
-use std::sync::{Mutex, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
 /// English function words: never a relation hint, never linked to a node unless marked.
 pub(crate) const STOPWORDS: &[&str] = &[
@@ -123,6 +123,8 @@ pub(crate) fn word_match(norm: &str, q_stem: &str, s: &SchemaWord) -> f64 {
     }
     match lexicon() {
         Some(lx) if lx.relates(norm, &s.stem) || lx.relates(&s.word, q_stem) => 0.7,
+        // "son" and `children`: kinds of one thing (offspring), a weaker hint.
+        Some(lx) if lx.siblings(norm, &s.word) => 0.5,
         _ => 0.0,
     }
 }
@@ -256,6 +258,7 @@ pub(crate) struct Lexicon {
     /// Irregular forms (`wrote` → `write`) from the `*.exc` files.
     exceptions: HashMap<String, Vec<String>>,
     cache: Mutex<HashMap<String, HashSet<String>>>,
+    ancestors: Mutex<HashMap<String, Arc<HashSet<SynsetId>>>>,
 }
 
 /// The process's WordNet lexicon, loaded once; `None` when it is not installed or turned off.
@@ -301,6 +304,7 @@ impl Lexicon {
             wn,
             exceptions,
             cache: Mutex::new(HashMap::new()),
+            ancestors: Mutex::new(HashMap::new()),
         })
     }
 
@@ -338,6 +342,46 @@ impl Lexicon {
             }
         }
         out
+    }
+
+    /// Noun synsets one and two hypernyms above a word's main senses.
+    fn ancestors(&self, word: &str) -> HashSet<SynsetId> {
+        let mut out = HashSet::new();
+        for id in self.senses(word, &[Pos::Noun], 3) {
+            let Some((_, pointers)) = self.wn.synset(id) else {
+                continue;
+            };
+            for (sym, t) in pointers {
+                if sym != "@" {
+                    continue;
+                }
+                out.insert(t);
+                if let Some((_, up)) = self.wn.synset(t) {
+                    out.extend(up.into_iter().filter(|(s, _)| s == "@").map(|(_, t)| t));
+                }
+            }
+        }
+        out
+    }
+
+    /// [`Lexicon::ancestors`], computed once per word.
+    fn ancestors_cached(&self, word: &str) -> Arc<HashSet<SynsetId>> {
+        if let Ok(cache) = self.ancestors.lock() {
+            if let Some(r) = cache.get(word) {
+                return Arc::clone(r);
+            }
+        }
+        let r = Arc::new(self.ancestors(word));
+        if let Ok(mut cache) = self.ancestors.lock() {
+            cache.insert(word.to_owned(), Arc::clone(&r));
+        }
+        r
+    }
+
+    /// Whether two nouns share a near hypernym ("son" and "child" are both offspring).
+    pub(crate) fn siblings(&self, a: &str, b: &str) -> bool {
+        let a = self.ancestors_cached(a);
+        !a.is_empty() && !a.is_disjoint(&self.ancestors_cached(b))
     }
 
     /// Whether `stem` is among the stems [`Lexicon::related`] to `word` (no copy of the set).
