@@ -531,11 +531,6 @@ impl<'g> Planner<'g> {
                 if !span.iter().all(|w| w.quoted) && element_names.contains(&key) {
                     continue;
                 }
-                let key = span
-                    .iter()
-                    .map(|w| w.norm.as_str())
-                    .collect::<Vec<_>>()
-                    .join(" ");
                 let Some(ids) = index.names.get(&key) else {
                     continue;
                 };
@@ -943,6 +938,9 @@ impl<'g> Planner<'g> {
             .collect();
         let consumed: HashSet<usize> = consumed.union(&label_words).copied().collect();
         let cues = cues(free, entity, &consumed);
+        // A path longer than the words that could name its hops (plus one unnamed) is not
+        // what the question asks; not reading it off the data saves most of the work.
+        let max = max.min(cues.len() + 1).max(min);
         // Each cue against each relation once, not once per candidate path.
         let vocab: HashMap<String, Vec<SchemaWord>> = catalog
             .relations()
