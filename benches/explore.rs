@@ -18,11 +18,11 @@
 //! show what the per-expansion cap trades.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a benchmark that cannot set up has nothing to report
 
-use cairn::engine::embed::{Embedder, HashEmbedder};
-use cairn::engine::generate::{author_key, Academic, AcademicConfig};
-use cairn::engine::import::{dump::DumpRecord, import_records, ImportOptions};
 use cairn::{Direction, Graph, GraphOptions, GraphRead, NodeId, RelId};
 use cairn_agent::{CancelToken, EngineCatalog, Explorer, NodeTable, StopReason};
+use cairn_embed::{Embedder, HashEmbedder};
+use cairn_generate::{author_key, Academic, AcademicConfig};
+use cairn_import::{dump::DumpRecord, import_records, ImportOptions};
 use cairn_query::{prepare, Compiled};
 use std::collections::{HashSet, VecDeque};
 use std::sync::Arc;

@@ -4,13 +4,13 @@ use crate::{EngineError, Graph, GraphOptions, GraphRead};
 use cairn_agent::{
     CancelToken, EngineCatalog, EntrySearch, Exploration, ExploreError, Explorer, NodeTable,
 };
-use cairn_engine::describe::display_name;
-use cairn_engine::embed::{minilm_from_env, EmbedError, Embedder, HashEmbedder, MINILM_ID};
-use cairn_engine::import::{import_files, ImportError, ImportOptions, ImportSummary};
-use cairn_engine::vector::{BuildReport, Refresh, StoreError, VectorError, VectorStore};
+use cairn_embed::{minilm_from_env, EmbedError, Embedder, HashEmbedder, MINILM_ID};
+use cairn_import::{import_files, ImportError, ImportOptions, ImportSummary};
 use cairn_query::ast::ShowWhat;
 use cairn_query::{prepare, Compiled, EntryPlan, QueryError};
 use cairn_storage_format::{LabelId, NodeId};
+use cairn_store::describe::display_name;
+use cairn_vector::{BuildReport, Refresh, StoreError, VectorError, VectorStore};
 use parking_lot::RwLock;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;

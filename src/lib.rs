@@ -24,20 +24,21 @@ mod asynchronous;
 mod db;
 
 pub use asynchronous::AsyncCairn;
-pub use cairn_agent::{CancelToken, Exploration, PathStep, ResultNode, StopReason};
-pub use cairn_engine::{
-    Catalog, CommitStats, Direction, EngineError, Graph, GraphOptions, GraphRead, GraphSnapshot,
-    Neighbor, Writer,
-};
+pub use cairn_agent::{AskOutcome, CancelToken, Exploration, PathStep, ResultNode, StopReason};
+pub use cairn_embed::{EmbedError, Embedder, HashEmbedder};
+pub use cairn_import::{ImportError, ImportOptions, ImportSummary};
 pub use cairn_storage_format::{
     Degree, EdgeProps, LabelId, NodeId, NodeRecord, PropKeyId, RelId, Value,
 };
+pub use cairn_store::{
+    Catalog, CommitStats, Direction, EngineError, Graph, GraphOptions, GraphRead, GraphSnapshot,
+    Neighbor, Writer,
+};
+pub use cairn_vector::{BuildReport, Refresh};
 pub use db::{Cairn, CairnError, CairnOptions, Output};
 
 /// The agent layer (executor, agents).
 pub use cairn_agent as agent;
-/// The storage engine crate, for what the facade does not re-export.
-pub use cairn_engine as engine;
 /// The language crate (parser, plans).
 pub use cairn_query as query;
 /// The on-disk format crate (ids, key layouts, records).

@@ -2,15 +2,16 @@
 
 mod ask_cli;
 mod repl;
+mod triples_cli;
 
-use cairn::engine::embed::{minilm_from_env, EmbedError, Embedder, HashEmbedder, MINILM_ID};
-use cairn::engine::generate::{Academic, AcademicConfig};
-use cairn::engine::import::dump::DumpRecord;
-use cairn::engine::import::{import_files, ImportError, ImportOptions, Phase, Progress};
 use cairn::{
     Cairn, CairnError, CairnOptions, CancelToken, EngineError, Exploration, Graph, GraphOptions,
     Output, ResultNode,
 };
+use cairn_embed::{minilm_from_env, EmbedError, Embedder, HashEmbedder, MINILM_ID};
+use cairn_generate::{Academic, AcademicConfig};
+use cairn_import::dump::DumpRecord;
+use cairn_import::{import_files, ImportError, ImportOptions, Phase, Progress};
 use clap::{Parser, Subcommand, ValueEnum};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -179,16 +180,20 @@ enum Command {
         #[arg(long, env = "CAIRN_HISTORY", hide_env = true)]
         history: Option<PathBuf>,
     },
-    /// Bulk-import dump files (JSON Lines or Neo4j-style CSV, optionally gzipped) into --db.
+    /// Bulk-import dump files (JSON Lines, Neo4j-style CSV or TSV triples, optionally gzipped)
+    /// into --db.
     ///
     /// Every file is read and checked before the database is touched: by default the first bad
     /// line aborts the import with the database unchanged. A directory argument imports every
-    /// .jsonl/.ndjson/.csv(.gz) file in it.
+    /// .jsonl/.ndjson/.csv/.tsv/.triples(.gz) file in it.
+    ///
+    /// Triples files (`subject<TAB>relation<TAB>object`) make every entity a node keyed by its
+    /// string, labelled by --label (default `Entity`), --infer-labels or --relation-label.
     ///
     /// New nodes' descriptions are embedded on all cores with --embedder; the database records
     /// it, and later imports and queries use the same one.
     #[command(
-        after_help = "Examples:\n  cairn --db ./academic.cairn import ./dump\n  cairn --db ./db import nodes.jsonl edges.jsonl.gz --max-errors 10\n  CAIRN_MINILM_DIR=\"$(bash scripts/fetch-minilm.sh)\" cairn --db ./db import ./dump --embedder minilm   # build with --features minilm"
+        after_help = "Examples:\n  cairn --db ./academic.cairn import ./dump\n  cairn --db ./db import nodes.jsonl edges.jsonl.gz --max-errors 10\n  cairn --db ./wc.cairn import kb.txt --format triples --infer-labels --relation-label is_aged=:Age\n  CAIRN_MINILM_DIR=\"$(bash scripts/fetch-minilm.sh)\" cairn --db ./db import ./dump --embedder minilm   # build with --features minilm"
     )]
     Import {
         /// Files or directories to import.
@@ -206,6 +211,8 @@ enum Command {
         /// Do not build the vector index at the end (the first SEARCH builds it instead).
         #[arg(long)]
         no_index: bool,
+        #[command(flatten)]
+        triples: triples_cli::TriplesArgs,
     },
     /// Manage the HNSW vector index that answers SEARCH entries.
     #[command(subcommand)]
@@ -276,7 +283,10 @@ impl From<ImportError> for Failure {
             ImportError::BadLines { .. }
             | ImportError::Header { .. }
             | ImportError::UnknownFormat { .. }
+            | ImportError::TxtNotGuessed { .. }
+            | ImportError::MixedFormats { .. }
             | ImportError::EmbedderMismatch { .. } => 3,
+            ImportError::LabelsWithoutTriples { .. } => 2,
             ImportError::Io { .. } | ImportError::Engine(_) | ImportError::Embed(_) => 1,
         };
         Failure {
@@ -310,7 +320,15 @@ fn main() -> ExitCode {
             max_errors,
             embedder,
             no_index,
-        } => import(&cli.db, &files, max_errors, embedder, no_index),
+            triples,
+        } => import(
+            &cli.db,
+            &files,
+            max_errors,
+            embedder,
+            no_index,
+            triples.options(),
+        ),
         Command::Index(IndexCommand::Build) => index_build(&cli.db),
         Command::Demo { nodes } => demo(&cli.db, nodes),
         Command::Query {
@@ -440,14 +458,14 @@ fn expand(paths: &[PathBuf]) -> Result<Vec<PathBuf>, Failure> {
             let mut inside: Vec<PathBuf> = std::fs::read_dir(p)
                 .map_err(|e| io_failure(p, e))?
                 .filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|f| cairn::engine::import::read::DumpFormat::of(f).is_ok())
+                .filter(|f| cairn_import::read::DumpFormat::of(f).is_ok())
                 .collect();
             inside.sort();
             if inside.is_empty() {
                 return Err(Failure {
                     code: 3,
                     report: miette::Report::msg(format!(
-                        "{}: no .jsonl, .ndjson or .csv files in this directory",
+                        "{}: no .jsonl, .ndjson, .csv, .tsv or .triples files in this directory",
                         p.display()
                     )),
                 });
@@ -471,8 +489,12 @@ fn import(
     max_errors: usize,
     embedder: Option<EmbedderArg>,
     no_index: bool,
+    triples: cairn_import::triples::TriplesOptions,
 ) -> Result<(), Failure> {
     let files = expand(paths)?;
+    // An unknown or unguessed file format is reported before a database is created for it.
+    let refs: Vec<&Path> = files.iter().map(PathBuf::as_path).collect();
+    cairn_import::triples_files(&refs, &triples)?;
     // An embedder named on the command line is set up before the database is opened (or
     // created), so one this build or environment cannot provide leaves nothing behind.
     let named = embedder
@@ -496,6 +518,7 @@ fn import(
         max_errors,
         progress: Some(progress.callback()),
         embedder,
+        triples,
     };
     let result = import_files(&graph, &files, &options);
     progress.finish();
@@ -516,6 +539,10 @@ fn import(
         s.skipped.len(),
         s.edges_per_sec(),
     );
+    if !s.labels.is_empty() {
+        let labels: Vec<String> = s.labels.iter().map(|(l, n)| format!("{l} {n}")).collect();
+        println!("labels: {}", labels.join(", "));
+    }
     if s.vectors_computed > 0 {
         let secs = s.embed_time.as_secs_f64();
         println!(
@@ -530,12 +557,12 @@ fn import(
         let started = Instant::now();
         let cairn = open_db(db)?;
         match cairn.refresh_index()? {
-            cairn::engine::vector::Refresh::Unavailable(why) => {
+            cairn_vector::Refresh::Unavailable(why) => {
                 println!("vector index: not built ({why}); SEARCH scans exactly")
             }
             _ => println!(
                 "vector index: {} current in {:.2}s",
-                cairn::engine::vector::index_path(db).display(),
+                cairn_vector::index_path(db).display(),
                 started.elapsed().as_secs_f64()
             ),
         }
@@ -587,7 +614,9 @@ impl From<CairnError> for Failure {
             CairnError::Import(
                 ImportError::BadLines { .. }
                 | ImportError::Header { .. }
-                | ImportError::UnknownFormat { .. },
+                | ImportError::UnknownFormat { .. }
+                | ImportError::TxtNotGuessed { .. }
+                | ImportError::MixedFormats { .. },
             ) => 3,
             _ => 1,
         };
@@ -784,8 +813,8 @@ fn demo(db: &Path, nodes: usize) -> Result<(), Failure> {
         embedder: Some(Arc::clone(cairn.embedder())),
         ..Default::default()
     };
-    let s = cairn::engine::import::import_records(cairn.graph(), records, &options)
-        .map_err(CairnError::from)?;
+    let s =
+        cairn_import::import_records(cairn.graph(), records, &options).map_err(CairnError::from)?;
     println!(
         "  {} nodes and {} edges ({} new nodes, {} new edges) imported in {:.2}s\n",
         graph.node_count(),
@@ -854,7 +883,7 @@ fn progress_reporter() -> Reporter {
 }
 
 impl Reporter {
-    fn callback(&self) -> cairn::engine::import::ProgressFn {
+    fn callback(&self) -> cairn_import::ProgressFn {
         match self {
             Reporter::Bar(bar) => {
                 let bar = bar.clone();

@@ -2,10 +2,10 @@
 //! give the same answers as the synchronous handle.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use cairn::engine::embed::HashEmbedder;
-use cairn::engine::generate::{Academic, AcademicConfig};
-use cairn::engine::import::{dump::DumpRecord, import_records, ImportOptions};
 use cairn::{AsyncCairn, Cairn, CancelToken};
+use cairn_embed::HashEmbedder;
+use cairn_generate::{Academic, AcademicConfig};
+use cairn_import::{dump::DumpRecord, import_records, ImportOptions};
 use std::sync::Arc;
 
 #[test]

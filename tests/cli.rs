@@ -341,3 +341,76 @@ fn minilm_without_the_feature_is_a_usage_error_naming_the_fix() {
         other => panic!("expected EmbedderUnavailable, got {other:?}"),
     }
 }
+
+#[test]
+fn import_triples_with_inferred_labels_and_refuse_unguessed_txt() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("db");
+    let kb = dir.path().join("kb.txt");
+    std::fs::write(
+        &kb,
+        "Alan_PULIDO\tplays_in_club\tTigres_UANL\n\
+         Tigres_UANL\tplays_in_club_inverse\tAlan_PULIDO\n\
+         Alan_PULIDO\tplays_for_country\tMexico\n\
+         Alan_PULIDO\twears_number\t11\n",
+    )
+    .unwrap();
+    // A .txt file is never guessed: exit code 3, naming the flag, nothing created.
+    let o = cairn(&["--db", path(&db), "import", path(&kb)]);
+    assert_eq!(o.status.code(), Some(3), "{:?}", text(&o));
+    assert!(text(&o).1.contains("--format triples"), "{:?}", text(&o));
+    assert!(!db.exists());
+    let import = [
+        "--db",
+        path(&db),
+        "import",
+        path(&kb),
+        "--format",
+        "triples",
+        "--infer-labels",
+        "--relation-label",
+        "wears_number=:ShirtNumber",
+        "--no-index",
+    ];
+    let o = cairn(&import);
+    let (out, err) = text(&o);
+    assert!(o.status.success(), "{out}{err}");
+    assert!(out.contains("nodes 4 new"), "{out}");
+    assert!(out.contains("edges 4 new"), "{out}");
+    assert!(
+        out.contains("labels: Club 1, Country 1, Entity 1, ShirtNumber 1"),
+        "{out}"
+    );
+    let o = cairn(&["--db", path(&db), "query", "-e", "SHOW LABELS;"]);
+    let shown = text(&o).0;
+    for label in ["Club", "Country", "ShirtNumber", "Entity"] {
+        assert!(shown.contains(label), "{label} in {shown}");
+    }
+    // Again: a no-op.
+    let o = cairn(&import);
+    assert!(
+        text(&o)
+            .0
+            .contains("nodes 0 new, 0 updated, 4 unchanged; edges 0 new, 0 updated, 4 unchanged"),
+        "{:?}",
+        text(&o)
+    );
+    // A bad line: file:line and exit code 3.
+    let bad = dir.path().join("bad.tsv");
+    std::fs::write(&bad, "a\tr\tb\nno tabs here\n").unwrap();
+    let o = cairn(&["--db", path(&db), "import", path(&bad)]);
+    assert_eq!(o.status.code(), Some(3));
+    assert!(
+        text(&o)
+            .1
+            .contains("bad.tsv:2: expected 3 tab-separated fields"),
+        "{:?}",
+        text(&o)
+    );
+    let o = cairn(&["import", "--help"]);
+    let help = text(&o).0;
+    assert!(
+        help.contains("--infer-labels") && help.contains("--relation-label"),
+        "{help}"
+    );
+}

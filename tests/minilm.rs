@@ -9,8 +9,8 @@
 #![cfg(feature = "minilm")]
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use cairn::engine::embed::{Embedder, MiniLmEmbedder, MINILM_DIR_ENV, MINILM_ID};
 use cairn::{Cairn, GraphRead};
+use cairn_embed::{Embedder, MiniLmEmbedder, MINILM_DIR_ENV, MINILM_ID};
 use std::path::Path;
 use std::process::{Command, Output};
 
@@ -119,7 +119,7 @@ fn import_embeds_with_minilm_and_queries_use_it() {
         let records = graph.nodes(&ids).unwrap();
         let texts: Vec<String> = records
             .iter()
-            .map(|r| cairn::engine::describe::description(r.as_ref().unwrap(), &catalog))
+            .map(|r| cairn_store::describe::description(r.as_ref().unwrap(), &catalog))
             .collect();
         assert!(texts.contains(&"Paper: Protein folding with deep learning.".to_owned()));
         let refs: Vec<&str> = texts.iter().map(String::as_str).collect();

@@ -2,12 +2,12 @@
 //! reloaded or rebuilt after reopening, kept current across deletes and new vectors.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use cairn::engine::generate::{author_key, paper_key, Academic, AcademicConfig};
-use cairn::engine::import::dump::{DumpNode, DumpRecord};
-use cairn::engine::import::{import_records, ImportOptions};
-use cairn::engine::vector::{index_path, Refresh};
 use cairn::{Cairn, CancelToken, GraphRead, NodeId};
 use cairn_agent::Explorer;
+use cairn_generate::{author_key, paper_key, Academic, AcademicConfig};
+use cairn_import::dump::{DumpNode, DumpRecord};
+use cairn_import::{import_records, ImportOptions};
+use cairn_vector::{index_path, Refresh};
 use std::path::Path;
 use std::process::Command;
 use std::sync::Arc;

@@ -10,13 +10,14 @@
 //! the model rewrites the answer from the quoted evidence; what it claims is mapped back onto
 //! evidence items, and anything it invents has no node and no path — the validator's catch.
 
-use crate::ask::AgentError;
+use crate::error::AgentError;
 use crate::llm::{data_block, json_object, LlmBackend, Message, DATA_RULE};
 use crate::planner::{numeric, Aggregate, QueryPlan, QuestionType, Step};
 use crate::result::{Exploration, PathStep};
-use cairn_engine::describe::display_name;
-use cairn_engine::{Catalog, Direction, Graph, GraphRead};
+use crate::walk::{rank, there_and_back, walk, walk_keeping, Reached, WALK_MAX_EDGES};
 use cairn_storage_format::{NodeId, Value};
+use cairn_store::describe::display_name;
+use cairn_store::{Catalog, Graph, GraphRead};
 use std::collections::{HashMap, HashSet};
 
 /// One claimed answer element.
@@ -68,109 +69,6 @@ impl Answer {
     }
 }
 
-/// A node reached by walking a relation path.
-#[derive(Clone, Debug)]
-pub struct Reached {
-    pub node: NodeId,
-    /// How many distinct paths reach it.
-    pub paths: u64,
-    /// The first path found.
-    pub evidence: Vec<PathStep>,
-}
-
-/// Walks `path` exactly from `entries` and returns the distinct end nodes, in node-id order,
-/// without the entries themselves when the path goes there and back through one relation (an
-/// author is not their own co-author; a spouse's spouse is the entry). `max_edges` bounds the
-/// work; the flag says whether it was reached (the result is then partial).
-pub fn walk(
-    graph: &Graph,
-    catalog: &Catalog,
-    entries: &[NodeId],
-    path: &[Step],
-    max_edges: usize,
-) -> Result<(Vec<Reached>, bool), AgentError> {
-    walk_keeping(
-        graph,
-        catalog,
-        entries,
-        path,
-        max_edges,
-        !there_and_back(path),
-    )
-}
-
-/// [`walk`], keeping the entries among the ends or not as `keep_entries` says.
-pub fn walk_keeping(
-    graph: &Graph,
-    catalog: &Catalog,
-    entries: &[NodeId],
-    path: &[Step],
-    max_edges: usize,
-    keep_entries: bool,
-) -> Result<(Vec<Reached>, bool), AgentError> {
-    let mut layer: HashMap<NodeId, (u64, Vec<PathStep>)> =
-        entries.iter().map(|e| (*e, (1, Vec::new()))).collect();
-    let mut scanned = 0usize;
-    let mut truncated = false;
-    for step in path {
-        let Some(rel) = catalog.relation_id(&step.relation) else {
-            return Ok((Vec::new(), false));
-        };
-        let dir = if step.reversed {
-            Direction::In
-        } else {
-            Direction::Out
-        };
-        let mut next: HashMap<NodeId, (u64, Vec<PathStep>)> = HashMap::new();
-        let mut from: Vec<(&NodeId, &(u64, Vec<PathStep>))> = layer.iter().collect();
-        from.sort_by_key(|(n, _)| **n);
-        for (node, (mult, evidence)) in from {
-            let neighbours = graph.neighbors(*node, dir, &[rel])?;
-            scanned += neighbours.len();
-            for n in neighbours {
-                let slot = next.entry(n.node).or_insert_with(|| {
-                    let mut e = evidence.clone();
-                    e.push(PathStep {
-                        from: *node,
-                        relation: step.relation.clone(),
-                        reversed: step.reversed,
-                        to: n.node,
-                    });
-                    (0, e)
-                });
-                slot.0 += mult;
-            }
-            if scanned > max_edges {
-                truncated = true;
-                break;
-            }
-        }
-        layer = next;
-        if truncated {
-            break;
-        }
-    }
-    let entry_set: HashSet<NodeId> = if keep_entries {
-        HashSet::new()
-    } else {
-        entries.iter().copied().collect()
-    };
-    let mut out: Vec<Reached> = layer
-        .into_iter()
-        .filter(|(n, _)| !entry_set.contains(n))
-        .map(|(node, (paths, evidence))| Reached {
-            node,
-            paths,
-            evidence,
-        })
-        .collect();
-    out.sort_by_key(|r| r.node);
-    Ok((out, truncated))
-}
-
-/// Work bound of an exact walk, in edges listed.
-pub const WALK_MAX_EDGES: usize = 5_000_000;
-
 /// Answer items as a sentence: up to 20 names, then how many more.
 fn list_text(items: &[AnswerItem]) -> String {
     let names: Vec<&str> = items.iter().take(20).map(|i| i.name.as_str()).collect();
@@ -182,13 +80,6 @@ fn list_text(items: &[AnswerItem]) -> String {
     } else {
         format!("{}.", names.join("; "))
     }
-}
-
-/// Whether a step is followed at once by its own reverse (`AUTHORED -> <AUTHORED`): the path
-/// asks for *others* related the same way.
-pub(crate) fn there_and_back(path: &[Step]) -> bool {
-    path.windows(2)
-        .any(|w| w[0].relation == w[1].relation && w[0].reversed != w[1].reversed)
 }
 
 /// A property value as answer text (strings without quotes).
@@ -553,27 +444,6 @@ impl<'g> Answerer<'g> {
             }
         }
         Ok(out)
-    }
-}
-
-/// Indexes of the top `k` by support (then key order, for a stable cut); with `k = 1`, every
-/// node tied for the maximum.
-pub(crate) fn rank(reached: &[Reached], support: &[f64], k: usize) -> Vec<usize> {
-    let mut order: Vec<usize> = (0..reached.len()).collect();
-    order.sort_by(|a, b| {
-        support[*b]
-            .total_cmp(&support[*a])
-            .then(reached[*a].node.cmp(&reached[*b].node))
-    });
-    if k <= 1 {
-        let Some(best) = order.first().map(|i| support[*i]) else {
-            return Vec::new();
-        };
-        order.retain(|i| support[*i] == best);
-        order
-    } else {
-        order.truncate(k);
-        order
     }
 }
 

@@ -5,36 +5,20 @@
 //! [`MAX_REGENERATIONS`] times) before it is returned marked uncertain.
 
 use crate::answer::{Answer, Answerer};
-use crate::explore::{EntrySearch, ExploreError, Explorer, Judge};
+pub use crate::error::AgentError;
+use crate::explore::{EntrySearch, Explorer, Judge};
 use crate::llm::{data_block, json_object, LlmBackend, LlmError, Message, DATA_RULE};
 use crate::planner::{Planner, QueryPlan, QuestionType};
 use crate::result::{Exploration, ResultNode, StopReason};
 use crate::validate::{Validation, Validator, DEFAULT_THRESHOLD};
 use crate::{CancelToken, NodeTable};
-use cairn_engine::embed::{EmbedError, Embedder};
-use cairn_engine::{EngineError, Graph};
-use thiserror::Error;
+use cairn_embed::Embedder;
+use cairn_store::Graph;
 
 /// Wider re-explorations the evidence judge may ask for.
 pub const MAX_EXPANSIONS: u32 = 2;
 /// Regenerations of an answer the validator rejected.
 pub const MAX_REGENERATIONS: u32 = 2;
-
-/// Errors of the question-answering agents.
-#[derive(Debug, Error)]
-pub enum AgentError {
-    #[error(transparent)]
-    Explore(#[from] ExploreError),
-    #[error(transparent)]
-    Engine(#[from] EngineError),
-    #[error("embedding failed: {0}")]
-    Embed(#[from] EmbedError),
-    #[error(transparent)]
-    Llm(#[from] LlmError),
-    /// The planner wrote a statement that does not compile (a bug, reported with the text).
-    #[error("the planner's statement does not compile:\n{0}")]
-    Plan(String),
-}
 
 /// Which agents use the LLM (all offline by default).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -10,10 +10,11 @@
 //! Metrics per type and overall: Accuracy (the answer set equals the gold set), entity-level F1,
 //! and Hit@1 (the first answer is in the gold set).
 
-use crate::ask::{AgentError, Asker};
+use crate::ask::Asker;
+use crate::error::AgentError;
 use crate::planner::QuestionType;
 use crate::CancelToken;
-use cairn_engine::generate::{author_key, paper_key, topic_key, venue_key, Academic};
+use cairn_generate::{author_key, paper_key, topic_key, venue_key, Academic};
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::time::{Duration, Instant};
 
@@ -143,11 +144,7 @@ impl<'a> Facts<'a> {
     }
 
     /// Distinct values of `f` over the author's papers, with multiplicity.
-    fn tally(
-        &self,
-        a: usize,
-        f: impl Fn(&cairn_engine::generate::Paper) -> Vec<u32>,
-    ) -> HashMap<u32, u64> {
+    fn tally(&self, a: usize, f: impl Fn(&cairn_generate::Paper) -> Vec<u32>) -> HashMap<u32, u64> {
         let mut m = HashMap::new();
         for p in &self.author_papers[a] {
             for x in f(&self.g.papers[*p as usize]) {

@@ -1,25 +1,28 @@
-//! Cairn's agent layer: the exploration executor that runs EXPLORE plans as a beam search, and
-//! (as they land) the planner, judge, answerer and validator agents behind `ASK`.
+//! Cairn's agents behind `ASK`: the planner, evidence judge, answerer and validator, the LLM
+//! backend they share, and the evaluation on generated data (feature `eval`). The executor they
+//! drive is `cairn-exec`; its modules are re-exported here so `cairn_agent::explore::…` still works.
 
 pub mod answer;
 pub mod ask;
-pub mod catalog;
+pub mod error;
+#[cfg(feature = "eval")]
 pub mod eval;
-pub mod explore;
 pub mod llm;
 pub mod planner;
 pub mod qa;
-pub mod result;
-pub mod table;
 pub mod validate;
 pub mod vocab;
+pub mod walk;
+
+pub use cairn_exec::{catalog, explore, result, table};
 
 pub use answer::{Answer, AnswerItem, Answerer};
-pub use ask::{AgentError, AskOutcome, Asker, EvidenceJudge, LlmAgents, LlmJudge, Verdict};
-pub use catalog::EngineCatalog;
-pub use explore::{CancelToken, EntrySearch, ExploreError, Explorer, Judge, SufficiencyJudge};
+pub use ask::{AskOutcome, Asker, EvidenceJudge, LlmAgents, LlmJudge, Verdict};
+pub use cairn_exec::{
+    CancelToken, EngineCatalog, EntrySearch, Exploration, ExploreError, Explorer, Judge, NodeTable,
+    PathStep, Probe, ResultNode, Stats, StopReason, SufficiencyJudge, TraceEvent,
+};
+pub use error::AgentError;
 pub use llm::{ChatConfig, LlmBackend, LlmError, OpenAiChat};
 pub use planner::{Aggregate, Planner, QueryPlan, QuestionType};
-pub use result::{Exploration, PathStep, ResultNode, Stats, StopReason, TraceEvent};
-pub use table::{NodeTable, Probe};
 pub use validate::{Validation, Validator};

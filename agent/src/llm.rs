@@ -2,14 +2,15 @@
 //! OpenAI-compatible `POST {base}/chat/completions` endpoints (OpenAI, vLLM, llama.cpp server,
 //! Ollama's OpenAI layer, ...).
 //!
-//! Built on `ureq` (already a dependency of the engine's HTTP embedder) rather than `llm-chain`:
-//! the agents need one request shape, and llm-chain 0.13 pulls 215 crates including a second TLS
-//! stack and an async runtime (see docs/AGENTS.md).
+//! Built on `cairn-http`'s client (shared with the HTTP embedder: same timeouts, retries and error
+//! classification) rather than `llm-chain`: the agents need one request shape, and llm-chain 0.13
+//! pulls 215 crates including a second TLS stack and an async runtime (see docs/AGENTS.md).
 //!
 //! Graph text is untrusted: [`data_block`] quotes it as JSON inside a labelled block and every
 //! system prompt says such blocks are data, never instructions.
 
-use cairn_engine::settings::{endpoint, SettingError, Settings};
+use cairn_http::client::{Client, ClientConfig, HttpError};
+use cairn_http::settings::{SettingError, Settings};
 use serde::{Deserialize, Serialize};
 use std::time::Duration;
 use thiserror::Error;
@@ -202,15 +203,14 @@ impl ChatConfig {
 
 /// Blocking client for OpenAI-compatible chat-completions endpoints.
 pub struct OpenAiChat {
-    agent: ureq::Agent,
-    url: String,
+    client: Client,
     config: ChatConfig,
 }
 
 impl std::fmt::Debug for OpenAiChat {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("OpenAiChat")
-            .field("url", &self.url)
+            .field("url", &self.client.url())
             .field("model", &self.config.model)
             .finish()
     }
@@ -238,116 +238,26 @@ struct ReplyMessage {
     content: Option<String>,
 }
 
-#[derive(Deserialize)]
-struct ErrorBody {
-    error: ErrorDetail,
-}
-
-#[derive(Deserialize)]
-#[serde(untagged)]
-enum ErrorDetail {
-    Object { message: String },
-    Text(String),
-}
-
-/// What one attempt ended with.
-enum Attempt {
-    Done(String),
-    /// Worth retrying (transport error, timeout, 429, 5xx).
-    Retry(LlmError),
-    Fail(LlmError),
-}
-
 impl OpenAiChat {
     /// Builds the client; no request is made until [`LlmBackend::complete`].
     pub fn new(config: ChatConfig) -> Result<Self, LlmError> {
-        let url = endpoint(ENV_URL, &config.base_url, "chat/completions")?;
-        let agent: ureq::Agent = ureq::Agent::config_builder()
-            .timeout_global(Some(config.timeout))
-            .http_status_as_error(false)
-            .build()
-            .into();
-        Ok(OpenAiChat { agent, url, config })
+        let client = Client::new(
+            ENV_URL,
+            "chat/completions",
+            ClientConfig {
+                base_url: config.base_url.clone(),
+                api_key: config.api_key.clone(),
+                timeout: config.timeout,
+                retries: config.retries,
+                backoff: config.backoff,
+            },
+        )?;
+        Ok(OpenAiChat { client, config })
     }
 
     /// A client configured from the environment (see [`ChatConfig::from_env`]).
     pub fn from_env() -> Result<Self, LlmError> {
         Self::new(ChatConfig::from_env()?)
-    }
-
-    fn attempt(&self, body: &[u8], attempts: u32) -> Attempt {
-        let mut req = self
-            .agent
-            .post(&self.url)
-            .header("Content-Type", "application/json");
-        if let Some(key) = &self.config.api_key {
-            req = req.header("Authorization", &format!("Bearer {key}"));
-        }
-        let mut resp = match req.send(body) {
-            Ok(r) => r,
-            Err(e) => return Attempt::Retry(self.transport(e, attempts)),
-        };
-        let status = resp.status().as_u16();
-        let text = match resp.body_mut().read_to_string() {
-            Ok(t) => t,
-            Err(e) => return Attempt::Retry(self.transport(e, attempts)),
-        };
-        if !(200..300).contains(&status) {
-            let message = serde_json::from_str::<ErrorBody>(&text)
-                .map(|b| match b.error {
-                    ErrorDetail::Object { message } | ErrorDetail::Text(message) => message,
-                })
-                .unwrap_or_else(|_| text.chars().take(500).collect());
-            let err = LlmError::HttpStatus {
-                url: self.url.clone(),
-                status,
-                message,
-            };
-            return if status == 429 || status >= 500 {
-                Attempt::Retry(err)
-            } else {
-                Attempt::Fail(err)
-            };
-        }
-        let parsed: ChatResponse = match serde_json::from_str(&text) {
-            Ok(p) => p,
-            Err(e) => {
-                return Attempt::Fail(LlmError::BadResponse {
-                    url: self.url.clone(),
-                    message: format!("not a chat completion: {e}"),
-                })
-            }
-        };
-        match parsed
-            .choices
-            .into_iter()
-            .next()
-            .and_then(|c| c.message.content)
-        {
-            Some(content) => Attempt::Done(content),
-            None => Attempt::Fail(LlmError::BadResponse {
-                url: self.url.clone(),
-                message: "no choices[0].message.content".into(),
-            }),
-        }
-    }
-
-    fn transport(&self, e: ureq::Error, attempts: u32) -> LlmError {
-        let timed_out = matches!(&e, ureq::Error::Timeout(_))
-            || matches!(&e, ureq::Error::Io(io) if io.kind() == std::io::ErrorKind::TimedOut);
-        if timed_out {
-            LlmError::Timeout {
-                url: self.url.clone(),
-                secs: self.config.timeout.as_secs().max(1),
-                attempts,
-            }
-        } else {
-            LlmError::Unreachable {
-                url: self.url.clone(),
-                attempts,
-                message: e.to_string(),
-            }
-        }
     }
 }
 
@@ -358,26 +268,54 @@ impl LlmBackend for OpenAiChat {
             messages,
             temperature: self.config.temperature,
         };
+        let url = || self.client.url().to_owned();
         let json = serde_json::to_vec(&body).map_err(|e| LlmError::BadResponse {
-            url: self.url.clone(),
+            url: url(),
             message: format!("cannot encode request: {e}"),
         })?;
-        let mut backoff = self.config.backoff;
-        let mut attempts = 0;
-        loop {
-            attempts += 1;
-            match self.attempt(&json, attempts) {
-                Attempt::Done(text) => return Ok(text),
-                Attempt::Fail(e) => return Err(e),
-                Attempt::Retry(e) => {
-                    if attempts > self.config.retries {
-                        return Err(e);
-                    }
-                    tracing::warn!(error = %e, attempt = attempts, "LLM request failed; retrying");
-                    std::thread::sleep(backoff);
-                    backoff = backoff.saturating_mul(2);
-                }
-            }
-        }
+        let text = self.client.post_json(&json).map_err(|e| match e {
+            HttpError::Transport {
+                url,
+                attempts,
+                message,
+            } => LlmError::Unreachable {
+                url,
+                attempts,
+                message,
+            },
+            HttpError::Timeout {
+                url,
+                secs,
+                attempts,
+            } => LlmError::Timeout {
+                url,
+                secs,
+                attempts,
+            },
+            HttpError::Status {
+                url,
+                status,
+                message,
+                ..
+            } => LlmError::HttpStatus {
+                url,
+                status,
+                message,
+            },
+        })?;
+        let parsed: ChatResponse =
+            serde_json::from_str(&text).map_err(|e| LlmError::BadResponse {
+                url: url(),
+                message: format!("not a chat completion: {e}"),
+            })?;
+        parsed
+            .choices
+            .into_iter()
+            .next()
+            .and_then(|c| c.message.content)
+            .ok_or_else(|| LlmError::BadResponse {
+                url: url(),
+                message: "no choices[0].message.content".into(),
+            })
     }
 }

@@ -21,11 +21,11 @@ use crate::explore::EntrySearch;
 use crate::llm::{data_block, json_object, LlmBackend, Message, DATA_RULE};
 use crate::vocab::{self, is_stopword, lexicon, schema_words, word_match, SchemaWord};
 use crate::AgentError;
-use cairn_engine::describe::{description, display_name};
-use cairn_engine::embed::{cosine, Embedder};
-use cairn_engine::{Catalog, Direction, Graph, GraphRead};
+use cairn_embed::{cosine, Embedder};
 use cairn_query::{prepare, Compiled, Plan};
 use cairn_storage_format::{LabelId, NodeId, Value};
+use cairn_store::describe::{description, display_name};
+use cairn_store::{Catalog, Direction, Graph, GraphRead};
 use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::sync::{Arc, OnceLock};
@@ -810,7 +810,7 @@ impl<'g> Planner<'g> {
         const TOP: usize = 12;
         let named: HashSet<NodeId> = a.nodes.iter().chain(&b.nodes).copied().collect();
         let ends = |e: &Entity, p: &[Step]| -> Result<HashSet<NodeId>, AgentError> {
-            let (reached, _) = crate::answer::walk(self.graph, catalog, &e.nodes, p, 50_000)?;
+            let (reached, _) = crate::walk::walk(self.graph, catalog, &e.nodes, p, 50_000)?;
             Ok(reached
                 .into_iter()
                 .map(|r| r.node)
@@ -938,9 +938,9 @@ impl<'g> Planner<'g> {
             .collect();
         let consumed: HashSet<usize> = consumed.union(&label_words).copied().collect();
         let cues = cues(free, entity, &consumed);
-        // A path longer than the words that could name its hops (plus one unnamed) is not
+        // A path longer than the words that could name its hops or its end (plus one unnamed) is not
         // what the question asks; not reading it off the data saves most of the work.
-        let max = max.min(cues.len() + 1).max(min);
+        let max = max.min(cues.len() + label_words.len() + 1).max(min);
         // Each cue against each relation once, not once per candidate path.
         let vocab: HashMap<String, Vec<SchemaWord>> = catalog
             .relations()
@@ -1225,7 +1225,7 @@ fn path_score(
         }
     }
     // Going back the way one came is rarely what a question asks when another hop fits as well.
-    if crate::answer::there_and_back(steps) {
+    if crate::walk::there_and_back(steps) {
         score -= 0.15;
     }
     score - 0.05 * steps.len() as f64

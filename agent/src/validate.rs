@@ -10,11 +10,12 @@
 //! It is deliberately independent of how the answer was produced (offline or by an LLM): it
 //! re-reads everything from the store.
 
-use crate::answer::{rank, value_text, walk, Answer, Answerer, WALK_MAX_EDGES};
-use crate::ask::AgentError;
+use crate::answer::{value_text, Answer, Answerer};
+use crate::error::AgentError;
 use crate::planner::{Aggregate, QueryPlan, QuestionType};
-use cairn_engine::{Direction, Graph, GraphRead};
+use crate::walk::{rank, walk, WALK_MAX_EDGES};
 use cairn_storage_format::NodeId;
+use cairn_store::{Direction, Graph, GraphRead};
 use std::collections::{HashMap, HashSet};
 
 /// Default acceptance threshold of the fact-consistency score: every claim must check out. One

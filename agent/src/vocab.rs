@@ -519,35 +519,3 @@ mod tests {
         assert!(word_match("player", &stem("player"), plays) >= 0.8);
     }
 }
-
-#[cfg(test)]
-mod probe {
-    #[test]
-    fn probe_wordnet() {
-        let Some(lx) = super::lexicon() else {
-            eprintln!("no wordnet");
-            return;
-        };
-        for w in [
-            "mom",
-            "husband",
-            "kid",
-            "wrote",
-            "couple",
-            "killed",
-            "faith",
-            "sex",
-            "heir",
-            "darling",
-            "born",
-            "nation",
-            "offspring",
-            "dad",
-        ] {
-            let mut r: Vec<_> = lx.related(w).into_iter().collect();
-            r.sort();
-            eprintln!("{w}: {r:?}");
-        }
-        eprintln!("author person {}", lx.is_a("author", "person"));
-    }
-}

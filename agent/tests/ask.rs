@@ -3,19 +3,20 @@
 //! directly from the store, planted wrong answers caught by the validator, and the eval.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+#[cfg(feature = "eval")]
 use cairn_agent::eval::{evaluate, questions};
 use cairn_agent::planner::LinkMethod;
 use cairn_agent::validate::DEFAULT_THRESHOLD;
 use cairn_agent::{
     Aggregate, AskOutcome, Asker, CancelToken, EngineCatalog, NodeTable, QuestionType, Validator,
 };
-use cairn_engine::embed::{Embedder, HashEmbedder};
-use cairn_engine::generate::{author_key, paper_key, venue_key, Academic, AcademicConfig};
-use cairn_engine::import::dump::DumpRecord;
-use cairn_engine::import::{import_records, ImportOptions};
-use cairn_engine::{Direction, Graph, GraphOptions, GraphRead};
+use cairn_embed::{Embedder, HashEmbedder};
+use cairn_generate::{author_key, paper_key, venue_key, Academic, AcademicConfig};
+use cairn_import::dump::DumpRecord;
+use cairn_import::{import_records, ImportOptions};
 use cairn_query::{prepare, Compiled};
 use cairn_storage_format::Value;
+use cairn_store::{Direction, Graph, GraphOptions, GraphRead};
 use std::sync::Arc;
 
 struct Fixture {
@@ -405,6 +406,8 @@ fn node_text_with_instructions_does_not_change_the_plan() {
     assert_eq!(o.answer.count, Some(2));
 }
 
+/// Needs the `eval` feature (on in a workspace build, where the CLI enables it).
+#[cfg(feature = "eval")]
 #[test]
 fn eval_on_a_small_graph_meets_the_bar() {
     let f = fixture(AcademicConfig::with_nodes(3000, 7));

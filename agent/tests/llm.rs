@@ -4,9 +4,9 @@
 
 use cairn_agent::llm::{ChatConfig, LlmBackend, LlmError, Message, OpenAiChat, DATA_RULE};
 use cairn_agent::{Asker, CancelToken, LlmAgents, NodeTable, QuestionType};
-use cairn_engine::embed::{Embedder, HashEmbedder};
-use cairn_engine::{Graph, GraphOptions};
+use cairn_embed::{Embedder, HashEmbedder};
 use cairn_storage_format::Value;
+use cairn_store::{Graph, GraphOptions};
 use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::Duration;

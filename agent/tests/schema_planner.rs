@@ -5,9 +5,9 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use cairn_agent::{Aggregate, AskOutcome, Asker, CancelToken, NodeTable, QuestionType};
-use cairn_engine::embed::{Embedder, HashEmbedder};
-use cairn_engine::import::{import_files, ImportOptions};
-use cairn_engine::{Graph, GraphOptions};
+use cairn_embed::{Embedder, HashEmbedder};
+use cairn_import::{import_files, ImportOptions};
+use cairn_store::{Graph, GraphOptions};
 use std::sync::Arc;
 
 struct Fixture {

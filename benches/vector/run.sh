@@ -18,7 +18,7 @@ log() { tee -a "$res"; }
 echo "{\"step\":\"machine\",\"nproc\":$(nproc),\"load1\":$(cut -d' ' -f1 /proc/loadavg),\"cpu\":\"$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)\"}" | log
 [ -f "$OUT/gt.u32" ] || python3 "$here/gen_vectors.py" "$OUT" | log
 python3 "$here/hnswlib_bench.py" "$OUT" | log
-(cd "$root" && CAIRN_VECTOR_BENCH_DATA="$OUT" cargo bench -q -p cairn-engine --bench vector_ann 2>/dev/null) | log
+(cd "$root" && CAIRN_VECTOR_BENCH_DATA="$OUT" cargo bench -q -p cairn-vector --bench vector_ann 2>/dev/null) | log
 if [ "${PROBES:-0}" = 1 ]; then
   tgt="${PROBE_TARGET_DIR:-$here/ann-probe/target}"
   (cd "$here/ann-probe" && CARGO_TARGET_DIR="$tgt" cargo build -q --release --features hnsw_rs,usearch)

@@ -1,0 +1,1193 @@
+//! The executor: runs a compiled [`Plan`] as a beam search over the graph.
+//!
+//! Each round keeps the `BEAM` best unexpanded candidates, lists their neighbours through the
+//! plan's relation steps (one prefix scan per step), scores every neighbour with
+//! `R = (α·semantic + β·connectivity + γ·distance) / (α+β+γ) · step weight`, and stops as soon as
+//! the `UNTIL` condition holds or a hard cap is reached. The formulas are in `docs/EXECUTOR.md`.
+//! Everything is ordered by (score, node id), so the same data and plan give the same result.
+
+use crate::result::{Exploration, PathStep, ResultNode, Stats, StopReason, TraceEvent};
+use crate::table::{NodeTable, Probe};
+use cairn_embed::{cosine, EmbedError, Embedder};
+use cairn_query::ast::{CmpOp, Direction as QDir, ViaMode};
+use cairn_query::{EntryPlan, Filter, Plan, StepPlan, StopCondition};
+use cairn_storage_format::{LabelId, NodeId, NodeRecord, RelId, Value};
+use cairn_store::describe::{description, display_name};
+use cairn_store::{Catalog, Direction, EngineError, Graph, GraphRead};
+use hashbrown::{HashMap, HashSet};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Instant;
+use thiserror::Error;
+
+/// Errors of an exploration.
+#[derive(Debug, Error)]
+pub enum ExploreError {
+    #[error(transparent)]
+    Engine(#[from] EngineError),
+    #[error("embedding failed: {0}")]
+    Embed(#[from] EmbedError),
+    #[error("entry {0} does not exist")]
+    MissingEntry(String),
+    #[error("SEARCH entries need a vector index or at most {limit} candidate nodes to scan; this one has {found} (build the index with `cairn index build`)")]
+    SearchTooLarge { found: usize, limit: usize },
+}
+
+/// Weight of coverage against relevance in sufficiency (λ).
+pub const SUFFICIENCY_LAMBDA: f64 = 0.5;
+/// A node already expanded is expanded again only through a different relation sequence with a
+/// score at least this much higher (relative)...
+pub const REVISIT_MARGIN: f64 = 0.2;
+/// ...and at most this many times.
+pub const MAX_REVISITS: u32 = 2;
+/// Adaptive expansions (beam ×2, depth +1) when the plan's depth is reached while insufficient.
+pub const MAX_ADAPTIVE: u32 = 2;
+/// SEARCH entries without a vector index scan at most this many nodes.
+pub const EXACT_SEARCH_LIMIT: usize = 200_000;
+
+/// Finds entry nodes by meaning (the HNSW index, when the database has one).
+pub trait EntrySearch: Send + Sync {
+    /// The `k` nodes nearest to `query` (optionally only of `labels`), best first.
+    fn search(
+        &self,
+        query: &[f32],
+        labels: Option<&[LabelId]>,
+        k: usize,
+    ) -> Result<Vec<(NodeId, f32)>, ExploreError>;
+}
+
+/// Decides whether the evidence is enough (`UNTIL judge`).
+pub trait Judge: Send + Sync {
+    fn enough(&self, goal: &str, results: &[ResultNode], sufficiency: f64) -> bool;
+}
+
+/// The offline judge: enough when sufficiency reaches its threshold.
+#[derive(Clone, Copy, Debug)]
+pub struct SufficiencyJudge(pub f64);
+
+impl Judge for SufficiencyJudge {
+    fn enough(&self, _goal: &str, _results: &[ResultNode], sufficiency: f64) -> bool {
+        sufficiency >= self.0
+    }
+}
+
+/// Cancels a running exploration; checked between expansions.
+#[derive(Clone, Debug, Default)]
+pub struct CancelToken(Arc<AtomicBool>);
+
+impl CancelToken {
+    pub fn cancel(&self) {
+        self.0.store(true, Ordering::Relaxed);
+    }
+    pub fn is_cancelled(&self) -> bool {
+        self.0.load(Ordering::Relaxed)
+    }
+}
+
+/// Runs plans against one graph.
+pub struct Explorer<'g> {
+    graph: &'g Graph,
+    embedder: &'g dyn Embedder,
+    search: Option<&'g dyn EntrySearch>,
+    judge: Option<&'g dyn Judge>,
+    table: &'g NodeTable,
+    /// ln(1 + max degree) of the graph: the connectivity normaliser.
+    log_max_degree: f64,
+}
+
+impl std::fmt::Debug for Explorer<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Explorer")
+            .field("embedder", &self.embedder.id())
+            .finish()
+    }
+}
+
+impl<'g> Explorer<'g> {
+    /// `table` holds the per-node facts scoring reads (build it with [`NodeTable::build`] and
+    /// rebuild it when [`NodeTable::is_current`] turns false).
+    pub fn new(graph: &'g Graph, embedder: &'g dyn Embedder, table: &'g NodeTable) -> Self {
+        let log_max_degree = (1.0 + f64::from(table.max_degree())).ln().max(1e-9);
+        Explorer {
+            graph,
+            embedder,
+            search: None,
+            judge: None,
+            table,
+            log_max_degree,
+        }
+    }
+
+    pub fn with_search(mut self, search: &'g dyn EntrySearch) -> Self {
+        self.search = Some(search);
+        self
+    }
+
+    pub fn with_judge(mut self, judge: &'g dyn Judge) -> Self {
+        self.judge = Some(judge);
+        self
+    }
+
+    /// Runs `plan`. `trace` records every decision even when the plan does not ask for it.
+    pub fn run(
+        &self,
+        plan: &Plan,
+        trace: bool,
+        cancel: &CancelToken,
+    ) -> Result<Exploration, ExploreError> {
+        let started = Instant::now();
+        let catalog = self.graph.catalog();
+        let goal_vec = self.embedder.embed(&plan.goal)?;
+        let mut run = Run {
+            ex: self,
+            plan,
+            catalog: &catalog,
+            probe: self.table.probe(&goal_vec),
+            goal_vec,
+            trace: trace || plan.ret == cairn_query::ast::ReturnKind::Trace,
+            events: Vec::new(),
+            stats: Stats::default(),
+            infos: HashMap::new(),
+            paths: Vec::new(),
+            mentions: mentions(&plan.goal),
+            mentioned: HashSet::new(),
+            records: HashMap::new(),
+            onward: HashMap::new(),
+            entry_set: HashSet::new(),
+            started,
+        };
+        let (stop, results, sufficiency) = run.search(cancel)?;
+        run.stats.elapsed = started.elapsed();
+        if run.trace {
+            run.events.push(TraceEvent::Stop {
+                reason: stop,
+                sufficiency,
+            });
+        }
+        Ok(Exploration {
+            results,
+            sufficiency,
+            stop,
+            stats: run.stats,
+            trace: run.events,
+        })
+    }
+}
+
+/// What the search knows about a scored node. The record is read only for nodes that need it
+/// (entries, expanded nodes, WHERE checks, results).
+struct Info {
+    label: LabelId,
+    semantic: f64,
+    connectivity: f64,
+    record: Option<Arc<NodeRecord>>,
+}
+
+/// A way of reaching a node: an entry, or a step from an earlier path.
+struct PathNode {
+    node: NodeId,
+    prev: Option<usize>,
+    rel: Option<RelId>,
+    reversed: bool,
+    hops: u32,
+    /// Hash of the relation sequence, for the revisit rule.
+    signature: u64,
+}
+
+#[derive(Clone, Copy)]
+struct Candidate {
+    node: NodeId,
+    score: f64,
+    path: usize,
+}
+
+struct Visit {
+    expansions: u32,
+    best: f64,
+    signatures: Vec<u64>,
+}
+
+struct Run<'a, 'g> {
+    ex: &'a Explorer<'g>,
+    plan: &'a Plan,
+    catalog: &'a Catalog,
+    goal_vec: Vec<f32>,
+    /// The goal in the node table's quantised form, for scoring neighbours.
+    probe: Probe,
+    trace: bool,
+    events: Vec<TraceEvent>,
+    stats: Stats,
+    infos: HashMap<NodeId, Info>,
+    paths: Vec<PathNode>,
+    mentions: Vec<String>,
+    /// Indexes of the mentions some visited node's name contains.
+    mentioned: HashSet<usize>,
+    /// Records read for nodes not scored (yet).
+    records: HashMap<NodeId, Arc<NodeRecord>>,
+    /// Connectivity through the onward VIA steps, by search state (see `Run::connectivity`).
+    onward: HashMap<(NodeId, u32), f64>,
+    entry_set: HashSet<NodeId>,
+    started: Instant,
+}
+
+impl Run<'_, '_> {
+    fn search(
+        &mut self,
+        cancel: &CancelToken,
+    ) -> Result<(StopReason, Vec<ResultNode>, f64), ExploreError> {
+        let plan = self.plan;
+        let weights = plan.score.normalized();
+        let mut beam = plan.beam as usize;
+        let mut depth_cap = plan.depth;
+        let mut adaptive = 0u32;
+        let sufficient_at = sufficiency_threshold(&plan.until);
+
+        // Entries.
+        let entries = self.entries()?;
+        self.entry_set = entries.iter().copied().collect();
+        self.ensure_records(&entries)?;
+        // Keyed by (node, state): in an ordered VIA path the same node at another position is a
+        // different state of the search (it follows another step), so it is visited separately.
+        let mut frontier: HashMap<(NodeId, u32), Candidate> = HashMap::new();
+        let mut results: HashMap<NodeId, Candidate> = HashMap::new();
+        let mut visits: HashMap<(NodeId, u32), Visit> = HashMap::new();
+        self.load(&entries)?;
+        for &node in &entries {
+            let Some(info) = self.infos.get(&node) else {
+                continue;
+            };
+            let (semantic, node_conn) = (info.semantic, info.connectivity);
+            let score = weights.semantic * semantic
+                + weights.connectivity * self.connectivity(node, 0, node_conn)
+                + weights.distance;
+            let path = self.push_path(PathNode {
+                node,
+                prev: None,
+                rel: None,
+                reversed: false,
+                hops: 0,
+                signature: 0,
+            });
+            let c = Candidate { node, score, path };
+            frontier.insert((node, 0), c);
+            self.consider_result(&mut results, c);
+            if self.trace {
+                self.events.push(TraceEvent::Entry { node, score });
+            }
+        }
+
+        let mut stale = 0u32;
+        let mut last_top: Vec<NodeId> = Vec::new();
+        let mut depth_reached = 0u32;
+        loop {
+            let top = self.top(&results);
+            let top_ids: Vec<NodeId> = top.iter().map(|c| c.node).collect();
+            self.ensure_records(&top_ids)?;
+            let sufficiency = self.sufficiency(&top);
+            if self.trace {
+                self.events.push(TraceEvent::Round {
+                    round: self.stats.rounds,
+                    frontier: frontier.len(),
+                    results: results.len(),
+                    sufficiency,
+                });
+            }
+            // Stop conditions, cheapest first; hard caps always apply.
+            if cancel.is_cancelled() {
+                return Ok((StopReason::Cancelled, self.finish(&top), sufficiency));
+            }
+            if let Some(reason) = self.until(&plan.until, &top, sufficiency, stale, depth_reached) {
+                return Ok((reason, self.finish(&top), sufficiency));
+            }
+            if self.started.elapsed() >= plan.time_cap {
+                return Ok((StopReason::TimeCap, self.finish(&top), sufficiency));
+            }
+            if self.stats.nodes_expanded >= u64::from(plan.budget) {
+                return Ok((StopReason::BudgetCap, self.finish(&top), sufficiency));
+            }
+            // Candidates that may still be expanded at this depth cap.
+            let mut selected: Vec<Candidate> = frontier
+                .values()
+                .copied()
+                .filter(|c| self.paths[c.path].hops < depth_cap && self.expandable(c))
+                .collect();
+            if selected.is_empty() {
+                let exhausted = frontier.values().all(|c| !self.expandable(c));
+                if let Some(threshold) = sufficient_at {
+                    if sufficiency < threshold
+                        && adaptive < MAX_ADAPTIVE
+                        && !exhausted
+                        && depth_cap < cairn_query::limits::MAX_DEPTH
+                    {
+                        adaptive += 1;
+                        self.stats.adaptive_expansions += 1;
+                        beam = (beam * 2).min(cairn_query::limits::MAX_BEAM as usize);
+                        depth_cap += 1;
+                        if self.trace {
+                            self.events.push(TraceEvent::Adapt {
+                                beam: beam as u32,
+                                depth: depth_cap,
+                                sufficiency,
+                            });
+                        }
+                        continue;
+                    }
+                }
+                let reason = if exhausted {
+                    StopReason::Exhausted
+                } else {
+                    StopReason::DepthCap
+                };
+                return Ok((reason, self.finish(&top), sufficiency));
+            }
+            // Frontier iteration order is arbitrary; this order is not: score, node, hops.
+            selected.sort_by(|a, b| {
+                b.score
+                    .total_cmp(&a.score)
+                    .then(a.node.cmp(&b.node))
+                    .then(self.paths[a.path].hops.cmp(&self.paths[b.path].hops))
+            });
+            selected.truncate(beam);
+            // Expanded nodes are "visited": their names count for the goal's mentions.
+            let beam_ids: Vec<NodeId> = selected.iter().map(|c| c.node).collect();
+            self.ensure_records(&beam_ids)?;
+            let floor = selected.last().map(|c| c.score).unwrap_or(0.0);
+
+            // Expand the beam.
+            self.stats.rounds += 1;
+            let round = self.stats.rounds;
+            let mut reached: Vec<(Candidate, NodeId, RelId)> = Vec::new();
+            for c in &selected {
+                if cancel.is_cancelled()
+                    || self.stats.nodes_expanded >= u64::from(plan.budget)
+                    || self.started.elapsed() >= plan.time_cap
+                {
+                    break;
+                }
+                let state = self.state(self.paths[c.path].hops);
+                frontier.remove(&(c.node, state));
+                let v = visits.entry((c.node, state)).or_insert(Visit {
+                    expansions: 0,
+                    best: c.score,
+                    signatures: Vec::new(),
+                });
+                v.expansions += 1;
+                v.best = v.best.max(c.score);
+                v.signatures.push(self.paths[c.path].signature);
+                self.stats.nodes_expanded += 1;
+                let hops = self.paths[c.path].hops;
+                depth_reached = depth_reached.max(hops + 1);
+                if self.trace {
+                    self.events.push(TraceEvent::Expand {
+                        round,
+                        node: c.node,
+                        hops,
+                        score: c.score,
+                    });
+                }
+                for step in steps_at(plan, hops) {
+                    let mut found = self.neighbors(c.node, step)?;
+                    self.stats.edges_scanned += found.len() as u64;
+                    if found.len() > plan.fanout as usize {
+                        let total = found.len();
+                        found = (0..plan.fanout as usize)
+                            .map(|i| found[i * total / plan.fanout as usize])
+                            .collect();
+                        self.stats.neighbors_sampled_out += (total - plan.fanout as usize) as u64;
+                        if self.trace {
+                            self.events.push(TraceEvent::Sampled {
+                                node: c.node,
+                                kept: plan.fanout as usize,
+                                of: total,
+                            });
+                        }
+                    }
+                    // Hierarchy fallback: nothing promising through this relation → its siblings.
+                    if let Some(rel) = &step.relation {
+                        let promising = self.any_above(&found, c, step, floor, weights)?;
+                        if !promising {
+                            if let Some(parent) = self.catalog.parent(rel.id) {
+                                let siblings: Vec<RelId> = self
+                                    .catalog
+                                    .children(parent)
+                                    .into_iter()
+                                    .filter(|r| *r != rel.id)
+                                    .collect();
+                                if !siblings.is_empty() {
+                                    if self.trace {
+                                        self.events.push(TraceEvent::Fallback {
+                                            node: c.node,
+                                            relation: rel.name.clone(),
+                                            parent: self
+                                                .catalog
+                                                .relation_name(parent)
+                                                .unwrap_or("?")
+                                                .to_owned(),
+                                            siblings: siblings
+                                                .iter()
+                                                .map(|r| {
+                                                    self.catalog
+                                                        .relation_name(*r)
+                                                        .unwrap_or("?")
+                                                        .to_owned()
+                                                })
+                                                .collect(),
+                                        });
+                                    }
+                                    let more = self.neighbors_of(
+                                        c.node,
+                                        engine_dir(step.direction),
+                                        &siblings,
+                                    )?;
+                                    self.stats.edges_scanned += more.len() as u64;
+                                    found.extend(more);
+                                }
+                            }
+                        }
+                    }
+                    for (node, rel, reversed) in found {
+                        let path = self.push_path(PathNode {
+                            node,
+                            prev: Some(c.path),
+                            rel: Some(rel),
+                            reversed,
+                            hops: hops + 1,
+                            signature: mix(
+                                self.paths[c.path].signature,
+                                u64::from(rel.0) * 2 + u64::from(reversed),
+                            ),
+                        });
+                        reached.push((
+                            Candidate {
+                                node,
+                                score: step.weight,
+                                path,
+                            },
+                            c.node,
+                            rel,
+                        ));
+                    }
+                }
+            }
+
+            // Score everything reached this round (records, degrees and vectors in batches).
+            let mut fresh: Vec<NodeId> = reached
+                .iter()
+                .map(|(c, _, _)| c.node)
+                .filter(|n| !self.infos.contains_key(n))
+                .collect();
+            fresh.sort();
+            fresh.dedup();
+            self.load(&fresh)?;
+            if !plan.filters.is_empty() {
+                self.ensure_records(&fresh)?;
+            }
+            for (mut cand, from, rel) in reached {
+                let Some(info) = self.infos.get(&cand.node) else {
+                    continue;
+                };
+                let (semantic, node_conn) = (info.semantic, info.connectivity);
+                let hops = self.paths[cand.path].hops;
+                let distance = 1.0 / (1.0 + f64::from(hops));
+                let connectivity = self.connectivity(cand.node, hops, node_conn);
+                let base = weights.semantic * semantic
+                    + weights.connectivity * connectivity
+                    + weights.distance * distance;
+                cand.score *= base; // cand.score held the step weight
+                if self.trace {
+                    self.events.push(TraceEvent::Scored {
+                        node: cand.node,
+                        from,
+                        relation: self.catalog.relation_name(rel).unwrap_or("?").to_owned(),
+                        semantic,
+                        connectivity,
+                        distance,
+                        score: cand.score,
+                    });
+                }
+                self.consider_result(&mut results, cand);
+                // Visited set with the revisit rule.
+                let state = self.state(self.paths[cand.path].hops);
+                if let Some(v) = visits.get(&(cand.node, state)) {
+                    let sig = self.paths[cand.path].signature;
+                    let better = cand.score > v.best * (1.0 + REVISIT_MARGIN);
+                    if v.expansions > MAX_REVISITS || v.signatures.contains(&sig) || !better {
+                        continue;
+                    }
+                    if self.trace {
+                        self.events.push(TraceEvent::Revisit {
+                            node: cand.node,
+                            old_score: v.best,
+                            new_score: cand.score,
+                        });
+                    }
+                }
+                // A node at the end of an ordered path has no step left to follow.
+                if !has_steps_at(plan, self.paths[cand.path].hops) {
+                    continue;
+                }
+                match frontier.get(&(cand.node, state)) {
+                    Some(old) if old.score >= cand.score => {}
+                    _ => {
+                        frontier.insert((cand.node, state), cand);
+                    }
+                }
+            }
+
+            // Staleness: did the top results change this round?
+            // A search that has found nothing yet is not stale, only not there yet.
+            let top: Vec<NodeId> = self.top(&results).iter().map(|c| c.node).collect();
+            if top == last_top && !top.is_empty() {
+                stale += 1;
+            } else {
+                stale = 0;
+                last_top = top;
+            }
+        }
+    }
+
+    /// The visited-set state of a node reached at `hops`: its position in an ordered VIA path,
+    /// or 0 for a relation set (where every hop follows the same steps).
+    fn state(&self, hops: u32) -> u32 {
+        match self.plan.via.mode {
+            ViaMode::Set => 0,
+            ViaMode::Path => hops,
+        }
+    }
+
+    /// A frontier candidate can be expanded if a VIA step applies at its hop count. (Nodes
+    /// expanded before re-enter the frontier only through the revisit rule.)
+    fn expandable(&self, c: &Candidate) -> bool {
+        has_steps_at(self.plan, self.paths[c.path].hops)
+    }
+
+    fn neighbors(
+        &self,
+        node: NodeId,
+        step: &StepPlan,
+    ) -> Result<Vec<(NodeId, RelId, bool)>, ExploreError> {
+        let rels: Vec<RelId> = step.relation.iter().map(|r| r.id).collect();
+        self.neighbors_of(node, engine_dir(step.direction), &rels)
+    }
+
+    /// From the node table's adjacency; from the store for nodes written after it was built.
+    fn neighbors_of(
+        &self,
+        node: NodeId,
+        direction: Direction,
+        rels: &[RelId],
+    ) -> Result<Vec<(NodeId, RelId, bool)>, ExploreError> {
+        let mut out = Vec::new();
+        if self.ex.table.knows(node) {
+            self.ex
+                .table
+                .neighbors_into(node, direction, rels, &mut out);
+            return Ok(out);
+        }
+        let mut found = Vec::new();
+        self.ex
+            .graph
+            .neighbors_into(node, direction, rels, &mut found)?;
+        Ok(found
+            .into_iter()
+            .map(|n| (n.node, n.rel, n.direction == Direction::In))
+            .collect())
+    }
+
+    /// Whether any of `found` would score above `floor` (loads what it needs).
+    fn any_above(
+        &mut self,
+        found: &[(NodeId, RelId, bool)],
+        from: &Candidate,
+        step: &StepPlan,
+        floor: f64,
+        w: cairn_query::ScoreWeights,
+    ) -> Result<bool, ExploreError> {
+        let mut fresh: Vec<NodeId> = found
+            .iter()
+            .map(|(n, _, _)| *n)
+            .filter(|n| !self.infos.contains_key(n))
+            .collect();
+        fresh.sort();
+        fresh.dedup();
+        self.load(&fresh)?;
+        let hops = self.paths[from.path].hops + 1;
+        let distance = 1.0 / (1.0 + f64::from(hops));
+        for (n, _, _) in found {
+            let Some((semantic, node_conn)) =
+                self.infos.get(n).map(|i| (i.semantic, i.connectivity))
+            else {
+                continue;
+            };
+            let connectivity = self.connectivity(*n, hops, node_conn);
+            let score =
+                (w.semantic * semantic + w.connectivity * connectivity + w.distance * distance)
+                    * step.weight;
+            if score >= floor {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+
+    /// Connectivity of `node` reached at `hops`: how far the search can go on from it, i.e. the
+    /// log of its degree through the VIA steps usable at that hop, normalised by the graph's
+    /// largest degree. (A paper with a thousand citations but three authors opens three ways
+    /// on for a co-author search, not a thousand.) A node with no step left — the end of an
+    /// ordered path — keeps its whole degree (`node_conn`), a measure of its prominence.
+    fn connectivity(&mut self, node: NodeId, hops: u32, node_conn: f64) -> f64 {
+        let table = self.ex.table;
+        if !has_steps_at(self.plan, hops) || !table.knows(node) {
+            return node_conn;
+        }
+        let key = (node, self.state(hops));
+        if let Some(c) = self.onward.get(&key) {
+            return *c;
+        }
+        let degree: u32 = steps_at(self.plan, hops)
+            .iter()
+            .map(|s| {
+                let rels: Vec<RelId> = s.relation.iter().map(|r| r.id).collect();
+                table.degree_through(node, engine_dir(s.direction), &rels)
+            })
+            .sum();
+        let c = ((1.0 + f64::from(degree)).ln() / self.ex.log_max_degree).min(1.0);
+        self.onward.insert(key, c);
+        c
+    }
+
+    /// Scores nodes not seen yet: label, degree and vector from the node table; nodes the table
+    /// does not know (written after it was built) and vectors it does not hold come from the store.
+    fn load(&mut self, nodes: &[NodeId]) -> Result<(), ExploreError> {
+        let mut from_store: Vec<NodeId> = Vec::new();
+        let mut need_vector: Vec<NodeId> = Vec::new();
+        let mut facts = Vec::new();
+        self.ex.table.facts(nodes, &self.probe, &mut facts);
+        self.infos.reserve(nodes.len());
+        for (&id, f) in nodes.iter().zip(facts) {
+            let Some(f) = f else {
+                if !self.infos.contains_key(&id) {
+                    from_store.push(id);
+                }
+                continue;
+            };
+            let hashbrown::hash_map::Entry::Vacant(slot) = self.infos.entry(id) else {
+                continue;
+            };
+            let semantic = match f.cosine {
+                Some(c) => f64::from(c).max(0.0),
+                None => {
+                    need_vector.push(id);
+                    0.0
+                }
+            };
+            slot.insert(Info {
+                label: f.label,
+                semantic,
+                connectivity: f.connectivity,
+                record: None,
+            });
+            self.stats.nodes_scored += 1;
+        }
+        if !from_store.is_empty() {
+            let degrees = self.ex.graph.degrees(&from_store)?;
+            self.ensure_records(&from_store)?;
+            for (id, d) in from_store.iter().zip(degrees) {
+                let Some(label) = self.record(*id).map(|r| r.label) else {
+                    continue;
+                };
+                let connectivity =
+                    ((1.0 + (d.out + d.inc).max(0) as f64).ln() / self.ex.log_max_degree).min(1.0);
+                let record = self.record(*id).cloned();
+                self.infos.insert(
+                    *id,
+                    Info {
+                        label,
+                        semantic: 0.0,
+                        connectivity,
+                        record,
+                    },
+                );
+                self.stats.nodes_scored += 1;
+                need_vector.push(*id);
+            }
+        }
+        if !need_vector.is_empty() {
+            self.semantic_from_store(&need_vector)?;
+        }
+        Ok(())
+    }
+
+    /// Semantic scores for nodes whose vector the table does not hold: the stored vector if
+    /// the database's embedder is ours, else the embedding of the description, in one batch.
+    fn semantic_from_store(&mut self, ids: &[NodeId]) -> Result<(), ExploreError> {
+        let stored = match self.catalog.embedder() {
+            Some(e) if e.id == self.ex.embedder.id() => self.ex.graph.vectors(ids)?,
+            _ => vec![None; ids.len()],
+        };
+        let missing: Vec<NodeId> = ids
+            .iter()
+            .zip(&stored)
+            .filter(|(_, v)| v.is_none())
+            .map(|(id, _)| *id)
+            .collect();
+        self.ensure_records(&missing)?;
+        let texts: Vec<String> = missing
+            .iter()
+            .filter_map(|id| self.record(*id).map(|r| description(r, self.catalog)))
+            .collect();
+        let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+        let embedded = if refs.is_empty() {
+            Vec::new()
+        } else {
+            self.ex.embedder.embed_batch(&refs)?
+        };
+        let with_text: Vec<NodeId> = missing
+            .iter()
+            .copied()
+            .filter(|id| self.record(*id).is_some())
+            .collect();
+        let mut vectors: HashMap<NodeId, Vec<f32>> = with_text.into_iter().zip(embedded).collect();
+        for (id, v) in ids.iter().zip(stored) {
+            let v = v.or_else(|| vectors.remove(id));
+            if let (Some(v), Some(info)) = (v, self.infos.get_mut(id)) {
+                info.semantic = f64::from(cosine(&self.goal_vec, &v)).max(0.0);
+            }
+        }
+        Ok(())
+    }
+
+    fn record(&self, id: NodeId) -> Option<&Arc<NodeRecord>> {
+        self.infos
+            .get(&id)
+            .and_then(|i| i.record.as_ref())
+            .or_else(|| self.records.get(&id))
+    }
+
+    /// Reads the records of `ids` not read yet (one batched multi-get), and checks the goal's
+    /// mentions against their names.
+    fn ensure_records(&mut self, ids: &[NodeId]) -> Result<(), ExploreError> {
+        let mut todo: Vec<NodeId> = ids
+            .iter()
+            .copied()
+            .filter(|id| self.record(*id).is_none())
+            .collect();
+        todo.sort();
+        todo.dedup();
+        if todo.is_empty() {
+            return Ok(());
+        }
+        let graph = self.ex.graph;
+        let (hits_before, _) = graph.cache_stats();
+        let records = graph.nodes(&todo)?;
+        let (hits_after, _) = graph.cache_stats();
+        self.stats.cache_hits += hits_after.saturating_sub(hits_before);
+        for (id, rec) in todo.into_iter().zip(records) {
+            let Some(rec) = rec else { continue };
+            if self.mentioned.len() < self.mentions.len() {
+                let name = display_name(&rec, self.catalog).to_lowercase();
+                for (m, mention) in self.mentions.iter().enumerate() {
+                    if name.contains(mention.as_str()) {
+                        self.mentioned.insert(m);
+                    }
+                }
+            }
+            match self.infos.get_mut(&id) {
+                Some(info) => info.record = Some(rec),
+                None => {
+                    self.records.insert(id, rec);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn push_path(&mut self, p: PathNode) -> usize {
+        self.paths.push(p);
+        self.paths.len() - 1
+    }
+
+    fn consider_result(&self, results: &mut HashMap<NodeId, Candidate>, c: Candidate) {
+        let Some(info) = self.infos.get(&c.node) else {
+            return;
+        };
+        // An ordered path names what it leads to: its results are the nodes at its end, other
+        // than the entries themselves (an author is not their own co-author).
+        if self.plan.via.mode == ViaMode::Path
+            && (self.paths[c.path].hops as usize != self.plan.via.steps.len()
+                || self.entry_set.contains(&c.node))
+        {
+            return;
+        }
+        if !self.plan.targets.is_empty() && !self.plan.targets.iter().any(|t| t.id == info.label) {
+            return;
+        }
+        if !self.plan.filters.is_empty() {
+            // Records of this round's nodes were read before scoring when filters exist.
+            let Some(record) = self.record(c.node) else {
+                return;
+            };
+            if !self.plan.filters.iter().all(|f| passes(f, record)) {
+                return;
+            }
+        }
+        match results.get(&c.node) {
+            Some(old) if old.score >= c.score => {}
+            _ => {
+                results.insert(c.node, c);
+            }
+        }
+    }
+
+    /// Result candidates best first (score, then node id), at most the plan's limit.
+    fn top(&self, results: &HashMap<NodeId, Candidate>) -> Vec<Candidate> {
+        let mut all: Vec<Candidate> = results.values().copied().collect();
+        let by_rank =
+            |a: &Candidate, b: &Candidate| b.score.total_cmp(&a.score).then(a.node.cmp(&b.node));
+        let limit = self.plan.limit as usize;
+        if all.len() > limit {
+            all.select_nth_unstable_by(limit - 1, by_rank);
+            all.truncate(limit);
+        }
+        all.sort_by(by_rank);
+        all
+    }
+
+    /// The result nodes, with their evidence paths.
+    fn finish(&self, top: &[Candidate]) -> Vec<ResultNode> {
+        top.iter().filter_map(|c| self.result(c)).collect()
+    }
+
+    fn result(&self, c: &Candidate) -> Option<ResultNode> {
+        let info = self.infos.get(&c.node)?;
+        let record = self.record(c.node)?;
+        let mut path = Vec::new();
+        let mut cursor = Some(c.path);
+        while let Some(i) = cursor {
+            let p = &self.paths[i];
+            if let (Some(prev), Some(rel)) = (p.prev, p.rel) {
+                path.push(PathStep {
+                    from: self.paths[prev].node,
+                    relation: self.catalog.relation_name(rel).unwrap_or("?").to_owned(),
+                    reversed: p.reversed,
+                    to: p.node,
+                });
+            }
+            cursor = p.prev;
+        }
+        path.reverse();
+        Some(ResultNode {
+            node: c.node,
+            label: self
+                .catalog
+                .label_name(info.label)
+                .unwrap_or("?")
+                .to_owned(),
+            key: record.key.clone(),
+            name: display_name(record, self.catalog),
+            score: c.score,
+            semantic: info.semantic,
+            hops: self.paths[c.path].hops,
+            path,
+        })
+    }
+
+    /// λ·coverage + (1−λ)·relevance.
+    fn sufficiency(&self, top: &[Candidate]) -> f64 {
+        let label_of = |c: &Candidate| self.infos.get(&c.node).map(|i| i.label);
+        let wanted = self.mentions.len() + self.plan.targets.len();
+        let met = self.mentioned.len()
+            + self
+                .plan
+                .targets
+                .iter()
+                .filter(|t| top.iter().any(|c| label_of(c) == Some(t.id)))
+                .count();
+        let coverage = if wanted == 0 {
+            if top.is_empty() {
+                0.0
+            } else {
+                1.0
+            }
+        } else {
+            met as f64 / wanted as f64
+        };
+        let k = top.len().min(3);
+        let relevance = if k == 0 {
+            0.0
+        } else {
+            top[..k]
+                .iter()
+                .filter_map(|c| self.infos.get(&c.node))
+                .map(|i| i.semantic)
+                .sum::<f64>()
+                / k as f64
+        };
+        SUFFICIENCY_LAMBDA * coverage + (1.0 - SUFFICIENCY_LAMBDA) * relevance
+    }
+
+    fn until(
+        &self,
+        cond: &StopCondition,
+        top: &[Candidate],
+        sufficiency: f64,
+        stale: u32,
+        depth: u32,
+    ) -> Option<StopReason> {
+        match cond {
+            StopCondition::Sufficient(x) => (sufficiency >= *x).then_some(StopReason::Sufficient),
+            StopCondition::Found { count, label } => {
+                let n = top
+                    .iter()
+                    .filter(|c| {
+                        label.as_ref().is_none_or(|l| {
+                            self.infos.get(&c.node).is_some_and(|i| i.label == l.id)
+                        })
+                    })
+                    .count();
+                (n >= *count as usize).then_some(StopReason::Found)
+            }
+            StopCondition::Stale(k) => (stale >= *k).then_some(StopReason::Stale),
+            StopCondition::Steps(n) => {
+                (self.stats.nodes_expanded >= u64::from(*n)).then_some(StopReason::Steps)
+            }
+            StopCondition::Depth(n) => (depth >= *n).then_some(StopReason::Depth),
+            StopCondition::Time(d) => (self.started.elapsed() >= *d).then_some(StopReason::Time),
+            StopCondition::Judge => {
+                let judge = self.ex.judge.unwrap_or(&SufficiencyJudge(0.8));
+                (!top.is_empty() && judge.enough(&self.plan.goal, &self.finish(top), sufficiency))
+                    .then_some(StopReason::Judge)
+            }
+            StopCondition::Any(items) => items
+                .iter()
+                .find_map(|c| self.until(c, top, sufficiency, stale, depth)),
+            StopCondition::All(items) => {
+                let reasons: Vec<StopReason> = items
+                    .iter()
+                    .filter_map(|c| self.until(c, top, sufficiency, stale, depth))
+                    .collect();
+                (reasons.len() == items.len())
+                    .then(|| reasons.last().copied())
+                    .flatten()
+            }
+        }
+    }
+
+    /// Entry nodes, deduplicated, in the order the entry forms give them.
+    fn entries(&mut self) -> Result<Vec<NodeId>, ExploreError> {
+        let mut out = Vec::new();
+        let graph = self.ex.graph;
+        for entry in &self.plan.entries {
+            match entry {
+                EntryPlan::Node(id) => {
+                    if graph.node(*id)?.is_none() {
+                        return Err(ExploreError::MissingEntry(id.to_string()));
+                    }
+                    out.push(*id);
+                }
+                EntryPlan::Key { label, key } => match graph.node_id(&label.name, key)? {
+                    Some(id) => out.push(id),
+                    None => {
+                        return Err(ExploreError::MissingEntry(format!(
+                            "{} \"{key}\"",
+                            label.name
+                        )))
+                    }
+                },
+                EntryPlan::Match { label, predicates } => {
+                    // Use an equality predicate for the lookup (an index when declared), check the rest.
+                    let eq = predicates.iter().find(|p| p.op == CmpOp::Eq);
+                    let ids = match eq {
+                        Some(p) => graph.find_eq(&label.name, &p.property.name, &p.value)?,
+                        None => graph.label_nodes(label.id)?,
+                    };
+                    let records = graph.nodes(&ids)?;
+                    for (id, rec) in ids.iter().zip(records) {
+                        if rec.is_some_and(|r| predicates.iter().all(|p| passes(p, &r))) {
+                            out.push(*id);
+                        }
+                    }
+                }
+                EntryPlan::Search { text, label, top } => {
+                    let query = self.ex.embedder.embed(text)?;
+                    let labels: Option<Vec<LabelId>> = label.as_ref().map(|l| vec![l.id]);
+                    let hits = match self.ex.search {
+                        Some(s) => s.search(&query, labels.as_deref(), *top as usize)?,
+                        None => self.exact_search(&query, labels.as_deref(), *top as usize)?,
+                    };
+                    out.extend(hits.into_iter().map(|(id, _)| id));
+                }
+            }
+        }
+        let mut seen = HashSet::new();
+        out.retain(|id| seen.insert(*id));
+        Ok(out)
+    }
+
+    /// Exact nearest nodes without an index: the node table's vectors when it holds them (a
+    /// scan of memory), else embedded descriptions, which only small graphs can afford.
+    fn exact_search(
+        &self,
+        query: &[f32],
+        labels: Option<&[LabelId]>,
+        k: usize,
+    ) -> Result<Vec<(NodeId, f32)>, ExploreError> {
+        let graph = self.ex.graph;
+        let label_ids: Vec<LabelId> = match labels {
+            Some(l) => l.to_vec(),
+            None => self.catalog.labels().map(|(id, _)| id).collect(),
+        };
+        let mut ids = Vec::new();
+        for l in label_ids {
+            ids.extend(graph.label_nodes(l)?);
+        }
+        let mut scored = Vec::with_capacity(ids.len());
+        let table = self.ex.table;
+        let mut rest = Vec::new();
+        for id in ids {
+            match table.cosine(id, query) {
+                Some(c) => scored.push((id, c)),
+                None => rest.push(id),
+            }
+        }
+        if rest.len() > EXACT_SEARCH_LIMIT {
+            return Err(ExploreError::SearchTooLarge {
+                found: rest.len(),
+                limit: EXACT_SEARCH_LIMIT,
+            });
+        }
+        for chunk in rest.chunks(512) {
+            let records = graph.nodes(chunk)?;
+            let texts: Vec<String> = records
+                .iter()
+                .map(|r| {
+                    r.as_ref()
+                        .map(|r| description(r, self.catalog))
+                        .unwrap_or_default()
+                })
+                .collect();
+            let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+            for (id, v) in chunk.iter().zip(self.ex.embedder.embed_batch(&refs)?) {
+                scored.push((*id, cosine(query, &v)));
+            }
+        }
+        scored.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        scored.truncate(k);
+        Ok(scored)
+    }
+}
+
+/// The VIA steps usable at `hops`: all of them for a set, the hop's own for a path.
+/// Whether any VIA step applies at `hops` (without collecting them: called per candidate).
+fn has_steps_at(plan: &Plan, hops: u32) -> bool {
+    match plan.via.mode {
+        ViaMode::Set => !plan.via.steps.is_empty(),
+        ViaMode::Path => (hops as usize) < plan.via.steps.len(),
+    }
+}
+
+fn steps_at(plan: &Plan, hops: u32) -> Vec<&StepPlan> {
+    match plan.via.mode {
+        ViaMode::Set => plan.via.steps.iter().collect(),
+        ViaMode::Path => plan.via.steps.get(hops as usize).into_iter().collect(),
+    }
+}
+
+/// The threshold of the first `sufficient` condition in the UNTIL tree, if any.
+fn sufficiency_threshold(cond: &StopCondition) -> Option<f64> {
+    match cond {
+        StopCondition::Sufficient(x) => Some(*x),
+        StopCondition::Any(items) | StopCondition::All(items) => {
+            items.iter().find_map(sufficiency_threshold)
+        }
+        _ => None,
+    }
+}
+
+fn engine_dir(d: QDir) -> Direction {
+    match d {
+        QDir::Out => Direction::Out,
+        QDir::In => Direction::In,
+        QDir::Both => Direction::Both,
+    }
+}
+
+/// Does `record` meet `filter`? Filters naming another label do not apply to it.
+pub(crate) fn passes(filter: &Filter, record: &NodeRecord) -> bool {
+    if filter.label.as_ref().is_some_and(|l| l.id != record.label) {
+        return true;
+    }
+    let Some(v) = record.prop(filter.property.id) else {
+        return false;
+    };
+    compare(v, filter.op, &filter.value)
+}
+
+fn compare(v: &Value, op: CmpOp, want: &Value) -> bool {
+    use std::cmp::Ordering::*;
+    match op {
+        CmpOp::Eq => v == want,
+        CmpOp::Ne => v != want,
+        CmpOp::In => matches!(want, Value::List(items) if items.contains(v)),
+        CmpOp::Lt => v.index_cmp(want) == Some(Less) && same_type(v, want),
+        CmpOp::Le => matches!(v.index_cmp(want), Some(Less | Equal)) && same_type(v, want),
+        CmpOp::Gt => v.index_cmp(want) == Some(Greater) && same_type(v, want),
+        CmpOp::Ge => matches!(v.index_cmp(want), Some(Greater | Equal)) && same_type(v, want),
+    }
+}
+
+fn same_type(a: &Value, b: &Value) -> bool {
+    std::mem::discriminant(a) == std::mem::discriminant(b)
+}
+
+/// Entity mentions of a goal: quoted phrases and runs of capitalised words ("Jiawei Han").
+pub fn mentions(goal: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut rest = goal;
+    while let Some(start) = rest.find(['"', '\'']) {
+        let quote = rest[start..].chars().next().unwrap_or('"');
+        let after = &rest[start + 1..];
+        match after.find(quote) {
+            Some(end) if end > 0 => {
+                out.push(after[..end].to_lowercase());
+                rest = &after[end + 1..];
+            }
+            _ => break,
+        }
+    }
+    let words: Vec<&str> = goal
+        .split(|c: char| c.is_whitespace() || c == ',' || c == '?' || c == '.')
+        .collect();
+    let mut run: Vec<&str> = Vec::new();
+    let flush = |run: &mut Vec<&str>, out: &mut Vec<String>| {
+        if run.len() >= 2 {
+            out.push(run.join(" ").to_lowercase());
+        }
+        run.clear();
+    };
+    for (i, w) in words.iter().enumerate() {
+        let w = w
+            .trim_end_matches("'s")
+            .trim_matches(|c: char| !c.is_alphanumeric() && c != '.' && c != '-');
+        let capital = w.chars().next().is_some_and(char::is_uppercase) && w.len() > 1;
+        // The sentence's first word is capitalised by grammar, not because it names something.
+        if capital
+            && !(i == 0
+                && run.is_empty()
+                && words.len() > 1
+                && !words[1].chars().next().is_some_and(char::is_uppercase))
+        {
+            run.push(w);
+        } else {
+            flush(&mut run, &mut out);
+        }
+    }
+    flush(&mut run, &mut out);
+    out.sort();
+    out.dedup();
+    out
+}
+
+fn mix(h: u64, x: u64) -> u64 {
+    (h ^ x).wrapping_mul(0x9E37_79B9_7F4A_7C15).rotate_left(17)
+}

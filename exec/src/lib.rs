@@ -1,0 +1,12 @@
+//! Cairn's exploration executor: runs compiled `EXPLORE` plans as a beam search with a visited set
+//! and stop conditions over the store (docs/EXECUTOR.md), reading through the in-memory node table.
+
+pub mod catalog;
+pub mod explore;
+pub mod result;
+pub mod table;
+
+pub use catalog::EngineCatalog;
+pub use explore::{CancelToken, EntrySearch, ExploreError, Explorer, Judge, SufficiencyJudge};
+pub use result::{Exploration, PathStep, ResultNode, Stats, StopReason, TraceEvent};
+pub use table::{NodeTable, Probe};

@@ -1,0 +1,398 @@
+//! Per-node facts the executor needs for every neighbour it scores — label, degree, vector —
+//! and the adjacency it walks, held in memory (compressed sparse rows) so that listing a hub's
+//! thousand edges and scoring a neighbour are array reads and one dot product, not RocksDB
+//! iterator steps and three lookups. Built by scanning the store once; valid while the store's sequence
+//! number is unchanged (the facade rebuilds it after writes).
+
+use cairn_storage_format::{LabelId, NodeId, RelId};
+use cairn_store::{Direction, EngineError, Graph, GraphRead};
+
+/// Vectors are kept in memory only up to this many bytes (one byte per component); beyond,
+/// the executor reads them from RocksDB per query.
+pub const MAX_TABLE_VECTOR_BYTES: usize = 4 << 30;
+
+const NO_LABEL: u32 = u32::MAX;
+
+/// Nodes the scoring loop reads ahead of the one it scores (see [`NodeTable::facts`]).
+const LOOKAHEAD: usize = 4;
+
+/// What scoring reads of one node, in one 16-byte record: a neighbour costs one cache miss
+/// here instead of one per array.
+#[derive(Clone, Copy, Debug)]
+struct Meta {
+    label: u32,
+    degree: u32,
+    /// `ln(1 + degree) / ln(1 + max degree)`, computed once.
+    connectivity: f32,
+    /// The vector's quantisation scale; 0 when the node has no vector (or none is held).
+    scale: f32,
+}
+
+const NO_NODE: Meta = Meta {
+    label: NO_LABEL,
+    degree: 0,
+    connectivity: 0.0,
+    scale: 0.0,
+};
+
+/// What the executor scores a node by (see [`NodeTable::facts`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Facts {
+    pub label: LabelId,
+    /// Log-degree normalised over the graph, in [0, 1].
+    pub connectivity: f64,
+    /// Cosine with the probe, when the table holds the node's vector.
+    pub cosine: Option<f32>,
+}
+
+/// Labels, degrees and (optionally) vectors of every node, indexed by node id.
+#[derive(Debug)]
+pub struct NodeTable {
+    sequence: u64,
+    meta: Vec<Meta>,
+    max_degree: u32,
+    /// The embedder the vectors came from, and their dimension; `dim` 0 when not held.
+    embedder: String,
+    dim: usize,
+    /// Vectors quantised to i8 with one scale per vector (`x ≈ q · scale`). Scoring a hub's
+    /// thousands of neighbours is bound by memory traffic, not arithmetic: a quarter of the
+    /// bytes of f32 makes it about that much faster, and the cosine error (< 1%) does not
+    /// change which neighbours are promising.
+    vectors: Vec<i8>,
+    out: Adjacency,
+    inc: Adjacency,
+}
+
+/// Edges of one direction in compressed sparse rows: node `i`'s edges are
+/// `rels[offsets[i]..offsets[i+1]]` / `nodes[..]`, sorted by (relation, other node) as in the store.
+#[derive(Debug, Default)]
+struct Adjacency {
+    offsets: Vec<u64>,
+    rels: Vec<u32>,
+    nodes: Vec<u64>,
+}
+
+impl Adjacency {
+    fn build(graph: &Graph, direction: Direction, n: usize) -> Result<Adjacency, EngineError> {
+        let mut counts = vec![0u64; n + 1];
+        let (mut rels, mut nodes) = (Vec::new(), Vec::new());
+        graph.scan_edges(direction, |a, rel, b| {
+            if let Some(c) = counts.get_mut(a.0 as usize + 1) {
+                *c += 1;
+                rels.push(rel.0);
+                nodes.push(b.0);
+            }
+        })?;
+        for i in 1..counts.len() {
+            counts[i] += counts[i - 1];
+        }
+        Ok(Adjacency {
+            offsets: counts,
+            rels,
+            nodes,
+        })
+    }
+
+    fn range(&self, id: NodeId) -> std::ops::Range<usize> {
+        let i = id.0 as usize;
+        match (self.offsets.get(i), self.offsets.get(i + 1)) {
+            (Some(&s), Some(&e)) => s as usize..e as usize,
+            _ => 0..0,
+        }
+    }
+
+    fn edges(&self, id: NodeId) -> impl Iterator<Item = (RelId, NodeId)> + '_ {
+        let r = self.range(id);
+        self.rels[r.clone()]
+            .iter()
+            .zip(&self.nodes[r])
+            .map(|(r, n)| (RelId(*r), NodeId(*n)))
+    }
+
+    /// How many of `id`'s edges have a relation `keep` accepts.
+    fn count(&self, id: NodeId, keep: impl Fn(&RelId) -> bool) -> usize {
+        self.rels[self.range(id)]
+            .iter()
+            .filter(|r| keep(&RelId(**r)))
+            .count()
+    }
+}
+
+impl NodeTable {
+    /// Scans the graph. Vectors are loaded when the catalog's embedder is `embedder_id` and
+    /// they fit in [`MAX_TABLE_VECTOR_BYTES`].
+    pub fn build(graph: &Graph, embedder_id: &str) -> Result<NodeTable, EngineError> {
+        let sequence = graph.sequence();
+        let catalog = graph.catalog();
+        let mut meta: Vec<Meta> = Vec::new();
+        for (label, _) in catalog.labels() {
+            for id in graph.label_nodes(label)? {
+                let i = id.0 as usize;
+                if meta.len() <= i {
+                    meta.resize(i + 1, NO_NODE);
+                }
+                meta[i].label = label.0;
+            }
+        }
+        let n = meta.len();
+        let mut max_degree = 0u32;
+        graph.scan_degrees(|id, d| {
+            if let Some(m) = meta.get_mut(id.0 as usize) {
+                m.degree = u32::try_from((d.out + d.inc).max(0)).unwrap_or(u32::MAX);
+                max_degree = max_degree.max(m.degree);
+            }
+        })?;
+        let log_max = (1.0 + f64::from(max_degree)).ln().max(1e-9);
+        for m in &mut meta {
+            m.connectivity = ((1.0 + f64::from(m.degree)).ln() / log_max).min(1.0) as f32;
+        }
+        let (mut dim, mut vectors) = (0, Vec::new());
+        if let Some(def) = catalog.embedder().filter(|e| e.id == embedder_id) {
+            let d = def.dim as usize;
+            if n.saturating_mul(d) <= MAX_TABLE_VECTOR_BYTES {
+                dim = d;
+                vectors = vec![0i8; n * d];
+                graph.scan_vectors(|id, v| {
+                    let i = id.0 as usize;
+                    if i < n && v.len() == d {
+                        meta[i].scale = quantize_into(v, &mut vectors[i * d..(i + 1) * d]);
+                    }
+                })?;
+            }
+        }
+        let out = Adjacency::build(graph, Direction::Out, n)?;
+        let inc = Adjacency::build(graph, Direction::In, n)?;
+        Ok(NodeTable {
+            sequence,
+            meta,
+            max_degree,
+            embedder: embedder_id.to_owned(),
+            dim,
+            vectors,
+            out,
+            inc,
+        })
+    }
+
+    /// Whether the table still describes `graph` (no write since it was built).
+    pub fn is_current(&self, graph: &Graph, embedder_id: &str) -> bool {
+        self.sequence == graph.sequence() && self.embedder == embedder_id
+    }
+
+    /// The node's label; `None` if the node did not exist when the table was built.
+    pub fn label(&self, id: NodeId) -> Option<LabelId> {
+        self.meta
+            .get(id.0 as usize)
+            .map(|m| m.label)
+            .filter(|l| *l != NO_LABEL)
+            .map(LabelId)
+    }
+
+    /// Total degree (out + in).
+    pub fn degree(&self, id: NodeId) -> u32 {
+        self.meta.get(id.0 as usize).map_or(0, |m| m.degree)
+    }
+
+    /// Appends to `out` the facts of each of `ids` (`None` for a node the table does not know).
+    ///
+    /// Scoring a hub's neighbours is a chain of cache misses: each node's record and vector
+    /// sit at a random place in a large table. Reading the record and the vector's first
+    /// byte a few nodes ahead puts those misses in flight while the current dot product runs.
+    pub fn facts(&self, ids: &[NodeId], probe: &Probe, out: &mut Vec<Option<Facts>>) {
+        let ahead = |k: usize| {
+            let i = ids.get(k + LOOKAHEAD)?.0 as usize;
+            let m = self.meta.get(i)?;
+            Some((m.label, self.vectors.get(i * self.dim).copied()))
+        };
+        out.reserve(ids.len());
+        for (k, id) in ids.iter().enumerate() {
+            std::hint::black_box(ahead(k));
+            let Some(m) = self.meta.get(id.0 as usize).filter(|m| m.label != NO_LABEL) else {
+                out.push(None);
+                continue;
+            };
+            let cosine = (m.scale > 0.0 && probe.q.len() == self.dim)
+                .then(|| {
+                    let i = id.0 as usize;
+                    let v = self.vectors.get(i * self.dim..(i + 1) * self.dim)?;
+                    Some(dot_i8(&probe.q, v) as f32 * m.scale * probe.scale)
+                })
+                .flatten();
+            out.push(Some(Facts {
+                label: LabelId(m.label),
+                connectivity: f64::from(m.connectivity),
+                cosine,
+            }));
+        }
+    }
+
+    /// The largest total degree in the graph.
+    pub fn max_degree(&self) -> u32 {
+        self.max_degree
+    }
+
+    /// Appends `node`'s edges in `direction` with a relation in `rels` (any when empty), as
+    /// (relation, other node, followed against its direction).
+    pub fn neighbors_into(
+        &self,
+        node: NodeId,
+        direction: Direction,
+        rels: &[RelId],
+        out: &mut Vec<(NodeId, RelId, bool)>,
+    ) {
+        let keep = |r: &RelId| rels.is_empty() || rels.contains(r);
+        if matches!(direction, Direction::Out | Direction::Both) {
+            out.extend(
+                self.out
+                    .edges(node)
+                    .filter(|(r, _)| keep(r))
+                    .map(|(r, n)| (n, r, false)),
+            );
+        }
+        if matches!(direction, Direction::In | Direction::Both) {
+            out.extend(
+                self.inc
+                    .edges(node)
+                    .filter(|(r, _)| keep(r))
+                    .map(|(r, n)| (n, r, true)),
+            );
+        }
+    }
+
+    /// How many of `node`'s edges `neighbors_into` would list, without listing them.
+    pub fn degree_through(&self, node: NodeId, direction: Direction, rels: &[RelId]) -> u32 {
+        let keep = |r: &RelId| rels.is_empty() || rels.contains(r);
+        let mut n = 0;
+        if matches!(direction, Direction::Out | Direction::Both) {
+            n += self.out.count(node, keep);
+        }
+        if matches!(direction, Direction::In | Direction::Both) {
+            n += self.inc.count(node, keep);
+        }
+        u32::try_from(n).unwrap_or(u32::MAX)
+    }
+
+    /// Whether `node` is known to the table (existed when it was built).
+    pub fn knows(&self, node: NodeId) -> bool {
+        self.label(node).is_some()
+    }
+
+    /// Whether vectors are held (otherwise callers read them from the store).
+    pub fn holds_vectors(&self) -> bool {
+        self.dim > 0
+    }
+
+    /// Cosine of `query` (a unit vector) and the node's stored vector, when held.
+    pub fn cosine(&self, id: NodeId, query: &[f32]) -> Option<f32> {
+        let (q, scale) = self.vector(id)?;
+        Some(dot_f32_i8(query, q) * scale)
+    }
+
+    /// `query` quantised like the table's vectors, for [`NodeTable::facts`]: an integer dot
+    /// product needs fewer instructions per byte, so more vector loads are in flight at once;
+    /// quantising the goal too adds under 1% of error to the cosine.
+    pub fn probe(&self, query: &[f32]) -> Probe {
+        let mut q = vec![0; query.len()];
+        let scale = quantize_into(query, &mut q);
+        Probe { q, scale }
+    }
+
+    fn vector(&self, id: NodeId) -> Option<(&[i8], f32)> {
+        let i = id.0 as usize;
+        let scale = self.meta.get(i).map(|m| m.scale).filter(|s| *s > 0.0)?;
+        Some((self.vectors.get(i * self.dim..(i + 1) * self.dim)?, scale))
+    }
+}
+
+/// A goal vector in the table's i8 form.
+#[derive(Debug, Clone)]
+pub struct Probe {
+    q: Vec<i8>,
+    scale: f32,
+}
+
+/// Writes `q` with `x ≈ q · scale`, `q` in -127..=127, and returns the scale: 0 (and `q` left
+/// as it was) for a zero or non-finite vector, which scoring treats as "no vector".
+fn quantize_into(x: &[f32], q: &mut [i8]) -> f32 {
+    let max = x.iter().fold(0f32, |m, v| m.max(v.abs()));
+    if !(max > 0.0 && max.is_finite()) {
+        return 0.0;
+    }
+    let scale = max / 127.0;
+    for (q, v) in q.iter_mut().zip(x) {
+        *q = (v / scale).round().clamp(-127.0, 127.0) as i8;
+    }
+    scale
+}
+
+/// `Σ a[i]·b[i]` for an f32 and an i8 vector, in 16 independent lanes so that it vectorises.
+fn dot_f32_i8(a: &[f32], b: &[i8]) -> f32 {
+    let mut acc = [0f32; 16];
+    let (ca, cb) = (a.chunks_exact(16), b.chunks_exact(16));
+    let tail: f32 = ca
+        .remainder()
+        .iter()
+        .zip(cb.remainder())
+        .map(|(x, y)| x * f32::from(*y))
+        .sum();
+    for (x, y) in ca.zip(cb) {
+        for k in 0..16 {
+            acc[k] += x[k] * f32::from(y[k]);
+        }
+    }
+    acc.iter().sum::<f32>() + tail
+}
+
+/// `Σ a[i]·b[i]` for two i8 vectors, exact in i32 (|a·b| ≤ 127² per component), in 16 lanes.
+fn dot_i8(a: &[i8], b: &[i8]) -> i32 {
+    let mut acc = [0i32; 16];
+    let (ca, cb) = (a.chunks_exact(16), b.chunks_exact(16));
+    let tail: i32 = ca
+        .remainder()
+        .iter()
+        .zip(cb.remainder())
+        .map(|(x, y)| i32::from(*x) * i32::from(*y))
+        .sum();
+    for (x, y) in ca.zip(cb) {
+        for k in 0..16 {
+            acc[k] += i32::from(x[k]) * i32::from(y[k]);
+        }
+    }
+    acc.iter().sum::<i32>() + tail
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{dot_f32_i8, dot_i8, quantize_into};
+
+    #[test]
+    fn quantised_dot_matches_float_dot() {
+        let a: Vec<f32> = (0..40).map(|i| ((i as f32) * 0.37).sin()).collect();
+        let b: Vec<i8> = (0..40)
+            .map(|i| (((i as f32) * 0.91).cos() * 127.0) as i8)
+            .collect();
+        let exact: f32 = a.iter().zip(&b).map(|(x, y)| x * f32::from(*y)).sum();
+        assert!((dot_f32_i8(&a, &b) - exact).abs() < 1e-3);
+        let mut qa = vec![0i8; a.len()];
+        let sa = quantize_into(&a, &mut qa);
+        let both = dot_i8(&qa, &b) as f32 * sa;
+        assert!(
+            (both - exact).abs() < 0.01 * exact.abs().max(1.0),
+            "{both} vs {exact}"
+        );
+        let exact_int: i32 = qa
+            .iter()
+            .zip(&b)
+            .map(|(x, y)| i32::from(*x) * i32::from(*y))
+            .sum();
+        assert_eq!(dot_i8(&qa, &b), exact_int);
+    }
+
+    #[test]
+    fn zero_and_non_finite_vectors_quantise_to_scale_zero() {
+        let mut q = [0i8; 2];
+        assert_eq!(quantize_into(&[0.0, 0.0], &mut q), 0.0);
+        assert_eq!(quantize_into(&[1.0, f32::INFINITY], &mut q), 0.0);
+        assert_eq!(q, [0, 0]);
+    }
+}

@@ -1,0 +1,615 @@
+//! The executor on small hand-built graphs with known answers, one test per behaviour.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use cairn_embed::{Embedder, HashEmbedder};
+use cairn_exec::{
+    CancelToken, EngineCatalog, Exploration, Explorer, Judge, NodeTable, ResultNode, StopReason,
+    TraceEvent,
+};
+use cairn_query::{prepare, Compiled, Plan};
+use cairn_storage_format::{NodeId, Value};
+use cairn_store::{Graph, GraphOptions};
+use std::collections::HashMap;
+
+struct Fixture {
+    _dir: tempfile::TempDir,
+    graph: Graph,
+    ids: HashMap<String, NodeId>,
+}
+
+/// Builds a graph from `Label:key name` nodes and `key REL key` edges.
+fn build(
+    nodes: &[(&str, &str, &str)],
+    edges: &[(&str, &str, &str)],
+    parents: &[(&str, &str)],
+) -> Fixture {
+    let dir = tempfile::tempdir().unwrap();
+    let graph = Graph::open(dir.path(), GraphOptions::default()).unwrap();
+    let mut ids = HashMap::new();
+    let mut w = graph.writer();
+    for (label, key, name) in nodes {
+        let id = w
+            .upsert_node(label, key, [("name", Value::from(*name))], None)
+            .unwrap();
+        ids.insert(key.to_string(), id);
+    }
+    for (a, rel, b) in edges {
+        w.add_edge(ids[*a], rel, ids[*b], Default::default())
+            .unwrap();
+    }
+    for (child, parent) in parents {
+        w.set_relation_parent(child, Some(parent)).unwrap();
+    }
+    w.commit().unwrap();
+    Fixture {
+        _dir: dir,
+        graph,
+        ids,
+    }
+}
+
+fn plan(f: &Fixture, q: &str) -> Plan {
+    match prepare(q, &EngineCatalog(f.graph.catalog()))
+        .unwrap_or_else(|e| panic!("{}", e.render_plain(100)))
+    {
+        Compiled::Explore(p) => p,
+        other => panic!("not an EXPLORE: {other:?}"),
+    }
+}
+
+fn run_with(f: &Fixture, q: &str, judge: Option<&dyn Judge>, cancel: &CancelToken) -> Exploration {
+    let embedder = HashEmbedder::new(256);
+    let table = NodeTable::build(&f.graph, embedder.id()).unwrap();
+    let mut ex = Explorer::new(&f.graph, &embedder, &table);
+    if let Some(j) = judge {
+        ex = ex.with_judge(j);
+    }
+    ex.run(&plan(f, q), true, cancel).unwrap()
+}
+
+fn run(f: &Fixture, q: &str) -> Exploration {
+    run_with(f, q, None, &CancelToken::default())
+}
+
+fn keys(results: &[ResultNode]) -> Vec<String> {
+    results.iter().map(|r| r.key.clone()).collect()
+}
+
+fn expansions(e: &Exploration) -> HashMap<NodeId, usize> {
+    let mut m = HashMap::new();
+    for ev in &e.trace {
+        if let TraceEvent::Expand { node, .. } = ev {
+            *m.entry(*node).or_insert(0) += 1;
+        }
+    }
+    m
+}
+
+/// A small academic graph: two authors, their papers, venues.
+fn academic() -> Fixture {
+    build(
+        &[
+            ("Author", "han", "Jiawei Han"),
+            ("Author", "yu", "Philip Yu"),
+            ("Author", "lone", "Lone Wolf"),
+            ("Paper", "p1", "frequent pattern mining"),
+            ("Paper", "p2", "graph pattern mining"),
+            ("Paper", "p3", "stream clustering"),
+            ("Paper", "p4", "medieval poetry"),
+            ("Venue", "kdd", "KDD data mining conference"),
+            ("Venue", "icde", "ICDE data engineering"),
+            ("Venue", "arts", "Poetry review"),
+        ],
+        &[
+            ("han", "AUTHORED", "p1"),
+            ("han", "AUTHORED", "p2"),
+            ("yu", "AUTHORED", "p2"),
+            ("yu", "AUTHORED", "p3"),
+            ("lone", "AUTHORED", "p4"),
+            ("p1", "PUBLISHED_IN", "kdd"),
+            ("p2", "PUBLISHED_IN", "kdd"),
+            ("p3", "PUBLISHED_IN", "icde"),
+            ("p4", "PUBLISHED_IN", "arts"),
+            ("p2", "CITES", "p1"),
+            ("p3", "CITES", "p2"),
+        ],
+        &[],
+    )
+}
+
+#[test]
+fn ordered_path_finds_the_known_answer_with_evidence() {
+    let f = academic();
+    let e = run(
+        &f,
+        r#"EXPLORE "venues where Jiawei Han's co-authors publish" FROM Author "han"
+           VIA AUTHORED -> <AUTHORED -> AUTHORED -> PUBLISHED_IN TARGET Venue UNTIL depth 4"#,
+    );
+    let mut got = keys(&e.results);
+    got.sort();
+    assert_eq!(got, vec!["icde", "kdd"], "{e:#?}");
+    assert_eq!(e.stop, StopReason::Depth);
+    // The evidence path of ICDE: han -AUTHORED-> p2 <-AUTHORED- yu -AUTHORED-> p3 -PUBLISHED_IN-> icde.
+    let icde = e.results.iter().find(|r| r.key == "icde").unwrap();
+    let rels: Vec<(&str, bool)> = icde
+        .path
+        .iter()
+        .map(|s| (s.relation.as_str(), s.reversed))
+        .collect();
+    assert_eq!(
+        rels,
+        vec![
+            ("AUTHORED", false),
+            ("AUTHORED", true),
+            ("AUTHORED", false),
+            ("PUBLISHED_IN", false)
+        ]
+    );
+    assert_eq!(icde.path[0].from, f.ids["han"]);
+    assert_eq!(icde.path[3].to, f.ids["icde"]);
+    assert!(
+        !e.results.iter().any(|r| r.key == "arts"),
+        "an unrelated venue is not reachable by that path"
+    );
+}
+
+#[test]
+fn stop_found() {
+    let f = academic();
+    let e = run(
+        &f,
+        r#"EXPLORE "papers" FROM Author "han" VIA ANY TARGET Paper UNTIL found 2"#,
+    );
+    assert_eq!(e.stop, StopReason::Found);
+    assert!(e.results.len() >= 2);
+}
+
+#[test]
+fn stop_found_with_label() {
+    let f = academic();
+    let e = run(
+        &f,
+        r#"EXPLORE "venues" FROM Author "han" VIA ANY UNTIL found 1 Venue"#,
+    );
+    assert_eq!(e.stop, StopReason::Found);
+    assert!(e.results.iter().any(|r| r.label == "Venue"));
+}
+
+#[test]
+fn stop_sufficient() {
+    let f = academic();
+    // Coverage: the TARGET label is met as soon as a venue is a result; threshold low enough.
+    let e = run(
+        &f,
+        r#"EXPLORE "data mining venue" FROM Author "han" VIA ANY TARGET Venue UNTIL sufficient >= 0.5"#,
+    );
+    assert_eq!(e.stop, StopReason::Sufficient, "{:?}", e.sufficiency);
+    assert!(e.sufficiency >= 0.5);
+}
+
+#[test]
+fn stop_stale() {
+    let f = academic();
+    let e = run(
+        &f,
+        r#"EXPLORE "anything" FROM Author "lone" VIA ANY DEPTH 10 UNTIL stale 1"#,
+    );
+    assert_eq!(e.stop, StopReason::Stale);
+}
+
+#[test]
+fn stop_steps_and_budget_cap_are_exact() {
+    let f = academic();
+    let e = run(
+        &f,
+        r#"EXPLORE "x" FROM Author "han" VIA ANY DEPTH 10 UNTIL steps 3"#,
+    );
+    assert_eq!(e.stop, StopReason::Steps);
+    assert_eq!(e.stats.nodes_expanded, 3);
+    let e = run(
+        &f,
+        r#"EXPLORE "x" FROM Author "han" VIA ANY DEPTH 10 BUDGET 4 UNTIL found 100"#,
+    );
+    assert_eq!(e.stop, StopReason::BudgetCap);
+    assert_eq!(e.stats.nodes_expanded, 4, "the budget is spent exactly");
+    let e = run(
+        &f,
+        r#"EXPLORE "x" FROM Author "han" VIA ANY DEPTH 10 BEAM 1 BUDGET 1 UNTIL found 100"#,
+    );
+    assert_eq!(e.stats.nodes_expanded, 1);
+}
+
+#[test]
+fn stop_depth_condition_and_depth_cap() {
+    let f = academic();
+    let e = run(
+        &f,
+        r#"EXPLORE "x" FROM Author "han" VIA ANY DEPTH 5 UNTIL depth 1"#,
+    );
+    assert_eq!(e.stop, StopReason::Depth);
+    assert!(e.results.iter().all(|r| r.hops <= 1));
+    // No sufficiency condition: no adaptive expansion, the plan's depth is the cap.
+    let e = run(
+        &f,
+        r#"EXPLORE "x" FROM Author "han" VIA AUTHORED DEPTH 1 UNTIL found 100"#,
+    );
+    assert_eq!(e.stop, StopReason::DepthCap);
+    assert_eq!(e.stats.adaptive_expansions, 0);
+}
+
+#[test]
+fn stop_exhausted() {
+    let f = academic();
+    let e = run(
+        &f,
+        r#"EXPLORE "x" FROM Author "lone" VIA ANY DEPTH 16 UNTIL found 100"#,
+    );
+    assert_eq!(e.stop, StopReason::Exhausted);
+    let mut got = keys(&e.results);
+    got.sort();
+    assert_eq!(got, vec!["arts", "lone", "p4"]);
+}
+
+#[test]
+fn stop_time() {
+    // A 100-node clique: the second round alone scans 9,900 edges, well over a millisecond.
+    let names: Vec<String> = (0..100).map(|i| format!("n{i}")).collect();
+    let nodes: Vec<(&str, &str, &str)> = names
+        .iter()
+        .map(|n| ("N", n.as_str(), n.as_str()))
+        .collect();
+    let edges: Vec<(&str, &str, &str)> = names
+        .iter()
+        .flat_map(|a| {
+            names
+                .iter()
+                .filter(move |b| *b != a)
+                .map(move |b| (a.as_str(), "R", b.as_str()))
+        })
+        .collect();
+    let f = build(&nodes, &edges, &[]);
+    let e = run(
+        &f,
+        r#"EXPLORE "x" FROM N "n0" VIA R BEAM 1024 DEPTH 16 UNTIL time 1ms"#,
+    );
+    assert_eq!(e.stop, StopReason::Time);
+}
+
+#[test]
+fn stop_judge_uses_the_judge() {
+    struct Yes;
+    impl Judge for Yes {
+        fn enough(&self, _: &str, results: &[ResultNode], _: f64) -> bool {
+            results.iter().any(|r| r.label == "Venue")
+        }
+    }
+    let f = academic();
+    let e = run_with(
+        &f,
+        r#"EXPLORE "x" FROM Author "han" VIA ANY DEPTH 10 UNTIL judge"#,
+        Some(&Yes),
+        &CancelToken::default(),
+    );
+    assert_eq!(e.stop, StopReason::Judge);
+    assert!(e.results.iter().any(|r| r.label == "Venue"));
+    // Offline, `judge` falls back to sufficiency.
+    let e = run(
+        &f,
+        r#"EXPLORE "data mining venue" FROM Author "han" VIA ANY TARGET Venue DEPTH 10 UNTIL judge"#,
+    );
+    assert!(
+        matches!(e.stop, StopReason::Judge | StopReason::Exhausted),
+        "{:?}",
+        e.stop
+    );
+}
+
+#[test]
+fn stop_cancelled() {
+    let f = academic();
+    let cancel = CancelToken::default();
+    cancel.cancel();
+    let e = run_with(
+        &f,
+        r#"EXPLORE "x" FROM Author "han" VIA ANY DEPTH 10 UNTIL found 100"#,
+        None,
+        &cancel,
+    );
+    assert_eq!(e.stop, StopReason::Cancelled);
+    assert_eq!(e.stats.nodes_expanded, 0);
+}
+
+#[test]
+fn adaptive_expansion_goes_one_hop_deeper_when_insufficient() {
+    let f = academic();
+    let e = run(
+        &f,
+        r#"EXPLORE "venue" FROM Author "han" VIA ANY TARGET Venue DEPTH 1 UNTIL sufficient >= 0.99"#,
+    );
+    assert!(e.stats.adaptive_expansions >= 1, "{:?}", e.stats);
+    assert!(e.stats.adaptive_expansions <= 2);
+    assert!(
+        e.results.iter().any(|r| r.label == "Venue"),
+        "the deeper hop reached venues"
+    );
+    assert!(e
+        .trace
+        .iter()
+        .any(|t| matches!(t, TraceEvent::Adapt { .. })));
+}
+
+#[test]
+fn cycles_terminate_and_nodes_expand_once() {
+    // A clique of 8 nodes plus a ring: every node reachable many ways.
+    let names: Vec<String> = (0..8).map(|i| format!("n{i}")).collect();
+    let nodes: Vec<(&str, &str, &str)> = names
+        .iter()
+        .map(|n| ("N", n.as_str(), n.as_str()))
+        .collect();
+    let mut edges = Vec::new();
+    for a in &names {
+        for b in &names {
+            if a != b {
+                edges.push((a.as_str(), "R", b.as_str()));
+            }
+        }
+    }
+    let f = build(&nodes, &edges, &[]);
+    let e = run(
+        &f,
+        r#"EXPLORE "n" FROM N "n0" VIA R, <R DEPTH 16 BEAM 4 UNTIL found 1000"#,
+    );
+    assert!(
+        matches!(e.stop, StopReason::Exhausted | StopReason::DepthCap),
+        "{:?}",
+        e.stop
+    );
+    for (node, n) in expansions(&e) {
+        assert!(
+            n <= 1 + cairn_exec::explore::MAX_REVISITS as usize,
+            "{node} expanded {n} times"
+        );
+    }
+    assert_eq!(e.results.len(), 8);
+    // With one relation sequence per depth the revisit rule cannot fire: exactly once each.
+    let e = run(
+        &f,
+        r#"EXPLORE "n" FROM N "n0" VIA R DEPTH 16 BEAM 4 UNTIL found 1000"#,
+    );
+    assert!(
+        expansions(&e).values().all(|&n| n == 1),
+        "{:?}",
+        expansions(&e)
+    );
+}
+
+#[test]
+fn revisit_through_a_different_relation_sequence_with_a_clearly_better_score() {
+    // e -WEAK-> x is followed first (weight 0.1); e -GOOD-> y -GOOD-> x reaches x again with a
+    // much better score through another relation sequence, so x is expanded a second time.
+    let f = build(
+        &[
+            ("N", "e", "entry"),
+            ("N", "x", "target hub"),
+            ("N", "y", "bridge"),
+            ("N", "z", "beyond x"),
+        ],
+        &[
+            ("e", "WEAK", "x"),
+            ("e", "GOOD", "y"),
+            ("y", "GOOD", "x"),
+            ("x", "GOOD", "z"),
+        ],
+        &[],
+    );
+    let e = run(
+        &f,
+        r#"EXPLORE "x" FROM N "e" VIA WEAK:0.1, GOOD DEPTH 5 BEAM 4 UNTIL found 1000"#,
+    );
+    let x = f.ids["x"];
+    assert!(
+        e.trace
+            .iter()
+            .any(|t| matches!(t, TraceEvent::Revisit { node, .. } if *node == x)),
+        "{:#?}",
+        e.trace
+    );
+    assert_eq!(expansions(&e)[&x], 2);
+    // The same shape with equal weights: the second path is not clearly better, no revisit.
+    let e = run(
+        &f,
+        r#"EXPLORE "x" FROM N "e" VIA WEAK, GOOD DEPTH 5 BEAM 4 UNTIL found 1000"#,
+    );
+    assert_eq!(expansions(&e)[&x], 1);
+}
+
+#[test]
+fn hierarchy_fallback_to_sibling_relations() {
+    let f = build(
+        &[
+            ("Person", "ann", "Ann"),
+            ("Org", "uni", "University"),
+            ("Org", "lab", "Lab"),
+        ],
+        &[("ann", "VISITED", "lab"), ("ann", "STUDIED_AT", "uni")],
+        &[
+            ("WORKS_AT", "AFFILIATED_WITH"),
+            ("VISITED", "AFFILIATED_WITH"),
+            ("STUDIED_AT", "AFFILIATED_WITH"),
+        ],
+    );
+    let e = run(
+        &f,
+        r#"EXPLORE "where does Ann work" FROM Person "ann" VIA WORKS_AT TARGET Org UNTIL found 10"#,
+    );
+    let mut got = keys(&e.results);
+    got.sort();
+    assert_eq!(
+        got,
+        vec!["lab", "uni"],
+        "found through the siblings of WORKS_AT"
+    );
+    assert!(e.trace.iter().any(|t| matches!(t, TraceEvent::Fallback { relation, parent, .. } if relation == "WORKS_AT" && parent == "AFFILIATED_WITH")));
+}
+
+#[test]
+fn where_filters_and_target_restrict_results() {
+    let f = academic();
+    let e = run(
+        &f,
+        r#"EXPLORE "papers" FROM Author "han" VIA ANY TARGET Paper WHERE name = "graph pattern mining" DEPTH 3 UNTIL found 100"#,
+    );
+    assert_eq!(keys(&e.results), vec!["p2"]);
+}
+
+#[test]
+fn entry_forms() {
+    let f = academic();
+    let by_match = run(
+        &f,
+        r#"EXPLORE "x" FROM Author WHERE name = "Philip Yu" VIA AUTHORED TARGET Paper UNTIL found 100"#,
+    );
+    let mut got = keys(&by_match.results);
+    got.sort();
+    assert_eq!(got, vec!["p2", "p3"]);
+    let id = f.ids["yu"].0;
+    let by_id = run(
+        &f,
+        &format!(r#"EXPLORE "x" FROM #{id} VIA AUTHORED TARGET Paper UNTIL found 100"#),
+    );
+    assert_eq!(keys(&by_id.results).len(), 2);
+    let by_search = run(
+        &f,
+        r#"EXPLORE "poetry" FROM SEARCH "medieval poetry" IN Paper TOP 1 VIA ANY UNTIL depth 1"#,
+    );
+    assert!(
+        by_search
+            .trace
+            .iter()
+            .any(|t| matches!(t, TraceEvent::Entry { node, .. } if *node == f.ids["p4"])),
+        "{:?}",
+        by_search.trace
+    );
+}
+
+#[test]
+fn same_data_and_plan_give_the_same_result() {
+    let f = academic();
+    let q = r#"EXPLORE "data mining venues" FROM SEARCH "pattern mining" TOP 2 VIA ANY BEAM 2 DEPTH 4 UNTIL found 100"#;
+    let a = run(&f, q);
+    let b = run(&f, q);
+    assert_eq!(a.results, b.results);
+    assert_eq!(a.trace, b.trace);
+    assert_eq!(
+        (a.stop, a.stats.nodes_expanded, a.stats.edges_scanned),
+        (b.stop, b.stats.nodes_expanded, b.stats.edges_scanned)
+    );
+}
+
+#[test]
+fn fanout_thins_a_hub_to_an_evenly_spaced_sample() {
+    let papers: Vec<String> = (0..10).map(|i| format!("p{i}")).collect();
+    let mut nodes = vec![("Author", "hub", "Prolific Author")];
+    nodes.extend(papers.iter().map(|k| ("Paper", k.as_str(), "a paper")));
+    let edges: Vec<(&str, &str, &str)> = papers
+        .iter()
+        .map(|k| ("hub", "AUTHORED", k.as_str()))
+        .collect();
+    let f = build(&nodes, &edges, &[]);
+    let q = |fanout: &str| {
+        format!(
+            r#"EXPLORE "papers" FROM Author "hub" VIA AUTHORED TARGET Paper DEPTH 1 {fanout}
+               UNTIL found 100 RETURN NODES LIMIT 100"#
+        )
+    };
+
+    let thin = run(&f, &q("FANOUT 3"));
+    assert_eq!(thin.results.len(), 3, "only the sample is scored");
+    assert_eq!(thin.stats.neighbors_sampled_out, 7);
+    assert!(
+        thin.trace.iter().any(|t| matches!(
+            t,
+            TraceEvent::Sampled { node, kept: 3, of: 10 } if *node == f.ids["hub"]
+        )),
+        "{:?}",
+        thin.trace
+    );
+    assert_eq!(
+        run(&f, &q("FANOUT 3")).results,
+        thin.results,
+        "deterministic"
+    );
+
+    for all in ["FANOUT 10", ""] {
+        let e = run(&f, &q(all));
+        assert_eq!(e.results.len(), 10, "{all:?} scores every paper");
+        assert_eq!(e.stats.neighbors_sampled_out, 0);
+        assert!(!e
+            .trace
+            .iter()
+            .any(|t| matches!(t, TraceEvent::Sampled { .. })));
+    }
+}
+
+/// Connectivity counts the edges the search can go on through, not the node's whole degree:
+/// of an author's two papers, the one with four co-authors is expanded before the one with a
+/// single co-author and many citations, though the latter has the larger degree.
+#[test]
+fn connectivity_counts_the_edges_the_search_can_follow() {
+    let mut nodes = vec![
+        ("Author", "x", "x"),
+        ("Paper", "cited", "c"),
+        ("Paper", "team", "t"),
+        ("Author", "solo", "s"),
+    ];
+    let citing: Vec<String> = (0..12).map(|i| format!("citing{i}")).collect();
+    let team: Vec<String> = (0..4).map(|i| format!("member{i}")).collect();
+    for k in &citing {
+        nodes.push(("Paper", k, "z"));
+    }
+    for k in &team {
+        nodes.push(("Author", k, "m"));
+    }
+    let mut edges = vec![
+        ("x", "AUTHORED", "cited"),
+        ("x", "AUTHORED", "team"),
+        ("solo", "AUTHORED", "cited"),
+    ];
+    for k in &citing {
+        edges.push((k.as_str(), "CITES", "cited"));
+    }
+    for k in &team {
+        edges.push((k.as_str(), "AUTHORED", "team"));
+    }
+    let f = build(&nodes, &edges, &[]);
+    let table_degree = |key: &str| {
+        let embedder = HashEmbedder::new(256);
+        NodeTable::build(&f.graph, embedder.id())
+            .unwrap()
+            .degree(f.ids[key])
+    };
+    assert!(table_degree("cited") > table_degree("team"));
+    let e = run(
+        &f,
+        "EXPLORE \"co-authors\" FROM Author \"x\" VIA AUTHORED -> <AUTHORED \
+         SCORE connectivity 1 BEAM 1 RETURN TRACE",
+    );
+    let expanded: Vec<NodeId> = e
+        .trace
+        .iter()
+        .filter_map(|ev| match ev {
+            TraceEvent::Expand { node, hops: 1, .. } => Some(*node),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(expanded.first(), Some(&f.ids["team"]), "{:?}", e.trace);
+    let scored = |key: &str| {
+        e.trace.iter().find_map(|ev| match ev {
+            TraceEvent::Scored {
+                node, connectivity, ..
+            } if *node == f.ids[key] => Some(*connectivity),
+            _ => None,
+        })
+    };
+    assert!(scored("team").unwrap() > scored("cited").unwrap());
+}

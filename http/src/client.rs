@@ -1,0 +1,179 @@
+//! The blocking client for OpenAI-compatible endpoints (`POST {base}/{path}` with a JSON body and
+//! an optional bearer token), with one policy for every caller: a whole-request timeout, retries
+//! with doubling backoff after a transport error, a timeout, HTTP 429 or 5xx (never after another
+//! 4xx, which a retry would not fix), and the server's error message taken from its JSON body.
+
+use crate::settings::{endpoint, SettingError};
+use serde::Deserialize;
+use std::time::Duration;
+
+/// How to call one endpoint.
+#[derive(Clone)]
+pub struct ClientConfig {
+    /// Base URL up to and including `/v1`.
+    pub base_url: String,
+    /// Bearer token, if the endpoint needs one.
+    pub api_key: Option<String>,
+    /// Whole-request timeout (connect, send, receive).
+    pub timeout: Duration,
+    /// Retries after a transport error, a timeout, HTTP 429 or 5xx.
+    pub retries: u32,
+    /// First backoff; doubled after each retry.
+    pub backoff: Duration,
+}
+
+impl std::fmt::Debug for ClientConfig {
+    // never print the key
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ClientConfig")
+            .field("base_url", &self.base_url)
+            .field("api_key", &self.api_key.as_ref().map(|_| "<set>"))
+            .field("timeout", &self.timeout)
+            .field("retries", &self.retries)
+            .field("backoff", &self.backoff)
+            .finish()
+    }
+}
+
+/// Why a request failed, after the retries it was worth. Every variant carries the URL and the
+/// attempts made, so callers can word their own error without losing either.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum HttpError {
+    /// The server could not be reached or the connection broke.
+    #[error("{url} is unreachable after {attempts} attempt(s): {message}")]
+    Transport {
+        url: String,
+        attempts: u32,
+        message: String,
+    },
+    /// No complete answer within the timeout.
+    #[error("{url} did not answer within {secs} s (after {attempts} attempt(s))")]
+    Timeout {
+        url: String,
+        secs: u64,
+        attempts: u32,
+    },
+    /// A non-2xx status, with the server's message.
+    #[error("{url} answered HTTP {status}: {message}")]
+    Status {
+        url: String,
+        status: u16,
+        message: String,
+        attempts: u32,
+    },
+}
+
+/// A client for one endpoint.
+pub struct Client {
+    agent: ureq::Agent,
+    url: String,
+    config: ClientConfig,
+}
+
+impl std::fmt::Debug for Client {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Client").field("url", &self.url).finish()
+    }
+}
+
+#[derive(Deserialize)]
+struct ErrorBody {
+    error: ErrorDetail,
+}
+
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum ErrorDetail {
+    Object { message: String },
+    Text(String),
+}
+
+impl Client {
+    /// A client for `{config.base_url}/{path}`; `setting` names the variable the base URL came
+    /// from, for the error when it is not an http(s) URL. No request is made yet.
+    pub fn new(setting: &str, path: &str, config: ClientConfig) -> Result<Self, SettingError> {
+        let url = endpoint(setting, &config.base_url, path)?;
+        let agent: ureq::Agent = ureq::Agent::config_builder()
+            .timeout_global(Some(config.timeout))
+            .http_status_as_error(false)
+            .build()
+            .into();
+        Ok(Client { agent, url, config })
+    }
+
+    /// The endpoint's full URL.
+    pub fn url(&self) -> &str {
+        &self.url
+    }
+
+    /// POSTs the JSON `body` and returns the 2xx response body, retrying as the module says.
+    pub fn post_json(&self, body: &[u8]) -> Result<String, HttpError> {
+        let mut backoff = self.config.backoff;
+        let mut attempts = 0;
+        loop {
+            attempts += 1;
+            let (err, retry) = match self.attempt(body, attempts) {
+                Ok(text) => return Ok(text),
+                Err(e) => e,
+            };
+            if !retry || attempts > self.config.retries {
+                return Err(err);
+            }
+            tracing::warn!(error = %err, attempt = attempts, "HTTP request failed; retrying");
+            std::thread::sleep(backoff);
+            backoff = backoff.saturating_mul(2);
+        }
+    }
+
+    /// One request: the body, or the error and whether a retry may help.
+    fn attempt(&self, body: &[u8], attempts: u32) -> Result<String, (HttpError, bool)> {
+        let mut req = self
+            .agent
+            .post(&self.url)
+            .header("Content-Type", "application/json");
+        if let Some(key) = &self.config.api_key {
+            req = req.header("Authorization", &format!("Bearer {key}"));
+        }
+        let mut resp = req
+            .send(body)
+            .map_err(|e| (self.transport(e, attempts), true))?;
+        let status = resp.status().as_u16();
+        let text = resp
+            .body_mut()
+            .read_to_string()
+            .map_err(|e| (self.transport(e, attempts), true))?;
+        if (200..300).contains(&status) {
+            return Ok(text);
+        }
+        let message = serde_json::from_str::<ErrorBody>(&text)
+            .map(|b| match b.error {
+                ErrorDetail::Object { message } | ErrorDetail::Text(message) => message,
+            })
+            .unwrap_or_else(|_| text.chars().take(500).collect());
+        let err = HttpError::Status {
+            url: self.url.clone(),
+            status,
+            message,
+            attempts,
+        };
+        Err((err, status == 429 || status >= 500))
+    }
+
+    fn transport(&self, e: ureq::Error, attempts: u32) -> HttpError {
+        let timed_out = matches!(&e, ureq::Error::Timeout(_))
+            || matches!(&e, ureq::Error::Io(io) if io.kind() == std::io::ErrorKind::TimedOut);
+        if timed_out {
+            HttpError::Timeout {
+                url: self.url.clone(),
+                secs: self.config.timeout.as_secs().max(1),
+                attempts,
+            }
+        } else {
+            HttpError::Transport {
+                url: self.url.clone(),
+                attempts,
+                message: e.to_string(),
+            }
+        }
+    }
+}

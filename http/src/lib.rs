@@ -1,0 +1,10 @@
+//! The one OpenAI-compatible HTTP client (chat completions for the LLM backend, embeddings for
+//! the HTTP embedder) and the reader of `CAIRN_*` settings that configures them and MiniLM.
+//!
+//! One client so that timeouts, retries with backoff and error classification are the same for
+//! every endpoint Cairn calls.
+
+pub mod client;
+pub mod settings;
+
+pub use client::{Client, ClientConfig, HttpError};

@@ -1,0 +1,1170 @@
+//! Applying a staged import: resolve names and endpoints, plan the writes, build and ingest the
+//! SST files, commit the final batch. See `docs/FORMAT.md` ("Bulk import") for the rule that
+//! decides which key goes where.
+
+use super::stage::{EdgePart, StagedEdge, Staging, NO_LABEL};
+use super::{report, ImportError, ImportOptions, ImportSummary, LineError, Phase};
+use cairn_storage_format::records::{encode_u64, encode_vector};
+use cairn_storage_format::{
+    Degree, EdgeProps, EmbedderDef, ExternalKey, InEdgeKey, LabelId, NodeId, NodeKey, NodeRecord,
+    OutEdgeKey, PropIndexKey, PropKeyId, RelId, Value,
+};
+use cairn_store::graph::Reader;
+use cairn_store::{
+    BulkLoad, Catalog, EngineError, Family, Graph, GraphRead, SstFile, SstFiles, SstSink,
+};
+use hashbrown::{DefaultHashBuilder, HashMap, HashSet, HashTable};
+use std::hash::BuildHasher;
+use std::ops::Range;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// A node of the import after merging duplicate lines.
+struct NodeIn {
+    label: LabelId,
+    key: String,
+    props: Vec<(PropKeyId, Value)>,
+    description: Option<String>,
+    vector: Option<Vec<f32>>,
+}
+
+/// An edge resolved to ids. `props` indexes `EdgeTable::props` (`NO_PROPS`: none).
+#[derive(Clone, Copy)]
+struct EdgeIn {
+    src: NodeId,
+    dst: NodeId,
+    rel: RelId,
+    props: u32,
+}
+
+/// Properties of the edges that have any, decoded and encoded once.
+struct PropsTable {
+    encoded: Vec<Vec<u8>>,
+    values: Vec<EdgeProps>,
+}
+
+impl PropsTable {
+    fn bytes(&self, e: &EdgeIn) -> &[u8] {
+        self.encoded
+            .get(e.props as usize)
+            .map(Vec::as_slice)
+            .unwrap_or(&[])
+    }
+    fn value(&self, e: &EdgeIn) -> EdgeProps {
+        self.values
+            .get(e.props as usize)
+            .cloned()
+            .unwrap_or_default()
+    }
+}
+
+/// Where an edge endpoint points.
+#[derive(Clone, Copy)]
+enum Resolved {
+    Found(NodeId, LabelId),
+    Missing,
+    Ambiguous,
+}
+
+/// Catalog ids for staged name ids, interned on first use.
+struct NameMap {
+    labels: Vec<Option<LabelId>>,
+    rels: Vec<Option<RelId>>,
+    props: Vec<Option<PropKeyId>>,
+}
+
+impl NameMap {
+    fn new(n: usize) -> Self {
+        NameMap {
+            labels: vec![None; n],
+            rels: vec![None; n],
+            props: vec![None; n],
+        }
+    }
+    fn label(
+        &mut self,
+        catalog: &mut Catalog,
+        staging: &Staging,
+        id: u32,
+    ) -> Result<LabelId, EngineError> {
+        if let Some(l) = self.labels[id as usize] {
+            return Ok(l);
+        }
+        let l = catalog.intern_label(staging.names.name(id))?.0;
+        self.labels[id as usize] = Some(l);
+        Ok(l)
+    }
+    fn rel(
+        &mut self,
+        catalog: &mut Catalog,
+        staging: &Staging,
+        id: u32,
+    ) -> Result<RelId, EngineError> {
+        if let Some(r) = self.rels[id as usize] {
+            return Ok(r);
+        }
+        let r = catalog.intern_relation(staging.names.name(id))?.0;
+        self.rels[id as usize] = Some(r);
+        Ok(r)
+    }
+    fn props(
+        &mut self,
+        catalog: &mut Catalog,
+        staging: &Staging,
+        props: Vec<(u32, Value)>,
+    ) -> Result<Vec<(PropKeyId, Value)>, EngineError> {
+        let mut out = Vec::with_capacity(props.len());
+        for (k, v) in props {
+            let id = match self.props[k as usize] {
+                Some(p) => p,
+                None => {
+                    let p = catalog.intern_prop(staging.names.name(k))?.0;
+                    self.props[k as usize] = Some(p);
+                    p
+                }
+            };
+            out.push((id, v));
+        }
+        // A property named twice: the last value wins (stable sort, keep the first after reverse).
+        out.reverse();
+        out.sort_by_key(|(k, _)| *k);
+        out.dedup_by_key(|(k, _)| *k);
+        Ok(out)
+    }
+}
+
+/// The import's nodes by (label, key), as positions in its node list.
+///
+/// A slot keeps its node's label and, when it is at most `INLINE_KEY` bytes, its key: resolving
+/// millions of edge endpoints then reads only the table, not each node's record and key string
+/// (two cache misses per lookup, which made lookups a fifth of an import's CPU time).
+struct NodeTable {
+    hasher: DefaultHashBuilder,
+    slots: HashTable<Slot>,
+}
+
+const INLINE_KEY: usize = 23;
+/// The last key byte of a slot whose key is longer than `INLINE_KEY`.
+const LONG_KEY: u8 = u8::MAX;
+
+#[derive(Clone, Copy)]
+struct Slot {
+    node: u32,
+    label: LabelId,
+    /// The key's bytes, then its length in the last byte (`LONG_KEY`: not inline).
+    key: [u8; INLINE_KEY + 1],
+}
+
+impl Slot {
+    fn matches(&self, nodes: &[NodeIn], label: LabelId, key: &str) -> bool {
+        if self.label != label {
+            return false;
+        }
+        match self.key[INLINE_KEY] {
+            LONG_KEY => nodes.get(self.node as usize).is_some_and(|n| n.key == key),
+            len => self.key.get(..len as usize) == Some(key.as_bytes()),
+        }
+    }
+}
+
+impl NodeTable {
+    fn with_capacity(n: usize) -> Self {
+        NodeTable {
+            hasher: DefaultHashBuilder::default(),
+            slots: HashTable::with_capacity(n),
+        }
+    }
+
+    fn hash(&self, label: LabelId, key: &str) -> u64 {
+        self.hasher.hash_one((label.0, key))
+    }
+
+    /// The node with `label` and `key`, whose [`Self::hash`] is `hash`.
+    fn find(&self, nodes: &[NodeIn], hash: u64, label: LabelId, key: &str) -> Option<u32> {
+        self.slots
+            .find(hash, |s| s.matches(nodes, label, key))
+            .map(|s| s.node)
+    }
+
+    /// Adds `nodes[node]`, which is not in the table yet.
+    fn insert(&mut self, nodes: &[NodeIn], hash: u64, node: u32) {
+        let Some(n) = nodes.get(node as usize) else {
+            return;
+        };
+        let mut key = [0u8; INLINE_KEY + 1];
+        match key.get_mut(..n.key.len()) {
+            Some(inline) if n.key.len() <= INLINE_KEY => {
+                inline.copy_from_slice(n.key.as_bytes());
+                key[INLINE_KEY] = n.key.len() as u8;
+            }
+            _ => key[INLINE_KEY] = LONG_KEY,
+        }
+        let slot = Slot {
+            node,
+            label: n.label,
+            key,
+        };
+        let hasher = &self.hasher;
+        self.slots.insert_unique(hash, slot, |s| {
+            let n = &nodes[s.node as usize];
+            hasher.hash_one((n.label.0, n.key.as_str()))
+        });
+    }
+}
+
+pub(super) fn apply(
+    graph: &Graph,
+    mut staging: Staging,
+    mut errors: Vec<LineError>,
+    options: &ImportOptions,
+) -> Result<ImportSummary, ImportError> {
+    staging.seal();
+    let mut bulk = graph.bulk_load();
+    let base_catalog = graph.catalog();
+    let mut catalog: Catalog = (*base_catalog).clone();
+    let reader = graph.reader();
+    let mut summary = ImportSummary {
+        records: (staging.nodes.len() + staging.edge_count()) as u64,
+        ..Default::default()
+    };
+    report(options, Phase::Resolve, 0, Some(summary.records));
+    let mut step = Step::start();
+    let mut names = NameMap::new(staging.names.names.len());
+
+    // ---- nodes: intern names, merge duplicate lines (the later wins) ----
+    let mut table = NodeTable::with_capacity(staging.nodes.len());
+    let mut nodes: Vec<NodeIn> = Vec::with_capacity(staging.nodes.len());
+    let mut vector_dim: Option<usize> = catalog.embedder().map(|e| e.dim as usize);
+    for n in std::mem::take(&mut staging.nodes) {
+        let label = names.label(&mut catalog, &staging, n.label)?;
+        let props = names.props(&mut catalog, &staging, n.props)?;
+        if let Some(v) = &n.vector {
+            match vector_dim {
+                Some(d) if d != v.len() => {
+                    errors.push(staging.error(
+                        n.origin,
+                        format!("vector has {} dimensions, expected {d}", v.len()),
+                    ));
+                    continue;
+                }
+                _ => vector_dim = Some(v.len()),
+            }
+        }
+        let hash = table.hash(label, &n.key);
+        let found = table.find(&nodes, hash, label, &n.key);
+        match found {
+            Some(i) => {
+                let node = &mut nodes[i as usize];
+                merge_props(&mut node.props, props);
+                if n.description.is_some() {
+                    node.description = n.description;
+                }
+                if n.vector.is_some() {
+                    node.vector = n.vector;
+                }
+            }
+            None => {
+                let i = nodes.len() as u32;
+                nodes.push(NodeIn {
+                    label,
+                    key: n.key,
+                    props,
+                    description: n.description,
+                    vector: n.vector,
+                });
+                table.insert(&nodes, hash, i);
+            }
+        }
+    }
+
+    // Existing ids: only labels the database already had can have existing nodes.
+    let mut ids: Vec<Option<NodeId>> = vec![None; nodes.len()];
+    let candidates: Vec<usize> = (0..nodes.len())
+        .filter(|&i| base_catalog.label_name(nodes[i].label).is_some())
+        .collect();
+    for chunk in candidates.chunks(4096) {
+        let keys: Vec<Vec<u8>> = chunk
+            .iter()
+            .map(|&i| {
+                ExternalKey {
+                    label: nodes[i].label,
+                    key: nodes[i].key.clone(),
+                }
+                .encode()
+            })
+            .collect();
+        for (&i, id) in chunk.iter().zip(bulk.node_ids(&keys)?) {
+            ids[i] = id;
+        }
+    }
+    step.done("nodes merged and looked up");
+    let first_new = bulk.next_node_id();
+    let mut next = first_new;
+    let ids: Vec<NodeId> = ids
+        .into_iter()
+        .map(|id| {
+            id.unwrap_or_else(|| {
+                next += 1;
+                NodeId(next - 1)
+            })
+        })
+        .collect();
+    let is_new = |id: NodeId| id.0 >= first_new;
+
+    // ---- edges: resolve endpoints ----
+    // Names first (interning writes the catalog), then the lookups, which only read: each core
+    // resolves a contiguous run of chunks and the chunks are joined in order, so line order
+    // survives.
+    let mut rels: Vec<Option<RelId>> = vec![None; staging.names.names.len()];
+    for part in &staging.parts {
+        for e in &part.edges {
+            let rel = part.name(e.rel);
+            if rels.get(rel as usize).is_some_and(Option::is_none) {
+                rels[rel as usize] = Some(names.rel(&mut catalog, &staging, rel)?);
+            }
+        }
+    }
+    let labels: Vec<Option<LabelId>> = staging
+        .names
+        .names
+        .iter()
+        .map(|n| catalog.label_id(n))
+        .collect();
+    // Labels that hold a given key, built only if some endpoint has no id group.
+    let by_key: Option<HashMap<&str, Vec<LabelId>>> = staging
+        .parts
+        .iter()
+        .flat_map(|p| &p.edges)
+        .any(|e| e.from_label == NO_LABEL || e.to_label == NO_LABEL)
+        .then(|| {
+            let mut m: HashMap<&str, Vec<LabelId>> = HashMap::new();
+            for n in &nodes {
+                m.entry(n.key.as_str()).or_default().push(n.label);
+            }
+            m
+        });
+    let resolver = Resolver {
+        staging: &staging,
+        rels: &rels,
+        labels: &labels,
+        by_key: by_key.as_ref(),
+        table: &table,
+        nodes: &nodes,
+        ids: &ids,
+        base_catalog: &base_catalog,
+        reader: &reader,
+    };
+    const CHUNK: usize = 1 << 16;
+    let chunks: Vec<(&EdgePart, &[StagedEdge])> = staging
+        .parts
+        .iter()
+        .flat_map(|p| p.edges.chunks(CHUNK).map(move |c| (p, c)))
+        .collect();
+    let mut edges: Vec<EdgeIn> = Vec::with_capacity(staging.edge_count());
+    let mut edge_labels: HashSet<(RelId, LabelId, LabelId)> = HashSet::new();
+    let resolve_run = |run: &[(&EdgePart, &[StagedEdge])]| {
+        run.iter()
+            .map(|(part, chunk)| resolver.resolve(part, chunk))
+            .collect::<Vec<_>>()
+    };
+    for part in par_chunks(&chunks, resolve_run).into_iter().flatten() {
+        let part = part?;
+        edges.extend_from_slice(&part.edges);
+        errors.extend(part.errors);
+        edge_labels.extend(part.labels);
+    }
+    step.done("edge endpoints resolved");
+    if errors.len() > options.max_errors {
+        errors.sort_by(|a, b| (&a.file, a.line).cmp(&(&b.file, b.line)));
+        errors.truncate(options.max_errors + 1);
+        return Err(ImportError::BadLines {
+            errors,
+            max: options.max_errors,
+        });
+    }
+    errors.sort_by(|a, b| (&a.file, a.line).cmp(&(&b.file, b.line)));
+    summary.skipped = errors;
+    for (rel, s, d) in edge_labels {
+        catalog.note_endpoints(rel, s, d);
+    }
+    let mut edge_props: Vec<EdgeProps> = Vec::with_capacity(staging.edge_props.len());
+    for p in std::mem::take(&mut staging.edge_props) {
+        let props = names.props(&mut catalog, &staging, p.props)?;
+        edge_props.push(EdgeProps {
+            weight: p.weight,
+            props,
+        });
+    }
+    drop(table);
+    drop(by_key);
+    // Vectors: computed by the configured embedder for new nodes that bring none.
+    if let Some(embedder) = &options.embedder {
+        match catalog.embedder() {
+            Some(def) if def.id != embedder.id() => {
+                return Err(ImportError::EmbedderMismatch {
+                    recorded: def.id.clone(),
+                    given: embedder.id().to_owned(),
+                })
+            }
+            _ => catalog.set_embedder(Some(EmbedderDef {
+                id: embedder.id().to_owned(),
+                dim: embedder.dim() as u32,
+            })),
+        }
+        if let Some(d) = vector_dim.filter(|d| *d != embedder.dim()) {
+            return Err(ImportError::EmbedderMismatch {
+                recorded: format!("supplied vectors of dimension {d}"),
+                given: embedder.id().to_owned(),
+            });
+        }
+        let started = std::time::Instant::now();
+        let todo: Vec<usize> = (0..nodes.len())
+            .filter(|&i| is_new(ids[i]) && nodes[i].vector.is_none())
+            .collect();
+        let vectors = embed_nodes(embedder.as_ref(), &catalog, &nodes, &todo, options)?;
+        summary.vectors_computed = vectors.len() as u64;
+        for (i, v) in todo.into_iter().zip(vectors) {
+            nodes[i].vector = Some(v);
+        }
+        summary.embed_time = started.elapsed();
+    } else if let Some(dim) = vector_dim {
+        if catalog.embedder().is_none() && nodes.iter().any(|n| n.vector.is_some()) {
+            catalog.set_embedder(Some(EmbedderDef {
+                id: "supplied".into(),
+                dim: dim as u32,
+            }));
+        }
+    }
+    drop(staging);
+    let props_table = PropsTable {
+        encoded: edge_props.iter().map(EdgeProps::encode).collect(),
+        values: edge_props,
+    };
+
+    // Sort and dedupe edges. The sort is stable, so among duplicates the last line comes last;
+    // dedup keeps the first of a run, so move each later duplicate's properties into it.
+    let new_ids = first_new..next;
+    let mut edges = sort_edges(edges, &new_ids, |e| e.src, |e| (e.rel, e.dst));
+    edges.dedup_by(|later, kept| {
+        let same = (later.src, later.rel, later.dst) == (kept.src, kept.rel, kept.dst);
+        if same {
+            kept.props = later.props;
+        }
+        same
+    });
+    // Existing sources sort first (their ids are lower); the edges of new sources that follow
+    // are exactly the `out` file's keys, in order.
+    let split = edges.partition_point(|e| !is_new(e.src));
+    step.done("edges sorted and deduplicated");
+
+    // ---- plan the writes ----
+    report(
+        options,
+        Phase::Write,
+        0,
+        Some((nodes.len() + edges.len()) as u64),
+    );
+
+    // Nodes: new ones go to files (records, vectors) and the batch (keys, index entries);
+    // existing ones are updated in the batch like a Writer would.
+    let indexes = catalog.indexes().to_vec();
+    let index_key = |label: LabelId, prop: PropKeyId, value: &Value, node: NodeId| {
+        PropIndexKey {
+            label,
+            prop,
+            value: value.clone(),
+            node,
+        }
+        .encode()
+        .map_err(EngineError::corrupt("property index key"))
+    };
+    let mut touched: Vec<NodeId> = Vec::new();
+    let mut new_nodes: Vec<(NodeId, NodeRecord, Option<Vec<f32>>)> =
+        Vec::with_capacity((next - first_new) as usize);
+    for (n, id) in nodes.into_iter().zip(ids.iter().copied()) {
+        if is_new(id) {
+            let rec = NodeRecord {
+                label: n.label,
+                key: n.key,
+                props: n.props,
+                description: n.description,
+            };
+            // The `node_key` entry is added with the others, in key order, while SSTs are written.
+            for ix in indexes.iter().filter(|ix| ix.label == rec.label) {
+                if let Some(v) = rec.prop(ix.prop).filter(|v| v.is_indexable()) {
+                    bulk.put(Family::Prop, index_key(ix.label, ix.prop, v, id)?, [])?;
+                }
+            }
+            summary.nodes_created += 1;
+            new_nodes.push((id, rec, n.vector));
+            continue;
+        }
+        let Some(old) = reader.node(id)? else {
+            continue;
+        };
+        let mut rec = (*old).clone();
+        merge_props(&mut rec.props, n.props);
+        if n.description.is_some() {
+            rec.description = n.description;
+        }
+        if let Some(v) = &n.vector {
+            bulk.put(Family::Vector, NodeKey(id).encode(), encode_vector(v))?;
+        }
+        if rec == *old {
+            if n.vector.is_none() {
+                summary.nodes_unchanged += 1;
+            } else {
+                summary.nodes_updated += 1;
+            }
+            continue;
+        }
+        summary.nodes_updated += 1;
+        for ix in indexes.iter().filter(|ix| ix.label == rec.label) {
+            let (ov, nv) = (
+                old.prop(ix.prop).filter(|v| v.is_indexable()),
+                rec.prop(ix.prop).filter(|v| v.is_indexable()),
+            );
+            if ov == nv {
+                continue;
+            }
+            if let Some(v) = ov {
+                bulk.delete(Family::Prop, index_key(ix.label, ix.prop, v, id)?)?;
+            }
+            if let Some(v) = nv {
+                bulk.put(Family::Prop, index_key(ix.label, ix.prop, v, id)?, [])?;
+            }
+        }
+        bulk.put(Family::Node, NodeKey(id).encode(), rec.encode())?;
+        touched.push(id);
+    }
+    step.done("node writes planned");
+
+    // ---- write the files while planning the rest ----
+    // Each SST file is independent, so each is written on its own thread as soon as its keys
+    // are known: the `out` files and the node records right away, the `in` files once the edges
+    // are re-sorted by destination; meanwhile this thread plans the batch.
+    let has_files = !new_nodes.is_empty();
+    let sst = EdgeFiles {
+        files: bulk.sst_files()?,
+        props: &props_table,
+    };
+    let files = std::thread::scope(|s| -> Result<Vec<SstFile>, ImportError> {
+        let put_out = |w: &mut SstSink<'_>, e: &EdgeIn| {
+            let key = OutEdgeKey {
+                src: e.src,
+                rel: e.rel,
+                dst: e.dst,
+            };
+            w.put(key.encode(), sst.props.bytes(e))
+        };
+        let put_in = |w: &mut SstSink<'_>, e: &EdgeIn| {
+            let key = InEdgeKey {
+                dst: e.dst,
+                rel: e.rel,
+                src: e.src,
+            };
+            w.put(key.encode(), sst.props.bytes(e))
+        };
+        // The edge column families get one file per core, over consecutive key ranges, so that
+        // the cores share the writing to the end rather than one finishing the `in` file alone.
+        let mut edge_files = Vec::new();
+        for (i, part) in file_parts(&edges[split..]).enumerate() {
+            edge_files.push(s.spawn(move || sst.files.write(Family::Out, i, part, put_out)));
+        }
+        let node_files = s.spawn(|| -> Result<Vec<Option<SstFile>>, ImportError> {
+            let records = sst
+                .files
+                .write(Family::Node, 0, &new_nodes, |w, (id, rec, _)| {
+                    w.put(NodeKey(*id).encode(), rec.encode())
+                })?;
+            let with_vectors: Vec<(NodeId, &[f32])> = new_nodes
+                .iter()
+                .filter_map(|(id, _, v)| Some((*id, v.as_deref()?)))
+                .collect();
+            let vectors = sst
+                .files
+                .write(Family::Vector, 0, &with_vectors, |w, (id, v)| {
+                    w.put(NodeKey(*id).encode(), encode_vector(v))
+                })?;
+            Ok(vec![records, vectors])
+        });
+
+        let mut new_degree: Vec<Degree> = vec![Degree::default(); new_nodes.len()];
+        let mut old_degree: HashMap<NodeId, Degree> = HashMap::new();
+        let mut bump = |id: NodeId, d: Degree| {
+            let slot = if is_new(id) {
+                &mut new_degree[(id.0 - first_new) as usize]
+            } else {
+                old_degree.entry(id).or_default()
+            };
+            *slot = slot.plus(d);
+        };
+        let mut sst_in_len = 0;
+        for e in &edges {
+            let (src_new, dst_new) = (is_new(e.src), is_new(e.dst));
+            if !src_new && !dst_new {
+                match reader.edge(e.src, e.rel, e.dst)? {
+                    Some(old) if old == props_table.value(e) => {
+                        summary.edges_unchanged += 1;
+                        continue;
+                    }
+                    Some(_) => summary.edges_updated += 1,
+                    None => {
+                        summary.edges_created += 1;
+                        bump(e.src, Degree { out: 1, inc: 0 });
+                        bump(e.dst, Degree { out: 0, inc: 1 });
+                    }
+                }
+            } else {
+                summary.edges_created += 1;
+                bump(e.src, Degree { out: 1, inc: 0 });
+                bump(e.dst, Degree { out: 0, inc: 1 });
+            }
+            let key = OutEdgeKey {
+                src: e.src,
+                rel: e.rel,
+                dst: e.dst,
+            };
+            if !src_new {
+                bulk.put(Family::Out, key.encode(), props_table.bytes(e))?;
+            }
+            if dst_new {
+                sst_in_len += 1;
+            } else {
+                bulk.put(Family::In, key.reversed().encode(), props_table.bytes(e))?;
+            }
+        }
+        step.done("edge writes planned");
+        let mut sst_in = Vec::with_capacity(sst_in_len);
+        sst_in.extend(edges.iter().filter(|e| is_new(e.dst)));
+        let sst_in = sort_edges(sst_in, &new_ids, |e| e.dst, |e| (e.rel, e.src));
+        step.done("in-edges sorted");
+        let sst_in = Arc::new(sst_in);
+        let ranges: Vec<Range<usize>> = file_parts(&sst_in)
+            .scan(0, |start, part| {
+                *start += part.len();
+                Some(*start - part.len()..*start)
+            })
+            .collect();
+        for (i, range) in ranges.into_iter().enumerate() {
+            let sst_in = Arc::clone(&sst_in);
+            edge_files.push(s.spawn(move || {
+                let part = sst_in.get(range).unwrap_or_default();
+                sst.files.write(Family::In, i, part, put_in)
+            }));
+        }
+        drop(sst_in);
+
+        let mut old_degree: Vec<(NodeId, Degree)> = old_degree.into_iter().collect();
+        old_degree.sort_by_key(|(id, _)| *id);
+        for (id, d) in old_degree {
+            bulk.merge(Family::Degree, NodeKey(id).encode(), d.encode())?;
+        }
+        let degrees: Vec<(NodeId, Degree)> = new_degree
+            .iter()
+            .enumerate()
+            .filter(|(_, d)| **d != Degree::default())
+            .map(|(i, d)| (NodeId(first_new + i as u64), *d))
+            .collect();
+        let degree_file = sst.files.write(Family::Degree, 0, &degrees, |w, (id, d)| {
+            w.put(NodeKey(*id).encode(), d.encode())
+        });
+        put_node_keys(&mut bulk, &new_nodes)?;
+
+        let panicked =
+            || ImportError::Engine(EngineError::Invalid("SST writer thread panicked".into()));
+        let mut files = Vec::new();
+        for f in node_files.join().map_err(|_| panicked())?? {
+            files.extend(f);
+        }
+        files.extend(degree_file?);
+        for f in edge_files {
+            files.extend(f.join().map_err(|_| panicked())??);
+        }
+        Ok(files)
+    })?;
+    drop(edges);
+    step.done("SST files written");
+
+    // ---- ingest the files ----
+    if has_files {
+        report(options, Phase::Commit, 0, None);
+        bulk.ingest(files, first_new..next)?;
+        step.done("SST files ingested");
+        test_hook_pause();
+    }
+    report(options, Phase::Commit, 0, None);
+    bulk.commit(catalog, next, &touched)?;
+    step.done("final batch committed");
+    Ok(summary)
+}
+
+/// Logs (at debug level, `CAIRN_LOG=debug`) how long each step of an import took.
+struct Step(std::time::Instant);
+
+impl Step {
+    fn start() -> Self {
+        Step(std::time::Instant::now())
+    }
+    fn done(&mut self, what: &str) {
+        let ms = self.0.elapsed().as_secs_f64() * 1e3;
+        tracing::debug!("import: {what} in {ms:.0} ms");
+        self.0 = std::time::Instant::now();
+    }
+}
+
+/// What resolving a chunk of staged edges produced.
+struct ResolvedChunk {
+    edges: Vec<EdgeIn>,
+    errors: Vec<LineError>,
+    labels: HashSet<(RelId, LabelId, LabelId)>,
+}
+
+/// The last endpoint resolved on one side of the edges: its staged label and key, the answer
+/// and, for a node of the import, its position in the node list.
+#[derive(Clone, Copy)]
+struct Memo<'k> {
+    label: u32,
+    key: &'k str,
+    resolved: Resolved,
+    node: Option<u32>,
+    /// The node follows the one resolved before it.
+    in_order: bool,
+}
+
+/// Read-only view for resolving edge endpoints, shared by the resolving threads.
+struct Resolver<'a> {
+    staging: &'a Staging,
+    /// Catalog relation of each staged name used as a relation type.
+    rels: &'a [Option<RelId>],
+    /// Catalog label of each staged name (None: no such label).
+    labels: &'a [Option<LabelId>],
+    by_key: Option<&'a HashMap<&'a str, Vec<LabelId>>>,
+    table: &'a NodeTable,
+    nodes: &'a [NodeIn],
+    ids: &'a [NodeId],
+    base_catalog: &'a Catalog,
+    reader: &'a Reader<'a>,
+}
+
+impl Resolver<'_> {
+    fn lookup(&self, label: LabelId, key: &str) -> Result<Option<NodeId>, ImportError> {
+        let hash = self.table.hash(label, key);
+        if let Some(i) = self.table.find(self.nodes, hash, label, key) {
+            return Ok(Some(self.ids[i as usize]));
+        }
+        if self.base_catalog.label_name(label).is_some() {
+            return Ok(self.reader.node_id(label, key)?);
+        }
+        Ok(None)
+    }
+
+    fn endpoint(&self, label: u32, key: &str) -> Result<Resolved, ImportError> {
+        if label != NO_LABEL {
+            return Ok(match self.labels[label as usize] {
+                Some(l) => self
+                    .lookup(l, key)?
+                    .map_or(Resolved::Missing, |id| Resolved::Found(id, l)),
+                None => Resolved::Missing,
+            });
+        }
+        let mut labels = self
+            .by_key
+            .and_then(|m| m.get(key).cloned())
+            .unwrap_or_default();
+        labels.extend(self.base_catalog.labels().map(|(l, _)| l));
+        labels.sort();
+        labels.dedup();
+        let mut found = Resolved::Missing;
+        for l in labels {
+            if let Some(id) = self.lookup(l, key)? {
+                if matches!(found, Resolved::Found(..)) {
+                    return Ok(Resolved::Ambiguous);
+                }
+                found = Resolved::Found(id, l);
+            }
+        }
+        Ok(found)
+    }
+
+    /// [`Self::endpoint`], remembering the last answer: dumps often repeat a key on consecutive
+    /// lines (a paper's authors, a paper's citations), and often list edges in the order of
+    /// their nodes (p1's edges, then p2's). While the answers on a side follow the node order,
+    /// the node after the last one is tried before the table: it is next in memory, where a
+    /// table lookup costs a few cache misses.
+    fn endpoint_cached<'k>(
+        &self,
+        last: &mut Option<Memo<'k>>,
+        label: u32,
+        key: &'k str,
+    ) -> Result<Resolved, ImportError> {
+        let after = match *last {
+            Some(m) if m.label == label && m.key == key => return Ok(m.resolved),
+            Some(m) => m.node.map(|i| i as usize + 1),
+            None => None,
+        };
+        let in_order = last.is_some_and(|m| m.in_order);
+        let known = (label != NO_LABEL)
+            .then(|| self.labels.get(label as usize).copied().flatten())
+            .flatten();
+        let (resolved, node) = match known {
+            Some(l) => {
+                let next = after.filter(|&i| {
+                    in_order
+                        && self
+                            .nodes
+                            .get(i)
+                            .is_some_and(|n| n.label == l && n.key == key)
+                });
+                let node = match next {
+                    Some(i) => Some(i),
+                    None => {
+                        let hash = self.table.hash(l, key);
+                        self.table
+                            .find(self.nodes, hash, l, key)
+                            .map(|i| i as usize)
+                    }
+                };
+                match node.and_then(|i| self.ids.get(i)) {
+                    Some(&id) => (Resolved::Found(id, l), node),
+                    None => (self.endpoint(label, key)?, None),
+                }
+            }
+            None => (self.endpoint(label, key)?, None),
+        };
+        *last = Some(Memo {
+            label,
+            key,
+            resolved,
+            node: node.map(|i| i as u32),
+            in_order: node.is_some() && node == after,
+        });
+        Ok(resolved)
+    }
+
+    fn resolve(
+        &self,
+        part: &EdgePart,
+        staged: &[StagedEdge],
+    ) -> Result<ResolvedChunk, ImportError> {
+        let staging = self.staging;
+        let mut out = ResolvedChunk {
+            edges: Vec::with_capacity(staged.len()),
+            errors: Vec::new(),
+            labels: HashSet::new(),
+        };
+        let mut last_labels = None;
+        let (mut last_from, mut last_to) = (None, None);
+        let describe = |label: u32, key: &str| {
+            if label == NO_LABEL {
+                format!("`{key}`")
+            } else {
+                format!("{} `{key}`", staging.names.name(label))
+            }
+        };
+        for e in staged {
+            let e = part.view(e);
+            let rel = self
+                .rels
+                .get(e.rel as usize)
+                .copied()
+                .flatten()
+                .ok_or_else(|| EngineError::Invalid("relation type not interned".into()))?;
+            let (from_key, to_key) = (e.from_key, e.to_key);
+            let from = self.endpoint_cached(&mut last_from, e.from_label, from_key)?;
+            let to = self.endpoint_cached(&mut last_to, e.to_label, to_key)?;
+            let reason = match (from, to) {
+                (Resolved::Found(src, sl), Resolved::Found(dst, dl)) => {
+                    if last_labels != Some((rel, sl, dl)) {
+                        out.labels.insert((rel, sl, dl));
+                        last_labels = Some((rel, sl, dl));
+                    }
+                    out.edges.push(EdgeIn {
+                        src,
+                        dst,
+                        rel,
+                        props: e.props,
+                    });
+                    continue;
+                }
+                (Resolved::Ambiguous, _) => format!(
+                    "source id {} matches nodes of several labels; give the id group",
+                    describe(e.from_label, from_key)
+                ),
+                (_, Resolved::Ambiguous) => format!(
+                    "target id {} matches nodes of several labels; give the id group",
+                    describe(e.to_label, to_key)
+                ),
+                (Resolved::Missing, _) => format!(
+                    "edge source {} is not a node of this import or the database",
+                    describe(e.from_label, from_key)
+                ),
+                (_, Resolved::Missing) => format!(
+                    "edge target {} is not a node of this import or the database",
+                    describe(e.to_label, to_key)
+                ),
+            };
+            out.errors.push(staging.error(e.origin, reason));
+        }
+        Ok(out)
+    }
+}
+
+/// The number of threads for the parallel phases.
+fn workers() -> usize {
+    std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1)
+        .max(1)
+}
+
+/// Applies `f` to contiguous chunks of `items`, one per core, and returns the results in order.
+fn par_chunks<T: Sync, R: Send>(items: &[T], f: impl Fn(&[T]) -> R + Sync) -> Vec<R> {
+    let size = items.len().div_ceil(workers()).max(1);
+    std::thread::scope(|s| {
+        let f = &f;
+        let handles: Vec<_> = items
+            .chunks(size)
+            .map(|chunk| s.spawn(move || f(chunk)))
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+            .collect()
+    })
+}
+
+/// Adds the `node_key` entries of new nodes to the final batch, sorted: the memtable inserts
+/// sorted keys much faster than keys in file order. (label, key) order is the encoded keys'
+/// byte order (label big-endian, then the key's bytes), so no key is encoded to be sorted.
+fn put_node_keys(
+    bulk: &mut BulkLoad<'_>,
+    new_nodes: &[(NodeId, NodeRecord, Option<Vec<f32>>)],
+) -> Result<(), ImportError> {
+    let mut keys: Vec<(LabelId, &str, NodeId)> = new_nodes
+        .iter()
+        .map(|(id, rec, _)| (rec.label, rec.key.as_str(), *id))
+        .collect();
+    keys.sort_unstable();
+    let mut buf = Vec::new();
+    for (label, key, id) in keys {
+        ExternalKey::encode_into(label, key, &mut buf);
+        bulk.put(Family::NodeKey, &buf, encode_u64(id.0))?;
+    }
+    Ok(())
+}
+
+type EmbedResult = Result<Vec<Vec<f32>>, cairn_embed::EmbedError>;
+
+/// Embeds the descriptions of `nodes[todo]` on every core, in batches, reporting
+/// [`Phase::Embed`] progress after each batch (a model embedder can take minutes here).
+///
+/// One worker per core pulls the next batch, which keeps single-threaded embedders (hash, HTTP)
+/// on every core. An embedder that is itself parallel inside a batch (MiniLM) then runs two
+/// threads per core; measured on 10,000 descriptions, that took the same CPU time (60–65 s) as
+/// one calling thread, so no embedder needs to say how it parallelises.
+fn embed_nodes(
+    embedder: &dyn cairn_embed::Embedder,
+    catalog: &Catalog,
+    nodes: &[NodeIn],
+    todo: &[usize],
+    options: &ImportOptions,
+) -> Result<Vec<Vec<f32>>, ImportError> {
+    // Large enough for a model embedder to pack thousands of tokens per forward (MiniLM:
+    // ~20 tokens a description), small enough for progress every few seconds.
+    const BATCH: usize = 256;
+    let total = todo.len() as u64;
+    report(options, Phase::Embed, 0, Some(total));
+    let done = std::sync::atomic::AtomicU64::new(0);
+    let texts = |chunk: &[usize]| -> Vec<String> {
+        chunk
+            .iter()
+            .map(|&i| {
+                let n = &nodes[i];
+                let rec = NodeRecord {
+                    label: n.label,
+                    key: n.key.clone(),
+                    props: n.props.clone(),
+                    description: n.description.clone(),
+                };
+                cairn_store::describe::description(&rec, catalog)
+            })
+            .collect()
+    };
+    let chunks: Vec<&[usize]> = todo.chunks(BATCH).collect();
+    let workers = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1)
+        .max(1);
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let out: Vec<std::sync::Mutex<Option<EmbedResult>>> =
+        chunks.iter().map(|_| std::sync::Mutex::new(None)).collect();
+    std::thread::scope(|s| {
+        for _ in 0..workers {
+            s.spawn(|| loop {
+                let c = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let Some(chunk) = chunks.get(c) else { break };
+                let t = texts(chunk);
+                let refs: Vec<&str> = t.iter().map(String::as_str).collect();
+                let result = embedder.embed_batch(&refs);
+                let now = done.fetch_add(chunk.len() as u64, std::sync::atomic::Ordering::Relaxed)
+                    + chunk.len() as u64;
+                report(options, Phase::Embed, now, Some(total));
+                if let Ok(mut slot) = out[c].lock() {
+                    *slot = Some(result);
+                }
+            });
+        }
+    });
+    let mut vectors = Vec::with_capacity(todo.len());
+    for slot in out {
+        let part = slot
+            .into_inner()
+            .ok()
+            .flatten()
+            .ok_or_else(|| EngineError::Invalid("an embedding worker did not finish".into()))?;
+        vectors.extend(part?);
+    }
+    Ok(vectors)
+}
+
+/// A pause between ingesting files and committing, so that the kill test can hit that window.
+/// Only active when `CAIRN_TEST_IMPORT_PAUSE_MS` is set.
+fn test_hook_pause() {
+    if let Some(ms) = std::env::var("CAIRN_TEST_IMPORT_PAUSE_MS")
+        .ok()
+        .and_then(|v| v.parse::<u64>().ok())
+    {
+        eprintln!("import: files ingested, pausing {ms} ms before commit");
+        std::thread::sleep(Duration::from_millis(ms));
+    }
+}
+
+fn merge_props(into: &mut Vec<(PropKeyId, Value)>, from: Vec<(PropKeyId, Value)>) {
+    for (k, v) in from {
+        match into.binary_search_by_key(&k, |(pk, _)| *pk) {
+            Ok(i) => into[i].1 = v,
+            Err(i) => into.insert(i, (k, v)),
+        }
+    }
+}
+
+/// The store's SST writer with the import's edge property bytes, shared by the writer threads.
+#[derive(Clone, Copy)]
+struct EdgeFiles<'a> {
+    files: SstFiles<'a>,
+    props: &'a PropsTable,
+}
+
+/// Splits sorted edges into consecutive parts, one per core, none under a million edges.
+fn file_parts(edges: &[EdgeIn]) -> std::slice::Chunks<'_, EdgeIn> {
+    let parts = workers().min(edges.len() >> 20).max(1);
+    edges.chunks(edges.len().div_ceil(parts).max(1))
+}
+
+/// Sorts `edges` by `(node(e), rest(e))`, stably.
+///
+/// Edges of the import's new nodes (`new`, a dense id range) are ordered by node with an LSD
+/// radix sort: a few linear passes, each stable and scattering to at most 2^11 places at once,
+/// so that the places written stay in cache (a one-pass counting sort over a million nodes
+/// writes every edge to a random place and is several times slower). Then each node's few
+/// edges are sorted by `rest`. Edges of existing nodes (lower ids, usually few) are sorted by
+/// comparison and come first.
+fn sort_edges<K: Ord>(
+    mut edges: Vec<EdgeIn>,
+    new: &Range<u64>,
+    node: impl Fn(&EdgeIn) -> NodeId,
+    rest: impl Fn(&EdgeIn) -> K,
+) -> Vec<EdgeIn> {
+    const MAX_RADIX_BITS: u32 = 11;
+    // Bucket 0 holds existing nodes, bucket 1 + i the new node `new.start + i`.
+    let bucket = |e: &EdgeIn| {
+        let id = node(e).0;
+        if new.contains(&id) {
+            (id - new.start) as usize + 1
+        } else {
+            0
+        }
+    };
+    let top = (new.end - new.start) as usize;
+    let bits = usize::BITS - top.leading_zeros();
+    let passes = bits.div_ceil(MAX_RADIX_BITS);
+    if passes > 0 && edges.len() > 1 {
+        let width = bits.div_ceil(passes);
+        let mask = (1usize << width) - 1;
+        let mut scratch = edges.clone();
+        for pass in 0..passes {
+            let digit = |e: &EdgeIn| (bucket(e) >> (pass * width)) & mask;
+            let mut next = vec![0usize; mask + 2];
+            for e in &edges {
+                next[digit(e) + 1] += 1;
+            }
+            for d in 1..next.len() {
+                next[d] += next[d - 1];
+            }
+            for e in &edges {
+                let d = digit(e);
+                scratch[next[d]] = *e;
+                next[d] += 1;
+            }
+            std::mem::swap(&mut edges, &mut scratch);
+        }
+    }
+    let old = edges.partition_point(|e| bucket(e) == 0);
+    let (old, new) = edges.split_at_mut(old);
+    old.sort_by_key(|e| (node(e), rest(e)));
+    for run in new.chunk_by_mut(|a, b| node(a) == node(b)) {
+        if run.len() > 1 {
+            run.sort_by_key(&rest);
+        }
+    }
+    edges
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    /// The radix sort agrees with a stable comparison sort, for ids of existing nodes (below
+    /// the range) and of new ones, over ranges needing one, two and three passes.
+    #[test]
+    fn sort_edges_is_a_stable_sort_by_node_then_rest() {
+        let mut seed = 7u64;
+        let mut next = move |n: u64| {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 33) % n
+        };
+        for new_nodes in [1u64, 5, 3000, 5_000_000] {
+            let new = 1000..1000 + new_nodes;
+            let edges: Vec<EdgeIn> = (0..20_000u32)
+                .map(|i| {
+                    let id = |next: &mut dyn FnMut(u64) -> u64| {
+                        if next(4) == 0 {
+                            NodeId(next(1000))
+                        } else {
+                            NodeId(new.start + next(new_nodes.min(500)) * (new_nodes / 500).max(1))
+                        }
+                    };
+                    EdgeIn {
+                        src: id(&mut next),
+                        dst: id(&mut next),
+                        rel: RelId(next(3) as u32),
+                        props: i,
+                    }
+                })
+                .collect();
+            let mut expected = edges.clone();
+            expected.sort_by_key(|e| (e.dst, e.rel, e.src));
+            let sorted = sort_edges(edges, &new, |e| e.dst, |e| (e.rel, e.src));
+            let key = |e: &EdgeIn| (e.dst, e.rel, e.src, e.props);
+            assert_eq!(
+                sorted.iter().map(key).collect::<Vec<_>>(),
+                expected.iter().map(key).collect::<Vec<_>>(),
+                "{new_nodes} new nodes"
+            );
+        }
+    }
+}

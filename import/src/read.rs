@@ -1,0 +1,627 @@
+//! Reading dump files: format detection, transparent gzip, JSON Lines and Neo4j-style CSV, each
+//! record tagged with its file and line for error messages.
+
+use super::dump::{DumpEdge, DumpNode, DumpRecord};
+use super::{ImportError, LineError};
+use cairn_storage_format::Value;
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+
+/// The format of a dump file, from its name (`.jsonl`, `.ndjson`, `.csv`, optionally `.gz`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DumpFormat {
+    JsonLines,
+    Csv,
+    /// `subject \t relation \t object` lines (`.tsv`, `.triples`), read by [`super::triples`].
+    Triples,
+}
+
+impl DumpFormat {
+    pub fn of(path: &Path) -> Result<DumpFormat, ImportError> {
+        let name = path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or_default()
+            .to_ascii_lowercase();
+        let name = name.strip_suffix(".gz").unwrap_or(&name);
+        if name.ends_with(".jsonl") || name.ends_with(".ndjson") || name.ends_with(".json") {
+            Ok(DumpFormat::JsonLines)
+        } else if name.ends_with(".csv") {
+            Ok(DumpFormat::Csv)
+        } else if named_as_triples(name) {
+            Ok(DumpFormat::Triples)
+        } else if name.ends_with(".txt") {
+            Err(ImportError::TxtNotGuessed {
+                path: path.to_path_buf(),
+            })
+        } else {
+            Err(ImportError::UnknownFormat {
+                path: path.to_path_buf(),
+            })
+        }
+    }
+}
+
+/// Opens a file, decompressing it if it starts with the gzip magic bytes.
+pub fn open(path: &Path) -> Result<Box<dyn BufRead + Send>, ImportError> {
+    let io = |source| ImportError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let mut file = BufReader::with_capacity(1 << 20, std::fs::File::open(path).map_err(io)?);
+    let head = file.fill_buf().map_err(io)?;
+    if head.starts_with(&[0x1f, 0x8b]) {
+        Ok(Box::new(BufReader::with_capacity(
+            1 << 20,
+            flate2::bufread::MultiGzDecoder::new(file),
+        )))
+    } else {
+        Ok(Box::new(file))
+    }
+}
+
+/// A record as read. Edges borrow their names and keys from the line they came from: a dump has
+/// many more edges than nodes, and staging copies the keys into its arena anyway.
+#[derive(Debug)]
+pub enum Record<'a> {
+    Node(DumpNode),
+    Edge(EdgeRef<'a>),
+}
+
+/// An edge whose names and keys are borrowed; an empty label means an id without a group.
+#[derive(Debug)]
+pub struct EdgeRef<'a> {
+    pub rel: &'a str,
+    pub from_label: &'a str,
+    pub from_key: &'a str,
+    pub to_label: &'a str,
+    pub to_key: &'a str,
+    pub props: Vec<(String, Value)>,
+    pub weight: Option<f32>,
+}
+
+impl<'a> EdgeRef<'a> {
+    /// Borrows `e`'s names and keys and takes its properties.
+    pub fn of(e: &'a mut DumpEdge) -> Self {
+        EdgeRef {
+            rel: &e.rel,
+            from_label: &e.from.label,
+            from_key: &e.from.key,
+            to_label: &e.to.label,
+            to_key: &e.to.key,
+            props: std::mem::take(&mut e.props),
+            weight: e.weight,
+        }
+    }
+}
+
+/// Passes an owned record on as a [`Record`].
+pub fn emit(record: DumpRecord, line: u64, on_record: &mut dyn FnMut(Record<'_>, u64)) {
+    match record {
+        DumpRecord::Node(n) => on_record(Record::Node(n), line),
+        DumpRecord::Edge(mut e) => on_record(Record::Edge(EdgeRef::of(&mut e)), line),
+    }
+}
+
+/// Progress is reported per MiB, not per line: the callback touches a counter shared by the
+/// reading threads.
+struct ProgressBatch<'a> {
+    pending: u64,
+    on_progress: &'a mut dyn FnMut(u64),
+}
+
+impl ProgressBatch<'_> {
+    fn add(&mut self, bytes: u64) {
+        self.pending += bytes;
+        if self.pending >= 1 << 20 {
+            (self.on_progress)(std::mem::take(&mut self.pending));
+        }
+    }
+}
+
+impl Drop for ProgressBatch<'_> {
+    fn drop(&mut self) {
+        if self.pending > 0 {
+            (self.on_progress)(self.pending);
+        }
+    }
+}
+
+/// Reads every record of `path`, calling `on_record` for good ones and `on_error` for bad lines.
+/// Stops early (returning `Ok(false)`) when `on_error` returns false. I/O errors are fatal.
+pub fn read_file(
+    path: &Path,
+    on_record: &mut dyn FnMut(Record<'_>, u64),
+    on_error: &mut dyn FnMut(LineError) -> bool,
+    on_progress: &mut dyn FnMut(u64),
+) -> Result<bool, ImportError> {
+    match DumpFormat::of(path)? {
+        DumpFormat::JsonLines => read_jsonl(path, open(path)?, on_record, on_error, on_progress),
+        DumpFormat::Csv => read_csv(path, open(path)?, on_record, on_error, on_progress),
+        // Labels of triples depend on every file: `import_files` hands them to `triples`.
+        DumpFormat::Triples => Err(ImportError::Engine(cairn_store::EngineError::Invalid(
+            format!(
+                "{}: triples are read by `import_files`, not line by line",
+                path.display()
+            ),
+        ))),
+    }
+}
+
+fn read_jsonl(
+    path: &Path,
+    reader: Box<dyn BufRead + Send>,
+    on_record: &mut dyn FnMut(Record<'_>, u64),
+    on_error: &mut dyn FnMut(LineError) -> bool,
+    on_progress: &mut dyn FnMut(u64),
+) -> Result<bool, ImportError> {
+    let mut reader = reader;
+    let mut progress = ProgressBatch {
+        pending: 0,
+        on_progress,
+    };
+    let mut buf = Vec::new();
+    let mut line_no = 0u64;
+    loop {
+        buf.clear();
+        let n = reader
+            .read_until(b'\n', &mut buf)
+            .map_err(|source| ImportError::Io {
+                path: path.to_path_buf(),
+                source,
+            })?;
+        if n == 0 {
+            return Ok(true);
+        }
+        line_no += 1;
+        progress.add(n as u64);
+        let text = buf.trim_ascii();
+        if text.is_empty() {
+            continue;
+        }
+        match serde_json::from_slice::<DumpRecord>(text) {
+            Ok(record) => match validate(&record) {
+                Ok(()) => emit(record, line_no, on_record),
+                Err(reason) => {
+                    if !on_error(LineError::new(path, line_no, reason)) {
+                        return Ok(false);
+                    }
+                }
+            },
+            Err(e) => {
+                if !on_error(LineError::new(path, line_no, json_reason(&e))) {
+                    return Ok(false);
+                }
+            }
+        }
+    }
+}
+
+fn json_reason(e: &serde_json::Error) -> String {
+    let msg = e.to_string();
+    // serde_json appends " at line 1 column N"; the line is ours, keep the column.
+    match msg.rsplit_once(" at line ") {
+        Some((head, tail)) => match tail.split_once(" column ") {
+            Some((_, col)) => format!("{head} (column {col})"),
+            None => head.to_owned(),
+        },
+        None => msg,
+    }
+}
+
+/// Checks what serde cannot: non-empty names and keys.
+fn validate(record: &DumpRecord) -> Result<(), String> {
+    let name = |what: &str, s: &str| {
+        if s.is_empty() {
+            Err(format!("empty {what}"))
+        } else {
+            Ok(())
+        }
+    };
+    match record {
+        DumpRecord::Node(n) => {
+            name("label", &n.label)?;
+            name("key", &n.key)
+        }
+        DumpRecord::Edge(e) => {
+            name("relation type", &e.rel)?;
+            name("source label", &e.from.label)?;
+            name("source key", &e.from.key)?;
+            name("target label", &e.to.label)?;
+            name("target key", &e.to.key)
+        }
+    }
+}
+
+// ---------------------------------------------------------------- CSV
+
+/// The type of a CSV column, from its header (`name:int`, `:LABEL`, ...).
+#[derive(Clone, Debug, PartialEq)]
+enum Column {
+    /// `:ID` / `name:ID(Group)`: the node's key; the group (if any) is the label by default.
+    Id(Option<String>),
+    Label,
+    Description,
+    Vector,
+    StartId(Option<String>),
+    EndId(Option<String>),
+    Type,
+    Weight,
+    Ignore,
+    Prop {
+        name: String,
+        ty: PropType,
+        array: bool,
+    },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum PropType {
+    Str,
+    Int,
+    Float,
+    Bool,
+}
+
+fn parse_header_field(field: &str) -> Result<Column, String> {
+    let (name, ty) = match field.rfind(':') {
+        Some(i) => (&field[..i], &field[i + 1..]),
+        None => (field, ""),
+    };
+    let group = |ty: &str, kw: &str| -> Option<Option<String>> {
+        let rest = ty.strip_prefix(kw)?;
+        if rest.is_empty() {
+            return Some(None);
+        }
+        let g = rest.strip_prefix('(')?.strip_suffix(')')?;
+        Some(Some(g.to_owned()))
+    };
+    if let Some(g) = group(ty, "ID") {
+        return Ok(Column::Id(g));
+    }
+    if let Some(g) = group(ty, "START_ID") {
+        return Ok(Column::StartId(g));
+    }
+    if let Some(g) = group(ty, "END_ID") {
+        return Ok(Column::EndId(g));
+    }
+    match ty {
+        "LABEL" => return Ok(Column::Label),
+        "TYPE" => return Ok(Column::Type),
+        "DESCRIPTION" => return Ok(Column::Description),
+        "VECTOR" => return Ok(Column::Vector),
+        "WEIGHT" => return Ok(Column::Weight),
+        "IGNORE" => return Ok(Column::Ignore),
+        _ => {}
+    }
+    if name.is_empty() {
+        return Err(format!("header field `{field}` has no property name"));
+    }
+    let (base, array) = match ty.strip_suffix("[]") {
+        Some(b) => (b, true),
+        None => (ty, false),
+    };
+    let ty = match base.to_ascii_lowercase().as_str() {
+        "" | "string" | "char" => PropType::Str,
+        "int" | "long" | "short" | "byte" => PropType::Int,
+        "float" | "double" => PropType::Float,
+        "boolean" | "bool" => PropType::Bool,
+        other => return Err(format!("header field `{field}`: unknown type `{other}` (expected string, int, long, float, double, boolean, or one of them with [])")),
+    };
+    Ok(Column::Prop {
+        name: name.to_owned(),
+        ty,
+        array,
+    })
+}
+
+fn parse_typed(raw: &str, ty: PropType) -> Result<Value, String> {
+    match ty {
+        PropType::Str => Ok(Value::Str(raw.to_owned())),
+        PropType::Int => raw
+            .trim()
+            .parse::<i64>()
+            .map(Value::Int)
+            .map_err(|_| format!("`{raw}` is not an integer")),
+        PropType::Float => raw
+            .trim()
+            .parse::<f64>()
+            .map(Value::Float)
+            .map_err(|_| format!("`{raw}` is not a number")),
+        PropType::Bool => match raw.trim().to_ascii_lowercase().as_str() {
+            "true" => Ok(Value::Bool(true)),
+            "false" => Ok(Value::Bool(false)),
+            _ => Err(format!("`{raw}` is not a boolean (true or false)")),
+        },
+    }
+}
+
+enum CsvKind {
+    Nodes {
+        id: usize,
+        group: Option<String>,
+        label: Option<usize>,
+    },
+    Edges {
+        start: usize,
+        start_group: Option<String>,
+        end: usize,
+        end_group: Option<String>,
+        rel: usize,
+    },
+}
+
+fn read_csv(
+    path: &Path,
+    reader: Box<dyn BufRead + Send>,
+    on_record: &mut dyn FnMut(Record<'_>, u64),
+    on_error: &mut dyn FnMut(LineError) -> bool,
+    on_progress: &mut dyn FnMut(u64),
+) -> Result<bool, ImportError> {
+    let mut csv = csv::ReaderBuilder::new()
+        .has_headers(false)
+        .flexible(true)
+        .from_reader(reader);
+    let mut row = csv::StringRecord::new();
+    let header_error = |reason: String| ImportError::Header {
+        path: path.to_path_buf(),
+        reason,
+    };
+    let io_or_line = |e: csv::Error| -> Result<LineError, ImportError> {
+        let line = e.position().map(|p| p.line()).unwrap_or(0);
+        match e.into_kind() {
+            csv::ErrorKind::Io(source) => Err(ImportError::Io {
+                path: path.to_path_buf(),
+                source,
+            }),
+            csv::ErrorKind::Utf8 { .. } => Ok(LineError::new(path, line, "invalid UTF-8".into())),
+            other => Ok(LineError::new(path, line, format!("{other:?}"))),
+        }
+    };
+    match csv.read_record(&mut row) {
+        Ok(true) => {}
+        Ok(false) => {
+            return Err(header_error(
+                "the file is empty (expected a header line)".into(),
+            ))
+        }
+        Err(e) => {
+            let le = io_or_line(e)?;
+            return Err(header_error(le.reason));
+        }
+    }
+    let columns: Vec<Column> = row
+        .iter()
+        .map(parse_header_field)
+        .collect::<Result<_, _>>()
+        .map_err(header_error)?;
+    let find = |pred: &dyn Fn(&Column) -> bool| -> Vec<usize> {
+        columns
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| pred(c))
+            .map(|(i, _)| i)
+            .collect()
+    };
+    let one = |what: &str, found: Vec<usize>| -> Result<Option<usize>, ImportError> {
+        match found.len() {
+            0 => Ok(None),
+            1 => Ok(Some(found[0])),
+            _ => Err(header_error(format!("more than one {what} column"))),
+        }
+    };
+    let id = one(":ID", find(&|c| matches!(c, Column::Id(_))))?;
+    let start = one(":START_ID", find(&|c| matches!(c, Column::StartId(_))))?;
+    let end = one(":END_ID", find(&|c| matches!(c, Column::EndId(_))))?;
+    let group_of = |i: usize| match &columns[i] {
+        Column::Id(g) | Column::StartId(g) | Column::EndId(g) => g.clone(),
+        _ => None,
+    };
+    let kind = match (id, start, end) {
+        (Some(id), None, None) => {
+            let label = one(":LABEL", find(&|c| matches!(c, Column::Label)))?;
+            let group = group_of(id);
+            if label.is_none() && group.is_none() {
+                return Err(header_error(
+                    "a node file needs a :LABEL column or an id group such as `key:ID(Author)`"
+                        .into(),
+                ));
+            }
+            CsvKind::Nodes { id, group, label }
+        }
+        (None, Some(start), Some(end)) => {
+            let rel = one(":TYPE", find(&|c| matches!(c, Column::Type)))?
+                .ok_or_else(|| header_error("an edge file needs a :TYPE column".into()))?;
+            CsvKind::Edges {
+                start,
+                start_group: group_of(start),
+                end,
+                end_group: group_of(end),
+                rel,
+            }
+        }
+        _ => return Err(header_error(
+            "expected a node file (an :ID column) or an edge file (:START_ID and :END_ID columns)"
+                .into(),
+        )),
+    };
+    let width = columns.len();
+    let mut progress = ProgressBatch {
+        pending: 0,
+        on_progress,
+    };
+    loop {
+        match csv.read_record(&mut row) {
+            Ok(false) => return Ok(true),
+            Ok(true) => {}
+            Err(e) => {
+                let le = io_or_line(e)?;
+                if !on_error(le) {
+                    return Ok(false);
+                }
+                continue;
+            }
+        }
+        let line = row.position().map(|p| p.line()).unwrap_or(0);
+        progress.add(row.as_slice().len() as u64 + row.len() as u64);
+        if row.len() == 1 && row.get(0) == Some("") {
+            continue; // blank line
+        }
+        let result = if row.len() != width {
+            Err(format!(
+                "expected {width} fields as in the header, found {}",
+                row.len()
+            ))
+        } else {
+            csv_row(&columns, &kind, &row)
+        };
+        match result {
+            Ok(record) => on_record(record, line),
+            Err(reason) => {
+                if !on_error(LineError::new(path, line, reason)) {
+                    return Ok(false);
+                }
+            }
+        }
+    }
+}
+
+fn csv_row<'a>(
+    columns: &[Column],
+    kind: &'a CsvKind,
+    row: &'a csv::StringRecord,
+) -> Result<Record<'a>, String> {
+    let mut props = Vec::new();
+    let mut description = None;
+    let mut vector = None;
+    let mut weight = None;
+    for (col, raw) in columns.iter().zip(row.iter()) {
+        match col {
+            Column::Prop { name, ty, array } => {
+                if raw.is_empty() {
+                    continue; // an empty field means "no value", as in Neo4j's importer
+                }
+                let value = if *array {
+                    Value::List(
+                        raw.split(';')
+                            .map(|p| parse_typed(p, *ty))
+                            .collect::<Result<_, _>>()
+                            .map_err(|e| format!("column `{name}`: {e}"))?,
+                    )
+                } else {
+                    parse_typed(raw, *ty).map_err(|e| format!("column `{name}`: {e}"))?
+                };
+                props.push((name.clone(), value));
+            }
+            Column::Description if !raw.is_empty() => description = Some(raw.to_owned()),
+            Column::Vector if !raw.is_empty() => {
+                let v: Result<Vec<f32>, _> =
+                    raw.split(';').map(|x| x.trim().parse::<f32>()).collect();
+                vector = Some(v.map_err(|_| {
+                    format!("column :VECTOR: `{raw}` is not a ;-separated list of numbers")
+                })?);
+            }
+            Column::Weight if !raw.is_empty() => {
+                weight = Some(
+                    raw.trim()
+                        .parse::<f32>()
+                        .map_err(|_| format!("column :WEIGHT: `{raw}` is not a number"))?,
+                );
+            }
+            _ => {}
+        }
+    }
+    let field = |i: usize, what: &str| -> Result<&'a str, String> {
+        match row.get(i) {
+            Some(s) if !s.is_empty() => Ok(s),
+            _ => Err(format!("missing {what}")),
+        }
+    };
+    match kind {
+        CsvKind::Nodes { id, group, label } => {
+            let label = match label {
+                Some(i) => {
+                    let l = field(*i, "label")?;
+                    if l.contains(';') {
+                        return Err(format!(
+                            "node has several labels `{l}`; Cairn nodes have exactly one"
+                        ));
+                    }
+                    l.to_owned()
+                }
+                None => group.clone().unwrap_or_default(),
+            };
+            Ok(Record::Node(DumpNode {
+                label,
+                key: field(*id, "id")?.to_owned(),
+                props,
+                description,
+                vector,
+            }))
+        }
+        CsvKind::Edges {
+            start,
+            start_group,
+            end,
+            end_group,
+            rel,
+        } => Ok(Record::Edge(EdgeRef {
+            rel: field(*rel, "relation type (:TYPE)")?,
+            from_label: start_group.as_deref().unwrap_or_default(),
+            from_key: field(*start, "start id")?,
+            to_label: end_group.as_deref().unwrap_or_default(),
+            to_key: field(*end, "end id")?,
+            props,
+            weight,
+        })),
+    }
+}
+
+/// Whether a file is read as triples by its name: `.tsv` or `.triples`, optionally `.gz`.
+pub fn named_as_triples(name: &str) -> bool {
+    name.ends_with(".tsv") || name.ends_with(".triples")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn header_fields() {
+        assert_eq!(
+            parse_header_field("key:ID(Author)"),
+            Ok(Column::Id(Some("Author".into())))
+        );
+        assert_eq!(parse_header_field(":ID"), Ok(Column::Id(None)));
+        assert_eq!(
+            parse_header_field(":START_ID(Paper)"),
+            Ok(Column::StartId(Some("Paper".into())))
+        );
+        assert_eq!(
+            parse_header_field("year:int"),
+            Ok(Column::Prop {
+                name: "year".into(),
+                ty: PropType::Int,
+                array: false
+            })
+        );
+        assert_eq!(
+            parse_header_field("tags:string[]"),
+            Ok(Column::Prop {
+                name: "tags".into(),
+                ty: PropType::Str,
+                array: true
+            })
+        );
+        assert_eq!(
+            parse_header_field("name"),
+            Ok(Column::Prop {
+                name: "name".into(),
+                ty: PropType::Str,
+                array: false
+            })
+        );
+        assert!(parse_header_field("x:date").is_err());
+        assert!(parse_header_field(":int").is_err());
+    }
+}

@@ -1,0 +1,599 @@
+//! Bulk import on real files and real RocksDB databases.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use cairn_generate::{Academic, AcademicConfig};
+use cairn_import::{import_files, ImportError, ImportOptions};
+use cairn_store::{Direction, Graph, GraphOptions, GraphRead};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+mod common;
+use common::canonical;
+
+fn open(dir: &Path) -> Graph {
+    Graph::open(dir, GraphOptions::default()).unwrap()
+}
+
+fn small() -> Academic {
+    Academic::generate(&AcademicConfig::small(3))
+}
+
+#[test]
+fn jsonl_and_csv_dumps_give_identical_databases() {
+    let graph = small();
+    let files = tempfile::tempdir().unwrap();
+    let jsonl = graph.write_jsonl(&files.path().join("jsonl")).unwrap();
+    let csv = graph.write_csv(&files.path().join("csv")).unwrap();
+    let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let ga = open(a.path());
+    let sa = import_files(&ga, &jsonl, &ImportOptions::default()).unwrap();
+    let gb = open(b.path());
+    let sb = import_files(&gb, &csv, &ImportOptions::default()).unwrap();
+    assert_eq!(sa.nodes_created as usize, graph.node_count());
+    assert_eq!(sa.edges_created as usize, graph.edge_count());
+    assert_eq!(
+        (sb.nodes_created, sb.edges_created),
+        (sa.nodes_created, sa.edges_created)
+    );
+    let ca = canonical(&ga);
+    assert_eq!(ca, canonical(&gb));
+    // The store agrees with the generator: every paper's authors, venue and citations.
+    for (i, p) in graph.papers.iter().enumerate().take(50) {
+        let id = ga.node_id("Paper", &format!("p{i}")).unwrap().unwrap();
+        let cat = ga.catalog();
+        let cites = cat.relation_id("CITES").unwrap();
+        let authored = cat.relation_id("AUTHORED").unwrap();
+        assert_eq!(
+            ga.neighbors(id, Direction::Out, &[cites]).unwrap().len(),
+            p.cites.len()
+        );
+        assert_eq!(
+            ga.neighbors(id, Direction::In, &[authored]).unwrap().len(),
+            p.authors.len()
+        );
+        assert_eq!(
+            ga.degree(id).unwrap().inc as u32,
+            p.citations + p.authors.len() as u32
+        );
+    }
+    // And survives a reopen.
+    drop(ga);
+    assert_eq!(canonical(&open(a.path())), ca);
+}
+
+#[test]
+fn reimporting_the_same_dump_changes_nothing() {
+    let graph = small();
+    let files = tempfile::tempdir().unwrap();
+    let jsonl = graph.write_jsonl(files.path()).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let g = open(dir.path());
+    import_files(&g, &jsonl, &ImportOptions::default()).unwrap();
+    let before = canonical(&g);
+    let again = import_files(&g, &jsonl, &ImportOptions::default()).unwrap();
+    assert_eq!(
+        (
+            again.nodes_created,
+            again.nodes_updated,
+            again.edges_created,
+            again.edges_updated
+        ),
+        (0, 0, 0, 0)
+    );
+    assert_eq!(again.nodes_unchanged as usize, graph.node_count());
+    assert_eq!(again.edges_unchanged as usize, graph.edge_count());
+    assert_eq!(canonical(&g), before);
+}
+
+#[test]
+fn gzip_is_read_transparently() {
+    let graph = small();
+    let files = tempfile::tempdir().unwrap();
+    let plain = graph.write_jsonl(files.path()).unwrap();
+    let mut gz = Vec::new();
+    for p in &plain {
+        let out = PathBuf::from(format!("{}.gz", p.display()));
+        let mut enc = flate2::write::GzEncoder::new(
+            std::fs::File::create(&out).unwrap(),
+            flate2::Compression::fast(),
+        );
+        enc.write_all(&std::fs::read(p).unwrap()).unwrap();
+        enc.finish().unwrap();
+        gz.push(out);
+    }
+    let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let (ga, gb) = (open(a.path()), open(b.path()));
+    import_files(&ga, &plain, &ImportOptions::default()).unwrap();
+    import_files(&gb, &gz, &ImportOptions::default()).unwrap();
+    assert_eq!(canonical(&ga), canonical(&gb));
+}
+
+#[test]
+fn importing_into_a_non_empty_database_links_to_existing_nodes() {
+    let dir = tempfile::tempdir().unwrap();
+    let files = tempfile::tempdir().unwrap();
+    let g = open(dir.path());
+    let mut w = g.writer();
+    let old = w
+        .upsert_node(
+            "Author",
+            "a0",
+            [("name", cairn_storage_format::Value::from("Old Name"))],
+            None,
+        )
+        .unwrap();
+    w.commit().unwrap();
+    let f = files.path().join("more.jsonl");
+    std::fs::write(
+        &f,
+        r#"{"type":"node","label":"Paper","key":"p1","props":{"title":"New"}}
+{"type":"node","label":"Author","key":"a0","props":{"h":3}}
+{"type":"edge","rel":"AUTHORED","from":{"label":"Author","key":"a0"},"to":{"label":"Paper","key":"p1"}}
+"#,
+    )
+    .unwrap();
+    let s = import_files(&g, &[f], &ImportOptions::default()).unwrap();
+    assert_eq!(
+        (s.nodes_created, s.nodes_updated, s.edges_created),
+        (1, 1, 1)
+    );
+    let rec = g.node(old).unwrap().unwrap();
+    assert_eq!(rec.props.len(), 2, "props merged: {rec:?}");
+    let p1 = g.node_id("Paper", "p1").unwrap().unwrap();
+    assert!(p1.0 > old.0);
+    assert_eq!(g.neighbors(old, Direction::Out, &[]).unwrap()[0].node, p1);
+    assert_eq!(
+        (g.degree(old).unwrap().out, g.degree(p1).unwrap().inc),
+        (1, 1)
+    );
+}
+
+#[test]
+fn csv_ids_without_group_resolve_globally_and_ambiguity_is_an_error() {
+    let files = tempfile::tempdir().unwrap();
+    let nodes = files.path().join("nodes.csv");
+    std::fs::write(
+        &nodes,
+        ":ID,name,:LABEL\nx1,Ann,Author\nx2,Paper one,Paper\nx3,Dup A,Author\nx3,Dup P,Paper\n",
+    )
+    .unwrap();
+    let edges = files.path().join("edges.csv");
+    std::fs::write(
+        &edges,
+        ":START_ID,:END_ID,:TYPE,:WEIGHT,role\nx1,x2,AUTHORED,0.5,first\n",
+    )
+    .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let g = open(dir.path());
+    import_files(&g, &[nodes.clone(), edges], &ImportOptions::default()).unwrap();
+    let a = g.node_id("Author", "x1").unwrap().unwrap();
+    let out = g.neighbors(a, Direction::Out, &[]).unwrap();
+    assert_eq!(out.len(), 1);
+    assert_eq!(out[0].props.weight, Some(0.5));
+    assert_eq!(out[0].props.props.len(), 1);
+    let bad = files.path().join("bad.csv");
+    std::fs::write(&bad, ":START_ID,:END_ID,:TYPE\nx1,x3,AUTHORED\n").unwrap();
+    let err = import_files(&g, &[&bad], &ImportOptions::default()).unwrap_err();
+    assert!(
+        err.to_string().contains(&format!(
+            "{}:2: target id `x3` matches nodes of several labels",
+            bad.display()
+        )),
+        "{err}"
+    );
+}
+
+/// One bad line of each kind: the error names file and line, and the database is unchanged.
+#[test]
+fn each_kind_of_bad_line_reports_file_and_line_and_changes_nothing() {
+    let files = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let g = open(dir.path());
+    let seed = files.path().join("seed.jsonl");
+    std::fs::write(
+        &seed,
+        "{\"type\":\"node\",\"label\":\"Author\",\"key\":\"a0\",\"props\":{\"name\":\"Ann\"}}\n",
+    )
+    .unwrap();
+    import_files(&g, &[seed], &ImportOptions::default()).unwrap();
+    let before = canonical(&g);
+    let good_node = r#"{"type":"node","label":"Paper","key":"p1","props":{"title":"T"}}"#;
+    let cases: Vec<(&str, String, &str)> = vec![
+        ("bad-json.jsonl", format!("{good_node}\n{{\"type\":\"node\",\"label\":\"Paper\",\n"), ":2: EOF while parsing"),
+        ("missing-id.jsonl", format!("{good_node}\n{{\"type\":\"node\",\"label\":\"Paper\"}}\n"), ":2: missing field `key`"),
+        ("empty-id.jsonl", format!("{good_node}\n{{\"type\":\"node\",\"label\":\"Paper\",\"key\":\"\"}}\n"), ":2: empty key"),
+        ("unknown-tag.jsonl", format!("{good_node}\n{{\"type\":\"nod\",\"label\":\"Paper\",\"key\":\"p2\"}}\n"), ":2: unknown variant `nod`"),
+        (
+            "dangling.jsonl",
+            format!("{good_node}\n\n{{\"type\":\"edge\",\"rel\":\"CITES\",\"from\":{{\"label\":\"Paper\",\"key\":\"p1\"}},\"to\":{{\"label\":\"Paper\",\"key\":\"p9\"}}}}\n"),
+            ":3: edge target Paper `p9` is not a node of this import or the database",
+        ),
+        ("nested.jsonl", format!("{good_node}\n{{\"type\":\"node\",\"label\":\"Paper\",\"key\":\"p2\",\"props\":{{\"x\":{{}}}}}}\n"), ":2: property `x`: nested objects are not supported"),
+        ("bad-int.csv", "key:ID(Paper),year:int\np1,1999\np2,nineteen\n".into(), ":3: column `year`: `nineteen` is not an integer"),
+        ("bad-bool.csv", "key:ID(Paper),open:boolean\np1,maybe\n".into(), ":2: column `open`: `maybe` is not a boolean"),
+        ("short-row.csv", "key:ID(Paper),title\np1,A\np2\n".into(), ":3: expected 2 fields as in the header, found 1"),
+        ("dangling.csv", ":START_ID(Author),:END_ID(Paper),:TYPE\na0,p404,AUTHORED\n".into(), ":2: edge target Paper `p404` is not a node"),
+        ("missing-type.csv", ":START_ID(Author),:END_ID(Paper),:TYPE\na0,a0,\n".into(), ":2: missing relation type"),
+    ];
+    for (name, body, expected) in cases {
+        let f = files.path().join(name);
+        std::fs::write(&f, body).unwrap();
+        let err = import_files(&g, &[&f], &ImportOptions::default()).unwrap_err();
+        let text = err.to_string();
+        assert!(
+            matches!(err, ImportError::BadLines { .. }),
+            "{name}: {text}"
+        );
+        let want = format!("{}{expected}", f.display());
+        assert!(
+            text.contains(&want),
+            "{name}: expected `{want}` in:\n{text}"
+        );
+        assert_eq!(canonical(&g), before, "{name} changed the database");
+    }
+    // A bad header is an error about the file, not a line.
+    let f = files.path().join("header.csv");
+    std::fs::write(&f, "name,year:date\nx,1\n").unwrap();
+    let err = import_files(&g, &[f], &ImportOptions::default()).unwrap_err();
+    assert!(matches!(err, ImportError::Header { .. }), "{err}");
+    let f = files.path().join("dump.xml");
+    std::fs::write(&f, "hello").unwrap();
+    assert!(matches!(
+        import_files(&g, &[f], &ImportOptions::default()).unwrap_err(),
+        ImportError::UnknownFormat { .. }
+    ));
+    // The catalog did not pick up names from any failed import.
+    assert!(g.catalog().label_id("Paper").is_none());
+    drop(g);
+    assert_eq!(canonical(&open(dir.path())), before);
+}
+
+#[test]
+fn max_errors_skips_and_reports_each_bad_line() {
+    let files = tempfile::tempdir().unwrap();
+    let f = files.path().join("mixed.csv");
+    std::fs::write(&f, "key:ID(Paper),year:int\np1,1999\np2,x\np3,2001\np4,y\n").unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let g = open(dir.path());
+    let err = import_files(
+        &g,
+        &[&f],
+        &ImportOptions {
+            max_errors: 1,
+            ..Default::default()
+        },
+    )
+    .unwrap_err();
+    assert!(
+        matches!(&err, ImportError::BadLines { errors, .. } if errors.len() == 2),
+        "{err}"
+    );
+    let s = import_files(
+        &g,
+        &[&f],
+        &ImportOptions {
+            max_errors: 2,
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    assert_eq!(s.nodes_created, 2);
+    let lines: Vec<String> = s.skipped.iter().map(|e| e.to_string()).collect();
+    assert_eq!(
+        lines,
+        vec![
+            format!("{}:3: column `year`: `x` is not an integer", f.display()),
+            format!("{}:5: column `year`: `y` is not an integer", f.display())
+        ]
+    );
+}
+
+/// Child side of the kill test: imports the dump named by the environment.
+#[test]
+fn import_child() {
+    let (Ok(db), Ok(dump)) = (
+        std::env::var("CAIRN_IMPORT_CHILD_DB"),
+        std::env::var("CAIRN_IMPORT_CHILD_DUMP"),
+    ) else {
+        return;
+    };
+    let g = Graph::open(&db, GraphOptions::default()).unwrap();
+    let files: Vec<PathBuf> = std::fs::read_dir(&dump)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "csv"))
+        .collect();
+    // Order does not matter: every file is read before any edge is resolved.
+    import_files(&g, &files, &ImportOptions::default()).unwrap();
+    println!("CHILD-DONE");
+}
+
+/// Two nodes and an edge written before any import, in a fresh database at `dir`.
+fn seed_own_content(dir: &Path) {
+    let g = open(dir);
+    let mut w = g.writer();
+    let none = || Vec::<(&str, cairn_storage_format::Value)>::new();
+    let a = w.upsert_node("Author", "keep", none(), None).unwrap();
+    let b = w.upsert_node("Author", "keep2", none(), None).unwrap();
+    w.add_edge(a, "KNOWS", b, Default::default()).unwrap();
+    w.commit().unwrap();
+}
+
+fn spawn_child(db: &Path, dump: &Path, pause_ms: Option<u64>) -> std::process::Child {
+    let mut cmd = std::process::Command::new(std::env::current_exe().unwrap());
+    cmd.args(["--exact", "import_child", "--nocapture", "--test-threads=1"])
+        .env("CAIRN_IMPORT_CHILD_DB", db)
+        .env("CAIRN_IMPORT_CHILD_DUMP", dump)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    if let Some(ms) = pause_ms {
+        cmd.env("CAIRN_TEST_IMPORT_PAUSE_MS", ms.to_string());
+    }
+    cmd.spawn().unwrap()
+}
+
+#[test]
+fn a_killed_import_is_either_fully_absent_or_fully_present() {
+    use std::io::BufRead;
+    let graph = Academic::generate(&AcademicConfig::with_nodes(20_000, 5));
+    let files = tempfile::tempdir().unwrap();
+    graph.write_csv(files.path()).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    // A database with some content of its own, which must survive every kill.
+    seed_own_content(dir.path());
+    let before = canonical(&open(dir.path()));
+
+    // 1. Killed in the widest window: files ingested, final batch not yet written.
+    let mut child = spawn_child(dir.path(), files.path(), Some(60_000));
+    let stderr = std::io::BufReader::new(child.stderr.take().unwrap());
+    let mut saw_pause = false;
+    for line in stderr.lines() {
+        if line.unwrap().contains("files ingested, pausing") {
+            saw_pause = true;
+            break;
+        }
+    }
+    assert!(saw_pause, "child never reached the ingest window");
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let g = open(dir.path());
+    assert_eq!(
+        canonical(&g),
+        before,
+        "killed after ingest: import must be invisible"
+    );
+    assert!(g.node_id("Paper", "p0").unwrap().is_none());
+    drop(g);
+
+    // 2. Killed at several moments of the run: absent or complete, never in between.
+    let complete = {
+        let other = tempfile::tempdir().unwrap();
+        std::process::Command::new("cp")
+            .arg("-r")
+            .arg(dir.path().join("rocksdb"))
+            .arg(other.path())
+            .status()
+            .unwrap();
+        let g = open(other.path());
+        let all: Vec<PathBuf> = std::fs::read_dir(files.path())
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        import_files(&g, &all, &ImportOptions::default()).unwrap();
+        canonical(&g)
+    };
+    let mut outcomes = (0, 0);
+    // u64::MAX: let the child finish, the "fully present" end of the spectrum.
+    for delay_ms in [50u64, 400, 1500, 3000, u64::MAX] {
+        let mut child = spawn_child(dir.path(), files.path(), None);
+        if delay_ms == u64::MAX {
+            assert!(child.wait().unwrap().success());
+        } else {
+            std::thread::sleep(std::time::Duration::from_millis(delay_ms));
+            let _ = child.kill();
+        }
+        let out = child.wait_with_output().unwrap();
+        let g = open(dir.path());
+        let now = canonical(&g);
+        if now == before {
+            outcomes.0 += 1;
+        } else {
+            assert_eq!(
+                now,
+                complete,
+                "kill after {delay_ms} ms left a partial import (child said {:?})",
+                String::from_utf8_lossy(&out.stdout)
+            );
+            outcomes.1 += 1;
+            // Reset for the next round: a fresh copy of the original database.
+            drop(g);
+            std::fs::remove_dir_all(dir.path()).unwrap();
+            std::fs::create_dir_all(dir.path()).unwrap();
+            seed_own_content(dir.path());
+        }
+    }
+    eprintln!(
+        "kill outcomes: {} absent, {} complete",
+        outcomes.0, outcomes.1
+    );
+    assert!(outcomes.1 >= 1, "the uninterrupted run must complete");
+}
+
+#[test]
+fn the_embedder_fills_vectors_and_a_different_one_is_refused() {
+    use cairn_embed::{Embedder, HashEmbedder};
+    use std::sync::Arc;
+    let graph = small();
+    let files = tempfile::tempdir().unwrap();
+    let jsonl = graph.write_jsonl(files.path()).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let g = open(dir.path());
+    let hash: Arc<dyn Embedder> = Arc::new(HashEmbedder::new(64));
+    let s = import_files(
+        &g,
+        &jsonl,
+        &ImportOptions {
+            embedder: Some(hash.clone()),
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    assert_eq!(s.vectors_computed as usize, graph.node_count());
+    let def = g.catalog().embedder().cloned().unwrap();
+    assert_eq!((def.id.as_str(), def.dim), (hash.id(), 64));
+    // The stored vector is the embedding of the node's description.
+    let id = g.node_id("Paper", "p3").unwrap().unwrap();
+    let stored = g.vectors(&[id]).unwrap().remove(0).unwrap();
+    let rec = g.node(id).unwrap().unwrap();
+    let text = cairn_store::describe::description(&rec, &g.catalog());
+    assert!(text.starts_with("Paper: "), "{text}");
+    assert_eq!(stored, hash.embed(&text).unwrap());
+    // Another embedder would mix incomparable vectors: refused, nothing changed.
+    let before = canonical(&g);
+    let other: Arc<dyn Embedder> = Arc::new(HashEmbedder::new(32));
+    let extra = files.path().join("extra.jsonl");
+    std::fs::write(
+        &extra,
+        "{\"type\":\"node\",\"label\":\"Paper\",\"key\":\"new\"}\n",
+    )
+    .unwrap();
+    let err = import_files(
+        &g,
+        &[&extra],
+        &ImportOptions {
+            embedder: Some(other),
+            ..Default::default()
+        },
+    )
+    .unwrap_err();
+    assert!(matches!(err, ImportError::EmbedderMismatch { .. }), "{err}");
+    assert_eq!(canonical(&g), before);
+}
+
+#[test]
+fn supplied_vectors_are_stored_and_their_dimension_checked() {
+    let files = tempfile::tempdir().unwrap();
+    let f = files.path().join("v.jsonl");
+    std::fs::write(
+        &f,
+        "{\"type\":\"node\",\"label\":\"Doc\",\"key\":\"d1\",\"vector\":[0.6,0.8]}\n{\"type\":\"node\",\"label\":\"Doc\",\"key\":\"d2\",\"vector\":[1.0,0.0,0.0]}\n",
+    )
+    .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let g = open(dir.path());
+    let err = import_files(&g, &[&f], &ImportOptions::default()).unwrap_err();
+    assert!(
+        err.to_string()
+            .contains(":2: vector has 3 dimensions, expected 2"),
+        "{err}"
+    );
+    std::fs::write(
+        &f,
+        "{\"type\":\"node\",\"label\":\"Doc\",\"key\":\"d1\",\"vector\":[0.6,0.8]}\n",
+    )
+    .unwrap();
+    import_files(&g, &[&f], &ImportOptions::default()).unwrap();
+    assert_eq!(
+        g.catalog().embedder().map(|e| (e.id.clone(), e.dim)),
+        Some(("supplied".to_owned(), 2))
+    );
+    let id = g.node_id("Doc", "d1").unwrap().unwrap();
+    assert_eq!(g.vectors(&[id]).unwrap()[0], Some(vec![0.6, 0.8]));
+}
+
+/// Bulk import and the edge-by-edge `Writer` agree on a dump with short and long keys (the
+/// node table keeps keys of up to 23 bytes inline), edges between new and existing nodes in
+/// random order, and repeated edges whose last line must win.
+#[test]
+fn bulk_import_matches_edge_by_edge_writes() {
+    use cairn_storage_format::{EdgeProps, Value};
+    let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+    let mut next = move |n: usize| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        (seed % n as u64) as usize
+    };
+    let key = |label: &str, i: usize| match label {
+        "A" => format!("a{i}"),
+        _ => format!("b-{i}-a-key-longer-than-twenty-three-bytes"),
+    };
+    let labels = ["A", "B"];
+    let (existing, total) = (20, 220);
+    let seed_db = |g: &Graph| {
+        let mut w = g.writer();
+        for label in labels {
+            for i in 0..existing {
+                w.upsert_node(label, &key(label, i), [("old", Value::Int(i as i64))], None)
+                    .unwrap();
+            }
+        }
+        w.commit().unwrap();
+    };
+    let mut lines = Vec::new();
+    let mut nodes = Vec::new();
+    for label in labels {
+        for i in existing..total {
+            lines.push(format!(
+                r#"{{"type":"node","label":"{label}","key":"{}","props":{{"n":{i}}}}}"#,
+                key(label, i)
+            ));
+            nodes.push((label, key(label, i), i));
+        }
+    }
+    let mut edges: Vec<(String, &str, String, &str, String, f32)> = Vec::new();
+    for _ in 0..4000 {
+        let e = if !edges.is_empty() && next(3) == 0 {
+            let mut e = edges[next(edges.len())].clone();
+            e.5 = next(100) as f32;
+            e
+        } else {
+            let (fl, tl) = (labels[next(2)], labels[next(2)]);
+            let rel = ["R1", "R2"][next(2)].to_owned();
+            (
+                rel,
+                fl,
+                key(fl, next(total)),
+                tl,
+                key(tl, next(total)),
+                next(100) as f32,
+            )
+        };
+        lines.push(format!(
+            r#"{{"type":"edge","rel":"{}","from":{{"label":"{}","key":"{}"}},"to":{{"label":"{}","key":"{}"}},"weight":{}}}"#,
+            e.0, e.1, e.2, e.3, e.4, e.5
+        ));
+        edges.push(e);
+    }
+    let files = tempfile::tempdir().unwrap();
+    let dump = files.path().join("dump.jsonl");
+    std::fs::write(&dump, lines.join("\n")).unwrap();
+
+    let (da, db) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let (bulk, written) = (open(da.path()), open(db.path()));
+    seed_db(&bulk);
+    seed_db(&written);
+    import_files(&bulk, &[&dump], &ImportOptions::default()).unwrap();
+    let mut w = written.writer();
+    for (label, k, i) in &nodes {
+        w.upsert_node(label, k, [("n", Value::Int(*i as i64))], None)
+            .unwrap();
+    }
+    for (rel, fl, fk, tl, tk, weight) in &edges {
+        let src = w
+            .node_id(w.catalog().label_id(fl).unwrap(), fk)
+            .unwrap()
+            .unwrap();
+        let dst = w
+            .node_id(w.catalog().label_id(tl).unwrap(), tk)
+            .unwrap()
+            .unwrap();
+        let props = EdgeProps {
+            weight: Some(*weight),
+            props: vec![],
+        };
+        w.add_edge(src, rel, dst, props).unwrap();
+    }
+    w.commit().unwrap();
+    assert_eq!(canonical(&bulk), canonical(&written));
+}

@@ -1,0 +1,49 @@
+use cairn_storage_format::{FormatError, NodeId};
+use std::path::PathBuf;
+use thiserror::Error;
+
+/// Errors of the storage engine.
+#[derive(Debug, Error)]
+pub enum EngineError {
+    #[error("database {path} is locked by another process (or already open in this one)")]
+    Locked { path: PathBuf, detail: String },
+    #[error("database {path} has format version {found}, but this build of Cairn reads versions up to {supported}; upgrade Cairn to open it")]
+    FutureFormat {
+        path: PathBuf,
+        found: u64,
+        supported: u32,
+    },
+    #[error("{path} is not a Cairn database: {reason}")]
+    NotCairn { path: PathBuf, reason: String },
+    #[error("database {path} does not exist")]
+    Missing { path: PathBuf },
+    #[error("corrupt {what}: {source}")]
+    Corrupt {
+        what: &'static str,
+        source: FormatError,
+    },
+    #[error("node {0} does not exist")]
+    NodeNotFound(NodeId),
+    #[error("unknown {kind} `{name}`")]
+    UnknownName { kind: &'static str, name: String },
+    #[error("invalid input: {0}")]
+    Invalid(String),
+    #[error("relation `{name}` cannot have parent `{parent}`: that would make a cycle")]
+    RelationCycle { name: String, parent: String },
+    #[error("RocksDB: {0}")]
+    Rocks(#[from] rocksdb::Error),
+    #[error("I/O on {path}: {source}")]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+}
+
+impl EngineError {
+    /// Maps a decoding error of `what` to [`EngineError::Corrupt`].
+    pub fn corrupt(what: &'static str) -> impl FnOnce(FormatError) -> EngineError {
+        move |source| EngineError::Corrupt { what, source }
+    }
+}
+
+pub type Result<T, E = EngineError> = std::result::Result<T, E>;

@@ -1,0 +1,829 @@
+//! The graph store: opening a database and reading it.
+
+use crate::cache::NodeCache;
+use crate::catalog::Catalog;
+use crate::cf;
+use crate::error::{EngineError, Result};
+use crate::marker;
+use cairn_storage_format::keys::{edge_prefix, edge_rel_prefix};
+use cairn_storage_format::records::{decode_u64, decode_vector, decode_vector_into, encode_u64};
+use cairn_storage_format::{
+    CatalogRecord, Degree, EdgeProps, ExternalKey, LabelId, MetaKey, NodeId, NodeKey, NodeRecord,
+    OutEdgeKey, PropIndexKey, PropKeyId, RelId, Value, FORMAT_VERSION,
+};
+use parking_lot::{Mutex, RwLock};
+use rocksdb::{ColumnFamily, ColumnFamilyDescriptor, DBPinnableSlice, Options, ReadOptions, DB};
+use std::ops::Bound;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// How to open a database.
+#[derive(Clone, Debug)]
+pub struct GraphOptions {
+    /// Create the database if the directory holds none. Default: true.
+    pub create_if_missing: bool,
+    /// Decoded node records kept in memory for hot reads; 0 disables the cache. Default: 100,000.
+    pub node_cache_capacity: usize,
+    /// RocksDB block cache shared by all column families, in bytes. Default: 256 MiB.
+    pub block_cache_bytes: usize,
+    /// fsync the write-ahead log on every commit. Off by default: a committed batch already
+    /// survives a killed process (it is in the OS page cache); this adds power-loss durability.
+    pub sync_writes: bool,
+}
+
+impl Default for GraphOptions {
+    fn default() -> Self {
+        GraphOptions {
+            create_if_missing: true,
+            node_cache_capacity: 100_000,
+            block_cache_bytes: 256 << 20,
+            sync_writes: false,
+        }
+    }
+}
+
+/// Direction of the edges to list from a node.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Direction {
+    /// Edges whose source is the node.
+    Out,
+    /// Edges whose destination is the node.
+    In,
+    /// Both, outgoing first.
+    Both,
+}
+
+/// One edge seen from a node: the relation, the node at the other end, and which way it points.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Neighbor {
+    pub rel: RelId,
+    pub node: NodeId,
+    /// `Out` if the edge leaves the node we listed from, `In` if it arrives there.
+    pub direction: Direction,
+    pub props: EdgeProps,
+}
+
+/// An embedded graph database on RocksDB: one writer at a time, any number of readers.
+///
+/// `Graph` is `Send + Sync`; share it with `Arc`. Reads through `Graph` see the latest committed
+/// state; for several reads that must agree with each other, take a [`GraphSnapshot`].
+pub struct Graph {
+    pub(crate) db: DB,
+    pub(crate) path: PathBuf,
+    pub(crate) catalog: RwLock<Arc<Catalog>>,
+    pub(crate) writer: Mutex<WriterState>,
+    pub(crate) cache: NodeCache,
+    pub(crate) options: GraphOptions,
+    /// Shared by all column families; bulk import builds its SST files with the same options.
+    pub(crate) block_cache: rocksdb::Cache,
+}
+
+impl std::fmt::Debug for Graph {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Graph")
+            .field("path", &self.path)
+            .field("cache", &self.cache)
+            .finish()
+    }
+}
+
+/// State owned by the single writer.
+#[derive(Debug)]
+pub(crate) struct WriterState {
+    pub(crate) next_node_id: u64,
+}
+
+/// The RocksDB directory inside a Cairn database directory. Other files next to it (the vector
+/// index) stay out of RocksDB's own directory.
+pub(crate) const ROCKSDB_DIR: &str = "rocksdb";
+
+impl Graph {
+    /// Opens (or creates) the database in directory `path`.
+    ///
+    /// Fails with [`EngineError::Locked`] if another process has it open,
+    /// [`EngineError::FutureFormat`] if a newer Cairn wrote it, and [`EngineError::NotCairn`] if
+    /// the directory holds something else.
+    pub fn open(path: impl AsRef<Path>, options: GraphOptions) -> Result<Graph> {
+        let path = path.as_ref().to_path_buf();
+        let db_dir = path.join(ROCKSDB_DIR);
+        let exists = db_dir.join("CURRENT").exists();
+        if !exists {
+            if !options.create_if_missing {
+                return Err(EngineError::Missing { path });
+            }
+            if path.is_file() {
+                return Err(EngineError::NotCairn {
+                    path,
+                    reason: "it is a file".into(),
+                });
+            }
+            let foreign = std::fs::read_dir(&path)
+                .map(|mut entries| {
+                    entries.any(|e| e.map(|e| e.file_name() != ROCKSDB_DIR).unwrap_or(true))
+                })
+                .unwrap_or(false);
+            if foreign {
+                return Err(EngineError::NotCairn {
+                    path,
+                    reason: "the directory is not empty and holds no database".into(),
+                });
+            }
+            std::fs::create_dir_all(&db_dir).map_err(|source| EngineError::Io {
+                path: db_dir.clone(),
+                source,
+            })?;
+        }
+
+        let mut db_opts = Options::default();
+        db_opts.create_if_missing(true);
+        db_opts.create_missing_column_families(true);
+        db_opts.increase_parallelism(2);
+        db_opts.set_max_background_jobs(2);
+        let block_cache = rocksdb::Cache::new_lru_cache(options.block_cache_bytes)?;
+
+        // Open every column family present on disk, ours and any a newer version added, so that
+        // the format check below can report the version instead of a column-family mismatch.
+        let existing = if exists {
+            DB::list_cf(&db_opts, &db_dir).map_err(|e| open_error(&path, e))?
+        } else {
+            vec![]
+        };
+        if exists && !existing.iter().any(|c| c == cf::META) {
+            return Err(EngineError::NotCairn {
+                path,
+                reason: "a RocksDB database without Cairn's column families".into(),
+            });
+        }
+        let mut descriptors: Vec<ColumnFamilyDescriptor> = cf::ALL
+            .iter()
+            .map(|name| ColumnFamilyDescriptor::new(*name, cf::options(name, &block_cache)))
+            .collect();
+        for name in existing
+            .iter()
+            .filter(|n| *n != "default" && !cf::ALL.contains(&n.as_str()))
+        {
+            descriptors.push(ColumnFamilyDescriptor::new(name, Options::default()));
+        }
+        let db = DB::open_cf_descriptors(&db_opts, &db_dir, descriptors)
+            .map_err(|e| open_error(&path, e))?;
+
+        let meta = db
+            .cf_handle(cf::META)
+            .ok_or_else(|| EngineError::NotCairn {
+                path: path.clone(),
+                reason: "no meta column family".into(),
+            })?;
+        match db.get_cf(&meta, MetaKey::Format.encode())? {
+            None if !exists => db.put_cf(
+                &meta,
+                MetaKey::Format.encode(),
+                encode_u64(u64::from(FORMAT_VERSION)),
+            )?,
+            None => {
+                return Err(EngineError::NotCairn {
+                    path,
+                    reason: "no format stamp".into(),
+                })
+            }
+            Some(bytes) => {
+                let found = decode_u64(&bytes).map_err(EngineError::corrupt("format stamp"))?;
+                if found > u64::from(FORMAT_VERSION) {
+                    return Err(EngineError::FutureFormat {
+                        path,
+                        found,
+                        supported: FORMAT_VERSION,
+                    });
+                }
+            }
+        }
+        let catalog = match db.get_cf(&meta, MetaKey::Catalog.encode())? {
+            Some(bytes) => {
+                CatalogRecord::decode(&bytes).map_err(EngineError::corrupt("catalog"))?
+            }
+            None => CatalogRecord::default(),
+        };
+        marker::roll_back(&db)?;
+        let next_node_id = match db.get_cf(&meta, MetaKey::NextNodeId.encode())? {
+            Some(bytes) => decode_u64(&bytes).map_err(EngineError::corrupt("node id counter"))?,
+            None => 0,
+        };
+        Ok(Graph {
+            db,
+            path,
+            catalog: RwLock::new(Arc::new(Catalog::from_record(catalog))),
+            writer: Mutex::new(WriterState { next_node_id }),
+            cache: NodeCache::new(options.node_cache_capacity),
+            options,
+            block_cache,
+        })
+    }
+
+    /// The database directory.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The catalog as of now (cheap: an `Arc`).
+    pub fn catalog(&self) -> Arc<Catalog> {
+        Arc::clone(&self.catalog.read())
+    }
+
+    /// A consistent view of the database as of now, unaffected by later commits.
+    pub fn snapshot(&self) -> GraphSnapshot<'_> {
+        GraphSnapshot {
+            graph: self,
+            snapshot: self.db.snapshot(),
+            catalog: self.catalog(),
+        }
+    }
+
+    /// Record cache hits and misses since open.
+    pub fn cache_stats(&self) -> (u64, u64) {
+        self.cache.hits_misses()
+    }
+
+    /// RocksDB's estimate of the number of keys in a column family (`node`, `out`, ...).
+    pub fn estimate_keys(&self, cf_name: &str) -> Result<u64> {
+        let cf = self.cf(cf_name)?;
+        Ok(self
+            .db
+            .property_int_value_cf(cf, "rocksdb.estimate-num-keys")?
+            .unwrap_or(0))
+    }
+
+    /// RocksDB's latest sequence number: it changes with every committed write, so a cache
+    /// built at one sequence is current while the sequence is unchanged.
+    pub fn sequence(&self) -> u64 {
+        self.db.latest_sequence_number()
+    }
+
+    /// Calls `f` with every node's degree, in id order (one scan of the degree column family).
+    pub fn scan_degrees(&self, mut f: impl FnMut(NodeId, Degree)) -> Result<()> {
+        let mut it = self.db.raw_iterator_cf(self.cf(cf::DEGREE)?);
+        it.seek_to_first();
+        while let (Some(k), Some(v)) = (it.key(), it.value()) {
+            let id = NodeKey::decode(k)
+                .map_err(EngineError::corrupt("degree key"))?
+                .0;
+            f(
+                id,
+                Degree::decode(v).map_err(EngineError::corrupt("degree"))?,
+            );
+            it.next();
+        }
+        Ok(it.status()?)
+    }
+
+    /// Calls `f` with every stored vector, in id order (one scan of the vector column family).
+    /// Does nothing when the catalog records no embedder.
+    pub fn scan_vectors(&self, mut f: impl FnMut(NodeId, &[f32])) -> Result<()> {
+        let Some(dim) = self.catalog().embedder().map(|e| e.dim as usize) else {
+            return Ok(());
+        };
+        let mut it = self.db.raw_iterator_cf(self.cf(cf::VECTOR)?);
+        it.seek_to_first();
+        let mut buf = Vec::with_capacity(dim);
+        while let (Some(k), Some(v)) = (it.key(), it.value()) {
+            let id = NodeKey::decode(k)
+                .map_err(EngineError::corrupt("vector key"))?
+                .0;
+            decode_vector_into(v, dim, &mut buf).map_err(EngineError::corrupt("vector"))?;
+            f(id, &buf);
+            it.next();
+        }
+        Ok(it.status()?)
+    }
+
+    /// Calls `f(node, rel, other)` for every edge in one direction, in key order (`node`
+    /// ascending, then relation, then `other`): one scan of the `out` or `in` column family.
+    pub fn scan_edges(
+        &self,
+        direction: Direction,
+        mut f: impl FnMut(NodeId, RelId, NodeId),
+    ) -> Result<()> {
+        let names: &[&str] = match direction {
+            Direction::Out => &[cf::OUT],
+            Direction::In => &[cf::IN],
+            Direction::Both => &[cf::OUT, cf::IN],
+        };
+        for name in names {
+            let mut it = self.db.raw_iterator_cf(self.cf(name)?);
+            it.seek_to_first();
+            while let Some(k) = it.key() {
+                // Both layouts are `node · rel · other`.
+                let e = OutEdgeKey::decode(k).map_err(EngineError::corrupt("edge key"))?;
+                f(e.src, e.rel, e.dst);
+                it.next();
+            }
+            it.status()?;
+        }
+        Ok(())
+    }
+
+    /// The underlying RocksDB handle, so benchmarks can put raw RocksDB operations beside
+    /// Cairn's on the same data. Not for application use: writes here bypass the catalog.
+    #[doc(hidden)]
+    pub fn raw_db(&self) -> &DB {
+        &self.db
+    }
+
+    pub(crate) fn cf(&self, name: &str) -> Result<&ColumnFamily> {
+        self.db
+            .cf_handle(name)
+            .ok_or_else(|| EngineError::NotCairn {
+                path: self.path.clone(),
+                reason: format!("column family `{name}` is missing"),
+            })
+    }
+
+    pub(crate) fn reader(&self) -> Reader<'_> {
+        Reader {
+            graph: self,
+            snapshot: None,
+            catalog: self.catalog(),
+        }
+    }
+}
+
+fn open_error(path: &Path, e: rocksdb::Error) -> EngineError {
+    let msg = e.to_string();
+    if msg.contains("lock") || msg.contains("LOCK") {
+        EngineError::Locked {
+            path: path.to_path_buf(),
+            detail: msg,
+        }
+    } else {
+        EngineError::Rocks(e)
+    }
+}
+
+/// A read-only, point-in-time view of the graph. Reads bypass the record cache (which holds
+/// the latest state) and read the snapshot directly.
+pub struct GraphSnapshot<'g> {
+    graph: &'g Graph,
+    snapshot: rocksdb::SnapshotWithThreadMode<'g, DB>,
+    catalog: Arc<Catalog>,
+}
+
+impl std::fmt::Debug for GraphSnapshot<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("GraphSnapshot")
+            .field("path", &self.graph.path)
+            .finish()
+    }
+}
+
+/// Read operations, shared by [`Graph`] (latest state, cached) and [`GraphSnapshot`].
+pub trait GraphRead {
+    #[doc(hidden)]
+    fn reader(&self) -> Reader<'_>;
+
+    /// The catalog this view resolves names with.
+    fn catalog_view(&self) -> Arc<Catalog> {
+        self.reader().catalog
+    }
+    /// The node record with id `id`.
+    fn node(&self, id: NodeId) -> Result<Option<Arc<NodeRecord>>> {
+        self.reader().node(id)
+    }
+    /// Records of many nodes at once (one batched multi-get for the cache misses).
+    fn nodes(&self, ids: &[NodeId]) -> Result<Vec<Option<Arc<NodeRecord>>>> {
+        self.reader().nodes(ids)
+    }
+    /// The id of the node with external key `key` under `label`.
+    fn node_id(&self, label: &str, key: &str) -> Result<Option<NodeId>> {
+        let r = self.reader();
+        match r.catalog.label_id(label) {
+            Some(l) => r.node_id(l, key),
+            None => Ok(None),
+        }
+    }
+    /// Edges of `node` in `direction`, restricted to relations `rels` (all when empty).
+    fn neighbors(
+        &self,
+        node: NodeId,
+        direction: Direction,
+        rels: &[RelId],
+    ) -> Result<Vec<Neighbor>> {
+        let mut out = Vec::new();
+        self.reader()
+            .neighbors_into(node, direction, rels, &mut out)?;
+        Ok(out)
+    }
+    /// Like [`GraphRead::neighbors`], appending into a caller's buffer.
+    fn neighbors_into(
+        &self,
+        node: NodeId,
+        direction: Direction,
+        rels: &[RelId],
+        out: &mut Vec<Neighbor>,
+    ) -> Result<()> {
+        self.reader().neighbors_into(node, direction, rels, out)
+    }
+    /// Out- and in-degree of a node (0/0 for a node without edges or that does not exist).
+    fn degree(&self, node: NodeId) -> Result<Degree> {
+        self.reader().degree(node)
+    }
+    /// Nodes of `label` whose property `prop` equals `value`: an index lookup when the index is
+    /// declared, a scan of the label's nodes otherwise.
+    fn find_eq(&self, label: &str, prop: &str, value: &Value) -> Result<Vec<NodeId>> {
+        self.find_range(label, prop, Bound::Included(value), Bound::Included(value))
+    }
+    /// Nodes of `label` whose property `prop` lies in the range, in value order (index) or id
+    /// order (scan). Values compare within one type (see `Value::index_cmp`).
+    fn find_range(
+        &self,
+        label: &str,
+        prop: &str,
+        lo: Bound<&Value>,
+        hi: Bound<&Value>,
+    ) -> Result<Vec<NodeId>> {
+        let r = self.reader();
+        let (Some(l), Some(p)) = (r.catalog.label_id(label), r.catalog.prop_id(prop)) else {
+            return Ok(vec![]);
+        };
+        r.find_range(l, p, lo, hi)
+    }
+    /// All nodes of a label, in external-key order.
+    fn label_nodes(&self, label: LabelId) -> Result<Vec<NodeId>> {
+        self.reader().label_nodes(label)
+    }
+    /// Degrees of many nodes at once (one batched multi-get).
+    fn degrees(&self, ids: &[NodeId]) -> Result<Vec<Degree>> {
+        self.reader().degrees(ids)
+    }
+    /// Stored vectors of many nodes at once; `None` for nodes without one. Empty when the
+    /// database records no embedder.
+    fn vectors(&self, ids: &[NodeId]) -> Result<Vec<Option<Vec<f32>>>> {
+        self.reader().vectors(ids)
+    }
+}
+
+impl GraphRead for Graph {
+    fn reader(&self) -> Reader<'_> {
+        Graph::reader(self)
+    }
+}
+
+impl GraphRead for GraphSnapshot<'_> {
+    fn reader(&self) -> Reader<'_> {
+        Reader {
+            graph: self.graph,
+            snapshot: Some(&self.snapshot),
+            catalog: Arc::clone(&self.catalog),
+        }
+    }
+}
+
+/// Reads against the latest state (through the cache) or a snapshot.
+#[doc(hidden)]
+pub struct Reader<'a> {
+    graph: &'a Graph,
+    snapshot: Option<&'a rocksdb::SnapshotWithThreadMode<'a, DB>>,
+    pub(crate) catalog: Arc<Catalog>,
+}
+
+impl std::fmt::Debug for Reader<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Reader")
+            .field("snapshot", &self.snapshot.is_some())
+            .finish()
+    }
+}
+
+impl Reader<'_> {
+    fn opts(&self) -> ReadOptions {
+        let mut o = ReadOptions::default();
+        if let Some(s) = self.snapshot {
+            o.set_snapshot(s);
+        }
+        o
+    }
+
+    /// Read options for a scan of keys starting with `prefix`.
+    fn scan_opts(&self, prefix: &[u8]) -> ReadOptions {
+        let mut o = self.opts();
+        if let Some(upper) = prefix_successor(prefix) {
+            o.set_iterate_upper_bound(upper);
+        }
+        o
+    }
+
+    fn get(&self, cf: &'static str, key: &[u8]) -> Result<Option<DBPinnableSlice<'_>>> {
+        let cf = self.graph.cf(cf)?;
+        Ok(self.graph.db.get_pinned_cf_opt(cf, key, &self.opts())?)
+    }
+
+    /// The node record, through the cache unless reading a snapshot.
+    pub fn node(&self, id: NodeId) -> Result<Option<Arc<NodeRecord>>> {
+        let cached = self.snapshot.is_none();
+        if cached {
+            if let Some(rec) = self.graph.cache.get(id) {
+                return Ok(Some(rec));
+            }
+        }
+        let ticket = self.graph.cache.ticket();
+        let Some(bytes) = self.get(cf::NODE, &NodeKey(id).encode())? else {
+            return Ok(None);
+        };
+        let rec =
+            Arc::new(NodeRecord::decode(&bytes).map_err(EngineError::corrupt("node record"))?);
+        if cached {
+            self.graph.cache.fill(&ticket, id, &rec);
+        }
+        Ok(Some(rec))
+    }
+
+    pub(crate) fn nodes(&self, ids: &[NodeId]) -> Result<Vec<Option<Arc<NodeRecord>>>> {
+        let cached = self.snapshot.is_none();
+        let mut out: Vec<Option<Arc<NodeRecord>>> = vec![None; ids.len()];
+        let mut missing = Vec::new();
+        for (i, id) in ids.iter().enumerate() {
+            match cached.then(|| self.graph.cache.get(*id)).flatten() {
+                Some(rec) => out[i] = Some(rec),
+                None => missing.push(i),
+            }
+        }
+        if missing.is_empty() {
+            return Ok(out);
+        }
+        let ticket = self.graph.cache.ticket();
+        let cf = self.graph.cf(cf::NODE)?;
+        let keys: Vec<[u8; 8]> = missing.iter().map(|&i| NodeKey(ids[i]).encode()).collect();
+        let values = self
+            .graph
+            .db
+            .batched_multi_get_cf_opt(cf, &keys, false, &self.opts());
+        for (&i, value) in missing.iter().zip(values) {
+            if let Some(bytes) = value? {
+                let rec = Arc::new(
+                    NodeRecord::decode(&bytes).map_err(EngineError::corrupt("node record"))?,
+                );
+                if cached {
+                    self.graph.cache.fill(&ticket, ids[i], &rec);
+                }
+                out[i] = Some(rec);
+            }
+        }
+        Ok(out)
+    }
+
+    /// The id of the node with this label id and key.
+    pub fn node_id(&self, label: LabelId, key: &str) -> Result<Option<NodeId>> {
+        let k = ExternalKey {
+            label,
+            key: key.to_owned(),
+        }
+        .encode();
+        match self.get(cf::NODE_KEY, &k)? {
+            Some(bytes) => Ok(Some(NodeId(
+                decode_u64(&bytes).map_err(EngineError::corrupt("node key index"))?,
+            ))),
+            None => Ok(None),
+        }
+    }
+
+    /// The properties of edge (src, rel, dst), if it exists.
+    pub fn edge(&self, src: NodeId, rel: RelId, dst: NodeId) -> Result<Option<EdgeProps>> {
+        match self.get(cf::OUT, &OutEdgeKey { src, rel, dst }.encode())? {
+            Some(bytes) => Ok(Some(
+                EdgeProps::decode(&bytes).map_err(EngineError::corrupt("edge properties"))?,
+            )),
+            None => Ok(None),
+        }
+    }
+
+    pub(crate) fn neighbors_into(
+        &self,
+        node: NodeId,
+        direction: Direction,
+        rels: &[RelId],
+        out: &mut Vec<Neighbor>,
+    ) -> Result<()> {
+        if matches!(direction, Direction::Out | Direction::Both) {
+            self.scan_edges(cf::OUT, node, rels, Direction::Out, out)?;
+        }
+        if matches!(direction, Direction::In | Direction::Both) {
+            self.scan_edges(cf::IN, node, rels, Direction::In, out)?;
+        }
+        Ok(())
+    }
+
+    /// One prefix scan per relation in `rels` (or one over the node's whole prefix).
+    fn scan_edges(
+        &self,
+        cf_name: &'static str,
+        node: NodeId,
+        rels: &[RelId],
+        direction: Direction,
+        out: &mut Vec<Neighbor>,
+    ) -> Result<()> {
+        let cf = self.graph.cf(cf_name)?;
+        let node_prefix = edge_prefix(node);
+        let mut scan = |prefix: &[u8]| -> Result<()> {
+            let mut it = self
+                .graph
+                .db
+                .raw_iterator_cf_opt(cf, self.scan_opts(prefix));
+            it.seek(prefix);
+            while let (Some(k), Some(v)) = (it.key(), it.value()) {
+                // Both edge key layouts are `node · rel · other`.
+                let key = OutEdgeKey::decode(k).map_err(EngineError::corrupt("edge key"))?;
+                let props =
+                    EdgeProps::decode(v).map_err(EngineError::corrupt("edge properties"))?;
+                out.push(Neighbor {
+                    rel: key.rel,
+                    node: key.dst,
+                    direction,
+                    props,
+                });
+                it.next();
+            }
+            Ok(it.status()?)
+        };
+        if rels.is_empty() {
+            scan(&node_prefix)
+        } else {
+            rels.iter()
+                .try_for_each(|rel| scan(&edge_rel_prefix(node, *rel)))
+        }
+    }
+
+    pub(crate) fn degree(&self, node: NodeId) -> Result<Degree> {
+        match self.get(cf::DEGREE, &NodeKey(node).encode())? {
+            Some(bytes) => Degree::decode(&bytes).map_err(EngineError::corrupt("degree")),
+            None => Ok(Degree::default()),
+        }
+    }
+
+    pub(crate) fn degrees(&self, ids: &[NodeId]) -> Result<Vec<Degree>> {
+        let cf = self.graph.cf(cf::DEGREE)?;
+        let keys: Vec<[u8; 8]> = ids.iter().map(|id| NodeKey(*id).encode()).collect();
+        let opts = self.opts();
+        let mut out = Vec::with_capacity(ids.len());
+        for value in self
+            .graph
+            .db
+            .batched_multi_get_cf_opt(cf, &keys, false, &opts)
+        {
+            out.push(match value? {
+                Some(bytes) => Degree::decode(&bytes).map_err(EngineError::corrupt("degree"))?,
+                None => Degree::default(),
+            });
+        }
+        Ok(out)
+    }
+
+    pub(crate) fn vectors(&self, ids: &[NodeId]) -> Result<Vec<Option<Vec<f32>>>> {
+        let Some(dim) = self.catalog.embedder().map(|e| e.dim as usize) else {
+            return Ok(vec![None; ids.len()]);
+        };
+        let cf = self.graph.cf(cf::VECTOR)?;
+        let keys: Vec<[u8; 8]> = ids.iter().map(|id| NodeKey(*id).encode()).collect();
+        let opts = self.opts();
+        let mut out = Vec::with_capacity(ids.len());
+        for value in self
+            .graph
+            .db
+            .batched_multi_get_cf_opt(cf, &keys, false, &opts)
+        {
+            out.push(match value? {
+                Some(bytes) => {
+                    Some(decode_vector(&bytes, dim).map_err(EngineError::corrupt("vector"))?)
+                }
+                None => None,
+            });
+        }
+        Ok(out)
+    }
+
+    pub(crate) fn label_nodes(&self, label: LabelId) -> Result<Vec<NodeId>> {
+        let cf = self.graph.cf(cf::NODE_KEY)?;
+        let prefix = ExternalKey::label_prefix(label);
+        let mut it = self
+            .graph
+            .db
+            .raw_iterator_cf_opt(cf, self.scan_opts(&prefix));
+        it.seek(prefix);
+        let mut out = Vec::new();
+        while let Some(v) = it.value() {
+            out.push(NodeId(
+                decode_u64(v).map_err(EngineError::corrupt("node key index"))?,
+            ));
+            it.next();
+        }
+        it.status()?;
+        Ok(out)
+    }
+
+    pub(crate) fn find_range(
+        &self,
+        label: LabelId,
+        prop: PropKeyId,
+        lo: Bound<&Value>,
+        hi: Bound<&Value>,
+    ) -> Result<Vec<NodeId>> {
+        if !self.catalog.has_index(label, prop) {
+            return self.scan_range(label, prop, lo, hi);
+        }
+        let vp = |v: &Value| {
+            PropIndexKey::value_prefix(label, prop, v)
+                .map_err(EngineError::corrupt("property index key"))
+        };
+        let start = match lo {
+            Bound::Included(v) => vp(v)?,
+            Bound::Excluded(v) => {
+                let p = vp(v)?;
+                match prefix_successor(&p) {
+                    Some(s) => s,
+                    None => return Ok(vec![]),
+                }
+            }
+            Bound::Unbounded => PropIndexKey::index_prefix(label, prop).to_vec(),
+        };
+        let end = match hi {
+            Bound::Included(v) => prefix_successor(&vp(v)?),
+            Bound::Excluded(v) => Some(vp(v)?),
+            Bound::Unbounded => prefix_successor(&PropIndexKey::index_prefix(label, prop)),
+        };
+        let cf = self.graph.cf(cf::PROP)?;
+        let mut opts = self.opts();
+        if let Some(end) = &end {
+            if end.as_slice() <= start.as_slice() {
+                return Ok(vec![]);
+            }
+            opts.set_iterate_upper_bound(end.clone());
+        }
+        let mut it = self.graph.db.raw_iterator_cf_opt(cf, opts);
+        it.seek(&start);
+        let mut out = Vec::new();
+        while let Some(k) = it.key() {
+            out.push(
+                PropIndexKey::decode(k)
+                    .map_err(EngineError::corrupt("property index key"))?
+                    .node,
+            );
+            it.next();
+        }
+        it.status()?;
+        Ok(out)
+    }
+
+    /// Range lookup without an index: decode every node of the label.
+    fn scan_range(
+        &self,
+        label: LabelId,
+        prop: PropKeyId,
+        lo: Bound<&Value>,
+        hi: Bound<&Value>,
+    ) -> Result<Vec<NodeId>> {
+        let ids = self.label_nodes(label)?;
+        let mut out = Vec::new();
+        for chunk in ids.chunks(1024) {
+            for (id, rec) in chunk.iter().zip(self.nodes(chunk)?) {
+                let Some(v) = rec.as_ref().and_then(|r| r.prop(prop)) else {
+                    continue;
+                };
+                if in_range(v, lo, hi) {
+                    out.push(*id);
+                }
+            }
+        }
+        out.sort();
+        Ok(out)
+    }
+}
+
+fn in_range(v: &Value, lo: Bound<&Value>, hi: Bound<&Value>) -> bool {
+    use std::cmp::Ordering::*;
+    let lo_ok = match lo {
+        Bound::Included(b) => matches!(v.index_cmp(b), Some(Greater | Equal)),
+        Bound::Excluded(b) => matches!(v.index_cmp(b), Some(Greater)),
+        Bound::Unbounded => v.is_indexable(),
+    };
+    let hi_ok = match hi {
+        Bound::Included(b) => matches!(v.index_cmp(b), Some(Less | Equal)),
+        Bound::Excluded(b) => matches!(v.index_cmp(b), Some(Less)),
+        Bound::Unbounded => v.is_indexable(),
+    };
+    lo_ok && hi_ok
+}
+
+/// The smallest byte string greater than every string starting with `prefix`; `None` if there
+/// is none (all bytes 0xFF).
+pub(crate) fn prefix_successor(prefix: &[u8]) -> Option<Vec<u8>> {
+    let mut out = prefix.to_vec();
+    while let Some(last) = out.pop() {
+        if last < 0xFF {
+            out.push(last + 1);
+            return Some(out);
+        }
+    }
+    None
+}
+
+#[allow(dead_code)]
+fn _assert_send_sync() {
+    fn is<T: Send + Sync>() {}
+    is::<Graph>();
+}

@@ -1,0 +1,35 @@
+//! Cairn's graph store: a property graph on RocksDB.
+//!
+//! RocksDB is the single source of truth. Nodes, both directions of every edge, degrees,
+//! property indexes and vectors live in column families whose key layouts are defined in
+//! `cairn-storage-format` and documented in `docs/FORMAT.md`.
+//!
+//! ```no_run
+//! use cairn_store::{Graph, GraphOptions, GraphRead, Direction};
+//! use cairn_storage_format::{EdgeProps, Value};
+//! # fn main() -> Result<(), cairn_store::EngineError> {
+//! let graph = Graph::open("/tmp/example.cairn", GraphOptions::default())?;
+//! let mut w = graph.writer();
+//! let ann = w.upsert_node("Author", "a1", [("name", Value::from("Ann Lee"))], None)?;
+//! let paper = w.upsert_node("Paper", "p1", [("title", Value::from("Graph exploration"))], None)?;
+//! w.add_edge(ann, "AUTHORED", paper, EdgeProps::default())?;
+//! w.commit()?;
+//! assert_eq!(graph.neighbors(ann, Direction::Out, &[])?.len(), 1);
+//! # Ok(()) }
+//! ```
+
+pub mod bulk;
+mod cache;
+pub mod catalog;
+mod cf;
+pub mod describe;
+pub mod error;
+pub mod graph;
+mod marker;
+pub mod write;
+
+pub use bulk::{BulkLoad, Family, SstFile, SstFiles, SstSink};
+pub use catalog::Catalog;
+pub use error::{EngineError, Result};
+pub use graph::{Direction, Graph, GraphOptions, GraphRead, GraphSnapshot, Neighbor};
+pub use write::{CommitStats, Writer};

@@ -1,0 +1,59 @@
+//! The import marker: the id range of a bulk load that has ingested SST files but not committed,
+//! written durably before the first ingest ([`set`]) and removed by the load's commit; if the
+//! process dies in between, [`roll_back`] removes what was ingested when the database is next
+//! opened. Its own module so that both the bulk loader and `Graph::open` use it.
+
+use crate::cf;
+use crate::error::{EngineError, Result};
+use cairn_storage_format::records::{decode_id_range, encode_id_range};
+use cairn_storage_format::MetaKey;
+use rocksdb::{WriteOptions, DB};
+use std::ops::Range;
+
+/// Writes the marker for `new_ids`, synced.
+pub(crate) fn set(db: &DB, new_ids: &Range<u64>) -> Result<()> {
+    let meta = db
+        .cf_handle(cf::META)
+        .ok_or_else(|| EngineError::Invalid("column family `meta` is missing".into()))?;
+    let mut sync = WriteOptions::default();
+    sync.set_sync(true);
+    db.put_cf_opt(
+        meta,
+        MetaKey::ImportPending.encode(),
+        encode_id_range(new_ids.start, new_ids.end),
+        &sync,
+    )?;
+    Ok(())
+}
+
+/// Rolls back the interrupted import the marker names, if there is one.
+pub(crate) fn roll_back(db: &DB) -> Result<()> {
+    let Some(meta) = db.cf_handle(cf::META) else {
+        return Ok(());
+    };
+    match db.get_cf(meta, MetaKey::ImportPending.encode())? {
+        Some(range) => rollback(db, &range),
+        None => Ok(()),
+    }
+}
+
+/// Removes what an interrupted bulk import ingested: every key led by a node id of its range,
+/// in the column families whose files it ingests (see docs/FORMAT.md, "Bulk import").
+fn rollback(db: &DB, range: &[u8]) -> Result<()> {
+    let (start, end) = decode_id_range(range).map_err(EngineError::corrupt("import marker"))?;
+    tracing::warn!(start, end, "rolling back an interrupted import");
+    let mut batch = rocksdb::WriteBatch::default();
+    for name in [cf::NODE, cf::DEGREE, cf::VECTOR, cf::OUT, cf::IN] {
+        let handle = db
+            .cf_handle(name)
+            .ok_or_else(|| EngineError::Invalid(format!("column family `{name}` is missing")))?;
+        batch.delete_range_cf(handle, start.to_be_bytes(), end.to_be_bytes());
+    }
+    if let Some(meta) = db.cf_handle(cf::META) {
+        batch.delete_cf(meta, MetaKey::ImportPending.encode());
+    }
+    let mut opts = rocksdb::WriteOptions::default();
+    opts.set_sync(true);
+    db.write_opt(batch, &opts)?;
+    Ok(())
+}

@@ -1,0 +1,400 @@
+//! HNSW index behaviour the store relies on: filtered search fills k, deletes never resurface, and a
+//! missing/stale/damaged index file is detected so the store rebuilds one that answers the same.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use cairn_storage_format::{LabelId, NodeId};
+use cairn_vector::{index_path, HnswParams, Stamp, VectorError, VectorIndex};
+use std::collections::HashSet;
+
+/// Clustered vectors (like embeddings): `clusters` random centres plus noise, deterministic.
+fn clustered(n: usize, dim: usize, clusters: usize, seed: u64) -> Vec<Vec<f32>> {
+    let mut s = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
+    let mut rnd = move || {
+        s ^= s << 13;
+        s ^= s >> 7;
+        s ^= s << 17;
+        // roughly normal: sum of uniforms
+        (0..4)
+            .map(|i| ((s.rotate_left(16 * i) >> 40) as f32 / (1u64 << 24) as f32) - 0.5)
+            .sum::<f32>()
+    };
+    let centres: Vec<Vec<f32>> = (0..clusters)
+        .map(|_| (0..dim).map(|_| rnd()).collect())
+        .collect();
+    (0..n)
+        .map(|i| {
+            let c = &centres[i % clusters];
+            c.iter().map(|x| x + 0.6 * rnd()).collect()
+        })
+        .collect()
+}
+
+fn label_of(i: usize) -> LabelId {
+    // label 1: 1% of nodes, label 2: 9%, label 0: the rest
+    match i % 100 {
+        0 => LabelId(1),
+        1..=9 => LabelId(2),
+        _ => LabelId(0),
+    }
+}
+
+fn items(vs: &[Vec<f32>]) -> Vec<(NodeId, LabelId, Vec<f32>)> {
+    vs.iter()
+        .enumerate()
+        .map(|(i, v)| (NodeId(i as u64), label_of(i), v.clone()))
+        .collect()
+}
+
+fn ids(hits: &[cairn_vector::Hit]) -> Vec<u64> {
+    hits.iter().map(|h| h.node.0).collect()
+}
+
+#[test]
+fn recall_against_exact_search() {
+    let vs = clustered(4000, 48, 40, 1);
+    let idx = VectorIndex::build(48, HnswParams::default(), items(&vs)).unwrap();
+    let queries = clustered(100, 48, 40, 2);
+    let mut hits = 0;
+    for q in &queries {
+        let want: HashSet<u64> = ids(&idx.exact_search(q, 10, None).unwrap())
+            .into_iter()
+            .collect();
+        let got = idx.search(q, 10, 64).unwrap();
+        assert_eq!(got.len(), 10);
+        assert!(
+            got.windows(2).all(|w| w[0].score >= w[1].score),
+            "sorted best first"
+        );
+        hits += got.iter().filter(|h| want.contains(&h.node.0)).count();
+    }
+    let recall = hits as f64 / 1000.0;
+    assert!(recall >= 0.95, "recall@10 {recall}");
+}
+
+#[test]
+fn filtered_search_fills_k() {
+    let vs = clustered(5000, 32, 25, 3);
+    for exact_filter_max in [2_000, 0] {
+        // 0 forces the graph walk even for the 1% label, exercising its exact fallback
+        let params = HnswParams {
+            exact_filter_max,
+            ..HnswParams::default()
+        };
+        let idx = VectorIndex::build(32, params, items(&vs)).unwrap();
+        assert_eq!(idx.label_count(LabelId(1)), 50);
+        let queries = clustered(30, 32, 25, 4);
+        let (mut found, mut total) = (0, 0);
+        for q in &queries {
+            for (labels, k) in [
+                (vec![LabelId(1)], 10),
+                (vec![LabelId(1)], 50),
+                (vec![LabelId(1)], 80), // only 50 exist
+                (vec![LabelId(2)], 10),
+                (vec![LabelId(1), LabelId(2)], 25),
+                (vec![LabelId(0)], 10),
+                (vec![LabelId(9)], 10), // no such label
+            ] {
+                let matching: usize = labels.iter().map(|l| idx.label_count(*l)).sum();
+                let got = idx.search_labels(q, k, 40, &labels).unwrap();
+                assert_eq!(got.len(), k.min(matching), "labels {labels:?} k {k}");
+                assert!(got.iter().all(|h| labels.contains(&h.label)));
+                let uniq: HashSet<u64> = ids(&got).into_iter().collect();
+                assert_eq!(uniq.len(), got.len(), "no duplicates");
+                // and they are (nearly) the right ones
+                let want: HashSet<u64> = ids(&idx.exact_search(q, k, Some(&labels)).unwrap())
+                    .into_iter()
+                    .collect();
+                found += got.iter().filter(|h| want.contains(&h.node.0)).count();
+                total += got.len();
+            }
+        }
+        let recall = found as f64 / total as f64;
+        assert!(
+            recall >= 0.9,
+            "filtered recall {recall} (exact_filter_max {exact_filter_max})"
+        );
+    }
+}
+
+#[test]
+fn deleted_nodes_never_return() {
+    let vs = clustered(3000, 32, 30, 5);
+    let mut idx = VectorIndex::build(32, HnswParams::default(), items(&vs)).unwrap();
+    // below the compaction threshold first: tombstones are filtered during the walk
+    let mut deleted = HashSet::new();
+    for i in (0..3000).step_by(10) {
+        assert!(idx.delete(NodeId(i)));
+        deleted.insert(i);
+    }
+    assert!(!idx.delete(NodeId(0)), "second delete is a no-op");
+    // every label-1 node (i % 100 == 0) is gone: a filter on it now matches nothing
+    assert_eq!(idx.label_count(LabelId(1)), 0);
+    assert!(idx
+        .search_labels(&vs[0], 5, 40, &[LabelId(1)])
+        .unwrap()
+        .is_empty());
+    assert_eq!(idx.tombstones(), 300);
+    let check = |idx: &VectorIndex, deleted: &HashSet<u64>| {
+        for i in (0..3000).step_by(7) {
+            // querying with a deleted node's own vector is the hardest case
+            let q = &vs[i];
+            for hits in [
+                idx.search(q, 20, 40).unwrap(),
+                idx.search_labels(q, 20, 40, &[LabelId(0), LabelId(1), LabelId(2)])
+                    .unwrap(),
+                idx.search_labels(q, 5, 40, &[LabelId(2)]).unwrap(),
+                idx.exact_search(q, 20, None).unwrap(),
+            ] {
+                assert_eq!(hits.len(), if hits.len() == 5 { 5 } else { 20 });
+                for h in hits {
+                    assert!(!deleted.contains(&h.node.0), "deleted {} returned", h.node);
+                }
+            }
+        }
+    };
+    check(&idx, &deleted);
+    // past the threshold (20%) a delete compacts the graph
+    for i in (1..3000).step_by(5) {
+        if idx.delete(NodeId(i)) {
+            deleted.insert(i);
+        }
+    }
+    assert!(
+        idx.tombstones() < 64 || (idx.tombstones() as f64) < 0.2 * 3000.0,
+        "compacted"
+    );
+    assert_eq!(idx.len(), 3000 - deleted.len());
+    check(&idx, &deleted);
+    // an upsert replaces the vector: the old one no longer matches
+    let far: Vec<f32> = vs[2].iter().map(|x| -x).collect();
+    idx.insert(NodeId(2), LabelId(0), &far).unwrap();
+    let top = idx.search(&vs[2], 1, 64).unwrap();
+    assert_ne!(top[0].node, NodeId(2));
+    assert_eq!(idx.search(&far, 1, 64).unwrap()[0].node, NodeId(2));
+}
+
+#[test]
+fn bad_vectors_are_rejected() {
+    let mut idx = VectorIndex::new(4, HnswParams::default());
+    assert!(matches!(
+        idx.insert(NodeId(1), LabelId(0), &[1.0, 0.0]),
+        Err(VectorError::Dimension {
+            expected: 4,
+            got: 2
+        })
+    ));
+    assert!(matches!(
+        idx.insert(NodeId(1), LabelId(0), &[0.0; 4]),
+        Err(VectorError::Degenerate(_))
+    ));
+    assert!(matches!(
+        idx.insert(NodeId(1), LabelId(0), &[f32::NAN, 1.0, 0.0, 0.0]),
+        Err(VectorError::Degenerate(_))
+    ));
+    assert!(idx.search(&[1.0, 0.0, 0.0], 3, 10).is_err());
+    assert!(
+        idx.search(&[1.0, 0.0, 0.0, 0.0], 3, 10).unwrap().is_empty(),
+        "empty index answers empty"
+    );
+    // non-unit input is normalised
+    idx.insert(NodeId(1), LabelId(0), &[3.0, 0.0, 0.0, 0.0])
+        .unwrap();
+    let h = idx.search(&[2.0, 0.0, 0.0, 0.0], 1, 10).unwrap();
+    assert!((h[0].score - 1.0).abs() < 1e-6);
+}
+
+/// The store's view: the vector column family (source of truth) and a stamp that counts its writes.
+struct FakeStore {
+    rows: Vec<(NodeId, LabelId, Vec<f32>)>,
+    seq: u64,
+}
+
+impl FakeStore {
+    fn stamp(&self) -> Stamp {
+        Stamp {
+            seq: self.seq,
+            embedder_id: "cairn-hash-v1/24".into(),
+        }
+    }
+    /// What the store does on open: load the index if it is current, else rebuild and save it.
+    fn open_index(&self, dir: &std::path::Path, params: &HnswParams) -> (VectorIndex, bool) {
+        match VectorIndex::load(&index_path(dir), &self.stamp(), 24, params.clone()) {
+            Ok(idx) => (idx, false),
+            Err(e) => {
+                assert!(e.needs_rebuild(), "{e}");
+                let idx = VectorIndex::build(24, params.clone(), self.rows.clone()).unwrap();
+                idx.save(&index_path(dir), &self.stamp()).unwrap();
+                (idx, true)
+            }
+        }
+    }
+}
+
+#[test]
+fn missing_stale_or_damaged_index_is_detected_and_rebuilt_alike() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = index_path(dir.path());
+    // single-threaded builds are deterministic, so a rebuild must answer exactly as before
+    let params = HnswParams {
+        threads: 1,
+        ..HnswParams::default()
+    };
+    let vs = clustered(1500, 24, 15, 7);
+    let mut store = FakeStore {
+        rows: items(&vs),
+        seq: 1500,
+    };
+    let queries = clustered(25, 24, 15, 8);
+    let answers = |idx: &VectorIndex| -> Vec<Vec<u64>> {
+        queries
+            .iter()
+            .flat_map(|q| {
+                [
+                    ids(&idx.search(q, 10, 100).unwrap()),
+                    ids(&idx.search_labels(q, 10, 100, &[LabelId(2)]).unwrap()),
+                ]
+            })
+            .collect()
+    };
+
+    // first open: no file
+    let err = VectorIndex::load(&path, &store.stamp(), 24, params.clone()).unwrap_err();
+    assert!(matches!(err, VectorError::Missing(_)) && err.needs_rebuild());
+    let (idx, rebuilt) = store.open_index(dir.path(), &params);
+    assert!(rebuilt);
+    let before = answers(&idx);
+
+    // clean reopen: loaded, same answers
+    let (idx2, rebuilt) = store.open_index(dir.path(), &params);
+    assert!(!rebuilt);
+    assert_eq!(answers(&idx2), before);
+    assert_eq!(idx2.len(), idx.len());
+
+    // crash-like stop: more vectors written to the store (seq moves on), index never saved again
+    let mut live = idx2;
+    for (i, v) in clustered(40, 24, 15, 9).into_iter().enumerate() {
+        let node = NodeId(10_000 + i as u64);
+        store.rows.push((node, LabelId(2), v.clone()));
+        store.seq += 1;
+        live.insert(node, LabelId(2), &v).unwrap();
+    }
+    let err = VectorIndex::load(&path, &store.stamp(), 24, params.clone()).unwrap_err();
+    assert!(matches!(err, VectorError::Stale { .. }), "{err}");
+    let (rebuilt_idx, rebuilt) = store.open_index(dir.path(), &params);
+    assert!(rebuilt);
+    // the rebuilt index has the new nodes and agrees with the live (pre-crash) one on every query
+    assert_eq!(rebuilt_idx.len(), 1540);
+    let exact = |idx: &VectorIndex| -> Vec<Vec<u64>> {
+        queries
+            .iter()
+            .map(|q| ids(&idx.exact_search(q, 10, None).unwrap()))
+            .collect()
+    };
+    assert_eq!(exact(&rebuilt_idx), exact(&live));
+    let agree = answers(&rebuilt_idx)
+        .iter()
+        .zip(answers(&live))
+        .filter(|(a, b)| **a == *b)
+        .count();
+    assert!(
+        agree * 10 >= queries.len() * 2 * 9,
+        "{agree} of {} answers agree",
+        queries.len() * 2
+    );
+    // and reopening again now loads it
+    assert!(!store.open_index(dir.path(), &params).1);
+
+    // another embedder or dimension: stale
+    let other = Stamp {
+        seq: store.seq,
+        embedder_id: "openai-http/x/24".into(),
+    };
+    assert!(matches!(
+        VectorIndex::load(&path, &other, 24, params.clone()),
+        Err(VectorError::Stale { .. })
+    ));
+    assert!(matches!(
+        VectorIndex::load(&path, &store.stamp(), 32, params.clone()),
+        Err(VectorError::Stale { .. })
+    ));
+
+    // damaged files: truncated, a flipped byte, garbage, empty; all detected, never loaded
+    let good = std::fs::read(&path).unwrap();
+    let mut flipped = good.clone();
+    flipped[good.len() / 2] ^= 0x40;
+    for bad in [
+        good[..good.len() - 100].to_vec(),
+        flipped,
+        b"hello".to_vec(),
+        Vec::new(),
+    ] {
+        std::fs::write(&path, &bad).unwrap();
+        let err = VectorIndex::load(&path, &store.stamp(), 24, params.clone()).unwrap_err();
+        assert!(matches!(err, VectorError::Corrupt { .. }), "{err}");
+        assert!(err.needs_rebuild());
+    }
+    let (again, rebuilt) = store.open_index(dir.path(), &params);
+    assert!(rebuilt);
+    assert_eq!(answers(&again), answers(&rebuilt_idx));
+
+    // a crash in the middle of a save leaves only the temp file: the old file (or none) stays
+    std::fs::remove_file(&path).unwrap();
+    std::fs::write(path.with_extension("hnsw.tmp"), &good[..1000]).unwrap();
+    assert!(matches!(
+        VectorIndex::load(&path, &store.stamp(), 24, params.clone()),
+        Err(VectorError::Missing(_))
+    ));
+}
+
+#[test]
+fn save_load_keeps_tombstones_and_labels() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("idx.hnsw");
+    let vs = clustered(800, 16, 8, 11);
+    let mut idx = VectorIndex::build(16, HnswParams::default(), items(&vs)).unwrap();
+    for i in 0..20 {
+        idx.delete(NodeId(i * 3));
+    }
+    let stamp = Stamp {
+        seq: 42,
+        embedder_id: "e".into(),
+    };
+    idx.save(&path, &stamp).unwrap();
+    let back = VectorIndex::load(&path, &stamp, 16, HnswParams::default()).unwrap();
+    assert_eq!(back.len(), idx.len());
+    assert_eq!(back.tombstones(), 20);
+    assert_eq!(back.label_count(LabelId(1)), idx.label_count(LabelId(1)));
+    for q in vs.iter().step_by(37) {
+        assert_eq!(
+            ids(&back.search(q, 10, 50).unwrap()),
+            ids(&idx.search(q, 10, 50).unwrap())
+        );
+        assert_eq!(
+            ids(&back.search_labels(q, 5, 50, &[LabelId(2)]).unwrap()),
+            ids(&idx.search_labels(q, 5, 50, &[LabelId(2)]).unwrap())
+        );
+    }
+    assert!(!back.contains(NodeId(0)) && back.contains(NodeId(1)));
+}
+
+#[test]
+fn concurrent_searches_share_one_index() {
+    let vs = clustered(2000, 32, 20, 13);
+    let idx =
+        std::sync::Arc::new(VectorIndex::build(32, HnswParams::default(), items(&vs)).unwrap());
+    let expected: Vec<Vec<u64>> = vs
+        .iter()
+        .take(50)
+        .map(|q| ids(&idx.search(q, 5, 50).unwrap()))
+        .collect();
+    std::thread::scope(|s| {
+        for _ in 0..4 {
+            let (idx, vs, expected) = (&idx, &vs, &expected);
+            s.spawn(move || {
+                for (q, want) in vs.iter().zip(expected) {
+                    assert_eq!(&ids(&idx.search(q, 5, 50).unwrap()), want);
+                }
+            });
+        }
+    });
+}
