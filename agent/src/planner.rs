@@ -954,6 +954,7 @@ impl<'g> Planner<'g> {
             })
             .collect();
         let mut person: HashMap<String, bool> = HashMap::new();
+        let asks_place = free.iter().any(|(_, w)| w.norm == "where");
         let asks_person = free
             .iter()
             .any(|(_, w)| matches!(w.norm.as_str(), "who" | "whom"));
@@ -962,7 +963,7 @@ impl<'g> Planner<'g> {
             if steps.len() < min || target.is_some_and(|t| !labels.contains(&t)) {
                 continue;
             }
-            let mut score = path_score(&steps, &cues, &matches, words);
+            let mut score = path_score(&steps, &cues, &matches, words, asks_place);
             if asks_person && target.is_none() {
                 if let Some(last) = steps.last() {
                     let is_person = *person.entry(last.relation.clone()).or_insert_with(|| {
@@ -987,7 +988,6 @@ impl<'g> Planner<'g> {
         // The best few, read once more with what their end nodes are: a word the relations do
         // not name may name the answers ("a man or a woman" → `female`), and "where" asks for
         // places.
-        let asks_place = free.iter().any(|(_, w)| w.norm == "where");
         let unknown: Vec<&Word> = cues
             .iter()
             .enumerate()
@@ -1156,6 +1156,7 @@ fn path_score(
     cues: &[Cue<'_>],
     matches: &HashMap<String, Vec<(f64, usize)>>,
     words: &[Word],
+    asks_place: bool,
 ) -> f64 {
     let none = vec![(0.0, 0); cues.len()];
     let rel_match: Vec<&Vec<(f64, usize)>> = steps
@@ -1165,36 +1166,65 @@ fn path_score(
     let mut score = 0.0;
     let mut named = vec![false; steps.len()];
     let mut matched: Vec<(usize, usize)> = Vec::new();
-    // (hop, schema word) pairs already credited: "X 's children 's children" needs two hops.
-    let mut used: HashSet<(usize, usize)> = HashSet::new();
+    // (hop, schema word) pairs already credited, with the token that took them: "X 's
+    // children 's children" needs two hops, "religious belief" is one phrase for one.
+    let mut used: HashMap<(usize, usize), usize> = HashMap::new();
     let mut unknown_starts: Vec<usize> = Vec::new();
     let mut last_unknown: Option<usize> = None;
+    let mut unknown_cues: Vec<usize> = Vec::new();
     for (ci, c) in cues.iter().enumerate() {
         let mut hops: Vec<(usize, f64, usize)> = rel_match
             .iter()
             .enumerate()
             .map(|(h, m)| (h, m[ci].0, m[ci].1))
-            .filter(|(h, s, w)| *s > 0.0 && !used.contains(&(*h, *w)))
+            .filter(|(h, s, w)| {
+                *s > 0.0
+                    && used
+                        .get(&(*h, *w))
+                        .is_none_or(|g| g.abs_diff(c.word.group) == 1)
+            })
             .collect();
         hops.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
         if let Some(&(hop, s, w)) = hops.first() {
             score += s;
             named[hop] = true;
-            used.insert((hop, w));
+            used.insert((hop, w), c.word.group);
             matched.push((c.order, hop));
         } else {
-            // Adjacent unknown words ("other half") are one unknown phrase.
-            if last_unknown.is_none_or(|o| o + 1 != c.order) {
-                unknown_starts.push(c.order);
-            }
-            last_unknown = Some(c.order);
+            unknown_cues.push(ci);
         }
     }
+    for &ci in &unknown_cues {
+        let c = &cues[ci];
+        // A word next to a named one modifies it ("*soccer* club", "play *professional*").
+        let modifier = cues
+            .iter()
+            .enumerate()
+            .any(|(cj, d)| !unknown_cues.contains(&cj) && d.word.group.abs_diff(c.word.group) == 1);
+        if modifier {
+            continue;
+        }
+        // Adjacent unknown words ("other half") are one unknown phrase.
+        if last_unknown.is_none_or(|o| o + 1 != c.order) {
+            unknown_starts.push(c.order);
+        }
+        last_unknown = Some(c.order);
+    }
+    // "where" asks for a place: a hop of its own may be needed to reach one.
+    if asks_place {
+        unknown_starts.push(usize::MAX);
+    }
     let unknown_groups = unknown_starts.len();
-    // An unknown phrase nearer the entity than a named hop stands for a hop before it.
-    for (order, hop) in &matched {
-        let before = unknown_starts.iter().filter(|u| *u < order).count();
-        score -= 0.3 * before.saturating_sub(*hop) as f64;
+    // An unknown phrase stands for an unnamed hop between the named hops around it (in the
+    // question's order); with no such hop the path reads the words out of order.
+    for u in &unknown_starts {
+        let lo = matched.iter().filter(|(o, _)| o < u).map(|(_, h)| *h).max();
+        let hi = matched.iter().filter(|(o, _)| o > u).map(|(_, h)| *h).min();
+        let fits = (0..steps.len())
+            .any(|h| !named[h] && lo.is_none_or(|l| h > l) && hi.is_none_or(|x| h < x));
+        if !fits {
+            score -= 0.3;
+        }
     }
     let unnamed = named.iter().filter(|n| !**n).count();
     let explained = unnamed.min(unknown_groups);

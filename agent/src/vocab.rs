@@ -378,10 +378,31 @@ impl Lexicon {
         r
     }
 
-    /// Whether two nouns share a near hypernym ("son" and "child" are both offspring).
+    /// Whether two nouns share a near hypernym that is specific ("son" and "child" are both
+    /// offspring; "man" and "spouse" are only both persons, which says nothing).
     pub(crate) fn siblings(&self, a: &str, b: &str) -> bool {
         let a = self.ancestors_cached(a);
-        !a.is_empty() && !a.is_disjoint(&self.ancestors_cached(b))
+        if a.is_empty() {
+            return false;
+        }
+        let b = self.ancestors_cached(b);
+        a.intersection(&b).any(|s| self.depth(*s) >= 6)
+    }
+
+    /// How many hypernyms lie between a synset and the top of WordNet's tree (first parents).
+    fn depth(&self, mut id: SynsetId) -> usize {
+        for d in 0..24 {
+            let up = self.wn.synset(id).and_then(|(_, p)| {
+                p.into_iter()
+                    .find(|(s, _)| s == "@" || s == "@i")
+                    .map(|(_, t)| t)
+            });
+            match up {
+                Some(t) => id = t,
+                None => return d,
+            }
+        }
+        24
     }
 
     /// Whether `stem` is among the stems [`Lexicon::related`] to `word` (no copy of the set).
