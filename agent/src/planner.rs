@@ -798,7 +798,8 @@ impl<'g> Planner<'g> {
     }
 
     /// The best-scoring pair of paths, one from each entity, whose ends meet (among the top
-    /// few of each), or `None` when no two meet.
+    /// 40 of each; a hop beyond one each costs 1.0, since both paths are scored on all the
+    /// question's words), or `None` when no two meet.
     fn meeting_paths(
         &self,
         a: &Entity,
@@ -807,7 +808,7 @@ impl<'g> Planner<'g> {
         b_ranked: &[(f64, Vec<Step>)],
         catalog: &Catalog,
     ) -> Result<Option<PathPair>, AgentError> {
-        const TOP: usize = 12;
+        const TOP: usize = 40;
         let named: HashSet<NodeId> = a.nodes.iter().chain(&b.nodes).copied().collect();
         let ends = |e: &Entity, p: &[Step]| -> Result<HashSet<NodeId>, AgentError> {
             let (reached, _) = crate::walk::walk(self.graph, catalog, &e.nodes, p, 50_000)?;
@@ -835,7 +836,7 @@ impl<'g> Planner<'g> {
                 }
                 // Shorter constraints first: the two paths share the question's words.
                 let hops = a_ranked[i].1.len() + b_ranked[j].1.len();
-                let score = a_ranked[i].0 + b_ranked[j].0 - 0.5 * (hops - 2) as f64;
+                let score = a_ranked[i].0 + b_ranked[j].0 - 1.0 * (hops - 2) as f64;
                 if best.is_none_or(|(s, _, _)| score > s + 1e-9) {
                     best = Some((score, i, j));
                 }
@@ -937,7 +938,7 @@ impl<'g> Planner<'g> {
             .map(|(i, _)| *i)
             .collect();
         let consumed: HashSet<usize> = consumed.union(&label_words).copied().collect();
-        let cues = cues(free, entity, &consumed);
+        let cues = cues(free, words, entity, &consumed);
         // A path longer than the words that could name its hops or its end (plus one unnamed) is not
         // what the question asks; not reading it off the data saves most of the work.
         let max = max.min(cues.len() + label_words.len() + 1).max(min);
@@ -1106,10 +1107,13 @@ struct Cue<'w> {
     order: usize,
     /// After the mention ("X 's R").
     after: bool,
+    /// In the wh-phrase: the content words right after "which", "what" or "name a".
+    wh_phrase: bool,
 }
 
 fn cues<'w>(
     free: &[(usize, &'w Word)],
+    words: &[Word],
     entity: &Entity,
     consumed: &HashSet<usize>,
 ) -> Vec<Cue<'w>> {
@@ -1143,8 +1147,26 @@ fn cues<'w>(
             at,
             order,
             after: at >= entity.span.1,
+            wh_phrase: in_wh_phrase(words, at),
         })
         .collect()
+}
+
+/// Whether the word at `at` follows "which", "what" or "name (a)" with only content words
+/// between.
+fn in_wh_phrase(words: &[Word], at: usize) -> bool {
+    let mut i = at;
+    while i > 0 {
+        i -= 1;
+        let w = words[i].norm.as_str();
+        if matches!(w, "which" | "what" | "name") {
+            return true;
+        }
+        if is_stopword(w) && !matches!(w, "a" | "an") {
+            return false;
+        }
+    }
+    false
 }
 
 /// How well a relation path reads the question: each cue counts the best match among the
@@ -1196,6 +1218,11 @@ fn path_score(
     }
     for &ci in &unknown_cues {
         let c = &cues[ci];
+        // The words of the wh-phrase ("which *professional football team*") name the answer,
+        // which the path's last hop yields: no hop of their own.
+        if c.wh_phrase {
+            continue;
+        }
         // A word next to a named one modifies it ("*soccer* club", "play *professional*").
         let modifier = cues
             .iter()
