@@ -669,9 +669,21 @@ impl<'g> Planner<'g> {
         let own_label = entity.map(|e| e.label.as_str());
         // Label nouns outside the mention; the first one is the question's focus.
         let label_at = |i: usize| label_of(&words[i], catalog);
+        // A word that names a relation whose objects carry the label it names ("children" with
+        // labels inferred from relations) names a hop, not the answer type.
+        let hop_label = |i: usize, label: &str| {
+            let Some(l) = catalog.label_id(label) else {
+                return false;
+            };
+            catalog.relations().any(|(_, r)| {
+                r.endpoints.iter().any(|(_, d)| *d == l)
+                    && element_match(&words[i], &schema_words(&r.name)) >= 0.8
+            })
+        };
         let nouns: Vec<(usize, String)> = free
             .iter()
             .filter_map(|(i, _)| label_at(*i).map(|l| (*i, l)))
+            .filter(|(i, l)| !hop_label(*i, l))
             .collect();
         let mut a = Analysis::default();
 
@@ -728,7 +740,16 @@ impl<'g> Planner<'g> {
                 return Ok(a);
             }
         }
-        a.target = nouns.first().map(|(_, l)| l.clone());
+        // The answer type is the noun farthest along the chain: the first word before the
+        // mention ("the *nationality* of X 's children", "*who* wrote …"), else the last after
+        // it ("X 's children 's *nationality*").
+        let mention = entity.map(|e| e.span.0).unwrap_or(usize::MAX);
+        a.target = nouns
+            .iter()
+            .filter(|(i, _)| *i < mention)
+            .min_by_key(|(i, _)| *i)
+            .or_else(|| nouns.iter().max_by_key(|(i, _)| *i))
+            .map(|(_, l)| l.clone());
         Ok(a)
     }
 
@@ -931,10 +952,20 @@ impl<'g> Planner<'g> {
         max: usize,
     ) -> Result<Vec<(f64, Vec<Step>)>, AgentError> {
         let target = target.and_then(|t| catalog.label_id(t));
-        // A word naming a label names the answer type ("which *papers*"), not a hop.
+        // A word naming a label and no relation names the answer type ("which *papers*"), not
+        // a hop.
+        let relation_words: Vec<Vec<SchemaWord>> = catalog
+            .relations()
+            .map(|(_, r)| schema_words(&r.name))
+            .collect();
         let label_words: HashSet<usize> = free
             .iter()
-            .filter(|(_, w)| !is_stopword(&w.norm) && label_of(w, catalog).is_some())
+            .filter(|(_, w)| {
+                !is_stopword(&w.norm)
+                    && label_of(w, catalog).is_some()
+                    // "children" may be a label and a relation: then it names a hop too.
+                    && !relation_words.iter().any(|r| element_match(w, r) >= 0.8)
+            })
             .map(|(i, _)| *i)
             .collect();
         let consumed: HashSet<usize> = consumed.union(&label_words).copied().collect();
