@@ -3,12 +3,12 @@
 # file to the `cairn eval --questions` format, imports its knowledge graph with the triples
 # import, asks every question in one process and prints one machine-readable line per set.
 # A benchmark, not a CI test. Reads ../shared/datasets/kgqa-dev/ relative to the repository.
-#   usage: bash benches/qa/run.sh [work-dir]     (LABELS="--infer-labels" by default)
+#   usage: bash benches/qa/run.sh [work-dir]   (LABELS="--infer-labels" to infer labels; default one Entity label)
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/../.." && pwd)"
 data="$repo/../shared/datasets/kgqa-dev"
 work="${1:-$(mktemp -d)}"
-labels="${LABELS:---infer-labels}"
+labels="${LABELS:-}"
 cairn="${CAIRN:-$repo/target/release/cairn}"
 [ -x "$cairn" ] || { cargo build --release --manifest-path "$repo/Cargo.toml" >&2; }
 mkdir -p "$work"
