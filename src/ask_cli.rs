@@ -246,17 +246,7 @@ fn eval_in(
         report.uncertain
     );
     for m in report.misses.iter().take(show_misses) {
-        println!(
-            "miss [{}] {} gold={:?} got={:?}{}",
-            m.qtype,
-            m.question,
-            m.gold,
-            m.got.iter().take(10).collect::<Vec<_>>(),
-            m.error
-                .as_deref()
-                .map(|e| format!(" error: {e}"))
-                .unwrap_or_default()
-        );
+        print_miss(&m.qtype, &m.question, &m.gold, &m.got, m.error.as_deref());
     }
     let mut json = report.to_json();
     if let Some(obj) = json.as_object_mut() {
@@ -296,16 +286,12 @@ pub(crate) fn eval_questions(
         report.p90.as_secs_f64() * 1e3
     );
     for r in report.records.iter().filter(|r| !r.hit1).take(show_misses) {
-        println!(
-            "miss [{}] {} gold={:?} got={:?}{}",
-            r.qtype,
-            r.question,
-            r.gold,
-            r.answers.iter().take(5).collect::<Vec<_>>(),
-            r.error
-                .as_deref()
-                .map(|e| format!(" error: {e}"))
-                .unwrap_or_default()
+        print_miss(
+            &r.qtype,
+            &r.question,
+            &r.gold,
+            &r.answers,
+            r.error.as_deref(),
         );
     }
     println!("summary {}", report.summary_json());
@@ -315,4 +301,19 @@ pub(crate) fn eval_questions(
         println!("wrote {}", path.display());
     }
     Ok(())
+}
+
+/// One wrong answer of an evaluation, on one line (the first 10 answers).
+fn print_miss(
+    qtype: &dyn std::fmt::Display,
+    question: &str,
+    gold: &[String],
+    got: &[String],
+    error: Option<&str>,
+) {
+    println!(
+        "miss [{qtype}] {question} gold={gold:?} got={:?}{}",
+        got.iter().take(10).collect::<Vec<_>>(),
+        error.map(|e| format!(" error: {e}")).unwrap_or_default()
+    );
 }
