@@ -51,12 +51,13 @@ fn backend(agents: Option<LlmAgents>) -> Result<Option<OpenAiChat>, Failure> {
 /// `cairn ask "question"`.
 pub(crate) fn ask(
     db: &Path,
+    read_only: bool,
     question: &str,
     llm: Option<&str>,
     explain: bool,
     format: OutputFormat,
 ) -> Result<(), Failure> {
-    let cairn = super::open_db(db)?;
+    let cairn = super::open_db_reading(db, read_only)?;
     if explain {
         println!(
             "{}",

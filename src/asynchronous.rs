@@ -2,7 +2,8 @@
 //! blocking pool so that RocksDB reads, embedding and exploration never stall the runtime's
 //! worker threads.
 
-use crate::db::{Cairn, CairnError, Output};
+use crate::db::{Cairn, Output};
+use crate::error::CairnError;
 use crate::{CancelToken, Exploration};
 use std::sync::Arc;
 
@@ -25,6 +26,18 @@ impl AsyncCairn {
     pub async fn open(path: std::path::PathBuf) -> Result<AsyncCairn, CairnError> {
         let db = blocking(move || Cairn::open(path)).await?;
         Ok(AsyncCairn(Arc::new(db)))
+    }
+
+    /// Opens the database at `path` read-only on the blocking pool ([`Cairn::open_read_only`]).
+    pub async fn open_read_only(path: std::path::PathBuf) -> Result<AsyncCairn, CairnError> {
+        let db = blocking(move || Cairn::open_read_only(path)).await?;
+        Ok(AsyncCairn(Arc::new(db)))
+    }
+
+    /// [`Cairn::catch_up`] on the blocking pool.
+    pub async fn catch_up(&self) -> Result<bool, CairnError> {
+        let db = Arc::clone(&self.0);
+        blocking(move || db.catch_up()).await
     }
 
     /// Wraps an open handle.

@@ -1,51 +1,21 @@
 //! The `Cairn` handle: a database plus the embedder and executor that answer statements.
 
-use crate::{EngineError, Graph, GraphOptions, GraphRead};
+use crate::error::CairnError;
+use crate::mutation::apply;
+use crate::{EngineError, Freshness, Graph, GraphOptions, GraphRead, OpenMode};
 use cairn_agent::{
     CancelToken, EngineCatalog, EntrySearch, Exploration, ExploreError, Explorer, NodeTable,
 };
-use cairn_embed::{minilm_from_env, EmbedError, Embedder, HashEmbedder, MINILM_ID};
-use cairn_import::{import_files, ImportError, ImportOptions, ImportSummary};
+use cairn_embed::{minilm_from_env, Embedder, HashEmbedder, MINILM_ID};
+use cairn_import::{import_files, ImportOptions, ImportSummary};
 use cairn_query::ast::ShowWhat;
-use cairn_query::{prepare, Compiled, EntryPlan, QueryError};
+use cairn_query::{prepare, Compiled, EntryPlan};
 use cairn_storage_format::{LabelId, NodeId};
 use cairn_store::describe::display_name;
-use cairn_vector::{BuildReport, Refresh, StoreError, VectorError, VectorStore};
+use cairn_vector::{BuildReport, Refresh, VectorError, VectorStore};
 use parking_lot::RwLock;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-
-/// Errors of the facade. Query errors carry their source and render with a caret.
-#[derive(Debug, thiserror::Error, miette::Diagnostic)]
-pub enum CairnError {
-    #[error(transparent)]
-    #[diagnostic(transparent)]
-    Query(#[from] QueryError),
-    #[error(transparent)]
-    Engine(#[from] EngineError),
-    #[error(transparent)]
-    Explore(#[from] ExploreError),
-    #[error(transparent)]
-    Import(#[from] ImportError),
-    #[error(transparent)]
-    Agent(#[from] cairn_agent::AgentError),
-    #[error(transparent)]
-    Vector(#[from] StoreError),
-    /// The database's vectors come from an embedder this process cannot provide (MiniLM in a
-    /// build without the `minilm` feature, or without a usable `CAIRN_MINILM_DIR`). The database
-    /// does not open: every query embeds its goal, and a vector of another model would be compared
-    /// with the stored ones as if it meant something.
-    #[error("the database's vectors come from embedder {id}, which cannot be loaded here")]
-    EmbedderUnavailable {
-        /// The embedder id the catalog records.
-        id: String,
-        /// Why it cannot be loaded, with what to do about it.
-        #[source]
-        source: EmbedError,
-    },
-    #[error("{0}")]
-    Unsupported(String),
-}
 
 /// How to open a database.
 #[derive(Clone, Debug)]
@@ -60,6 +30,14 @@ impl CairnOptions {
             path: path.as_ref().to_path_buf(),
             graph: GraphOptions::default(),
         }
+    }
+
+    /// Open read-only, beside a writer that may hold the database in another process
+    /// ([`OpenMode::ReadOnly`]): queries answer from the state as of the open or the last
+    /// [`Cairn::catch_up`]; imports and statements that write are refused.
+    pub fn read_only(mut self) -> Self {
+        self.graph.mode = OpenMode::ReadOnly;
+        self
     }
 }
 
@@ -91,7 +69,9 @@ pub enum Output {
 /// ```
 pub struct Cairn {
     graph: Graph,
-    embedder: Arc<dyn Embedder>,
+    /// Behind a lock because a read-only handle's catch-up can bring a catalog that records a
+    /// different embedder (the writer's first import).
+    embedder: RwLock<Arc<dyn Embedder>>,
     /// Per-node facts for scoring, rebuilt lazily after writes.
     table: RwLock<Option<Arc<NodeTable>>>,
     /// The HNSW index for SEARCH entries: loaded or built on the first SEARCH, kept current
@@ -103,7 +83,7 @@ impl std::fmt::Debug for Cairn {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Cairn")
             .field("graph", &self.graph)
-            .field("embedder", &self.embedder.id())
+            .field("embedder", &self.embedder.read().id())
             .finish()
     }
 }
@@ -125,12 +105,45 @@ impl Cairn {
                 .embedder()
                 .map(|e| (e.id.as_str(), e.dim as usize)),
         )?;
+        let vectors = if graph.is_read_only() {
+            VectorStore::read_only(&options.path)
+        } else {
+            VectorStore::new(&options.path)
+        };
         Ok(Cairn {
-            vectors: VectorStore::new(&options.path),
+            vectors,
             graph,
-            embedder,
+            embedder: RwLock::new(embedder),
             table: RwLock::new(None),
         })
+    }
+
+    /// Opens the database at `path` read-only ([`CairnOptions::read_only`]); it must exist.
+    pub fn open_read_only(path: impl AsRef<Path>) -> Result<Cairn, CairnError> {
+        Self::open_with(CairnOptions::new(path).read_only())
+    }
+
+    /// Brings a read-only handle up to the writer's latest commit: the store's view, catalog
+    /// and record cache at once, and the node table, the vector index and the embedder on
+    /// their next use. Returns whether anything changed; a writable handle is always current.
+    pub fn catch_up(&self) -> Result<bool, CairnError> {
+        if !self.graph.catch_up()? {
+            return Ok(false);
+        }
+        let catalog = self.graph.catalog();
+        let recorded = catalog.embedder().map(|e| (e.id.as_str(), e.dim as usize));
+        if recorded.is_some_and(|(id, _)| id != self.embedder.read().id()) {
+            let embedder = embedder_for(recorded)?;
+            if embedder.id() != self.embedder.read().id() {
+                *self.embedder.write() = embedder;
+            }
+        }
+        Ok(true)
+    }
+
+    /// How current a read-only handle is (`None` for the writer's, always current).
+    pub fn freshness(&self) -> Option<Freshness> {
+        self.graph.freshness()
     }
 
     /// The storage engine, for writes and primitive reads.
@@ -139,8 +152,8 @@ impl Cairn {
     }
 
     /// The embedder queries use (the one the database's vectors came from, when known).
-    pub fn embedder(&self) -> &Arc<dyn Embedder> {
-        &self.embedder
+    pub fn embedder(&self) -> Arc<dyn Embedder> {
+        Arc::clone(&self.embedder.read())
     }
 
     /// Bulk-imports dump files, embedding new nodes with the database's embedder.
@@ -149,6 +162,7 @@ impl Cairn {
         files: &[PathBuf],
         mut options: ImportOptions,
     ) -> Result<ImportSummary, CairnError> {
+        self.graph.ensure_writable()?;
         if options.embedder.is_none()
             && self
                 .graph
@@ -156,7 +170,7 @@ impl Cairn {
                 .embedder()
                 .is_none_or(|e| e.id != "supplied")
         {
-            options.embedder = Some(Arc::clone(&self.embedder));
+            options.embedder = Some(self.embedder());
         }
         let summary = import_files(&self.graph, files, &options)?;
         Ok(summary)
@@ -164,15 +178,16 @@ impl Cairn {
 
     /// The node table for scoring, rebuilt if the graph changed since it was built.
     pub fn node_table(&self) -> Result<Arc<NodeTable>, CairnError> {
+        let embedder = self.embedder();
         if let Some(t) = self
             .table
             .read()
             .as_ref()
-            .filter(|t| t.is_current(&self.graph, self.embedder.id()))
+            .filter(|t| t.is_current(&self.graph, embedder.id()))
         {
             return Ok(Arc::clone(t));
         }
-        let t = Arc::new(NodeTable::build(&self.graph, self.embedder.id())?);
+        let t = Arc::new(NodeTable::build(&self.graph, embedder.id())?);
         *self.table.write() = Some(Arc::clone(&t));
         Ok(t)
     }
@@ -181,13 +196,14 @@ impl Cairn {
     /// Fails when the index could not answer for this database (no vectors, vectors of another
     /// embedder, nodes without a vector).
     pub fn build_index(&self) -> Result<BuildReport, CairnError> {
-        Ok(self.vectors.build(&self.graph, self.embedder.id())?)
+        self.graph.ensure_writable()?;
+        Ok(self.vectors.build(&self.graph, self.embedder().id())?)
     }
 
     /// Brings the vector index up to date (load, rebuild or apply changed vectors) and says what
     /// it did; `Refresh::Unavailable` means SEARCH scans exactly.
     pub fn refresh_index(&self) -> Result<Refresh, CairnError> {
-        Ok(self.vectors.refresh(&self.graph, self.embedder.id())?)
+        Ok(self.vectors.refresh(&self.graph, self.embedder().id())?)
     }
 
     /// The `k` nodes nearest to `text` (of `label`, if given) by the vector index, best first
@@ -209,7 +225,7 @@ impl Cairn {
             return Ok(None);
         };
         let query = self
-            .embedder
+            .embedder()
             .embed(text)
             .map_err(|e| CairnError::Explore(ExploreError::Embed(e)))?;
         Ok(Some(search.search(&query, labels.as_deref(), k)?))
@@ -245,7 +261,8 @@ impl Cairn {
         } else {
             None
         };
-        let mut explorer = Explorer::new(&self.graph, self.embedder.as_ref(), &table);
+        let embedder = self.embedder();
+        let mut explorer = Explorer::new(&self.graph, embedder.as_ref(), &table);
         if let Some(s) = &search {
             explorer = explorer.with_search(s);
         }
@@ -281,8 +298,8 @@ impl Cairn {
             Compiled::Ask { question } => {
                 let table = self.node_table()?;
                 let search = self.entry_search()?;
-                let mut asker =
-                    cairn_agent::Asker::new(&self.graph, self.embedder.as_ref(), &table);
+                let embedder = self.embedder();
+                let mut asker = cairn_agent::Asker::new(&self.graph, embedder.as_ref(), &table);
                 if let Some(s) = &search {
                     asker = asker.with_search(s);
                 }
@@ -306,7 +323,8 @@ impl Cairn {
     ) -> Result<cairn_agent::AskOutcome, CairnError> {
         let table = self.node_table()?;
         let search = self.entry_search()?;
-        let mut asker = cairn_agent::Asker::new(&self.graph, self.embedder.as_ref(), &table);
+        let embedder = self.embedder();
+        let mut asker = cairn_agent::Asker::new(&self.graph, embedder.as_ref(), &table);
         if let Some(s) = &search {
             asker = asker.with_search(s);
         }
@@ -329,10 +347,31 @@ impl Cairn {
         cancel: &CancelToken,
         trace: bool,
     ) -> Result<Output, CairnError> {
-        match self.compile(statement)? {
+        self.run(self.compile(statement)?, cancel, trace)
+    }
+
+    /// Runs a compiled statement. A data statement commits alone; transaction statements need
+    /// a [`crate::Session`].
+    pub(crate) fn run(
+        &self,
+        compiled: Compiled,
+        cancel: &CancelToken,
+        trace: bool,
+    ) -> Result<Output, CairnError> {
+        match compiled {
             Compiled::Explore(plan) => {
                 Ok(Output::Exploration(self.run_plan(&plan, trace, cancel)?))
             }
+            Compiled::Mutation(m) => {
+                self.graph.ensure_writable()?;
+                let mut w = self.graph.writer();
+                let text = apply(&mut w, &m)?;
+                w.commit()?;
+                Ok(Output::Text(text))
+            }
+            Compiled::Transaction(t) => Err(CairnError::Transaction(format!(
+                "{t} needs a session (Cairn::session, the REPL or `cairn query`)"
+            ))),
             Compiled::Explain(inner) => Ok(Output::Text(self.explain_compiled(*inner)?)),
             Compiled::Ask { question } => {
                 Ok(Output::Answer(Box::new(self.ask(&question, cancel, None)?)))
@@ -340,6 +379,7 @@ impl Cairn {
             Compiled::Show(what) => Ok(Output::Text(self.show(what))),
             Compiled::Describe(label) => Ok(Output::Text(self.describe(label.id)?)),
             Compiled::DeclareRelation { relation, parent } => {
+                self.graph.ensure_writable()?;
                 let mut w = self.graph.writer();
                 w.set_relation_parent(&relation.name, Some(&parent.name))?;
                 w.commit()?;
@@ -349,6 +389,7 @@ impl Cairn {
                 )))
             }
             Compiled::CreateIndex { label, property } => {
+                self.graph.ensure_writable()?;
                 let mut w = self.graph.writer();
                 let created = w.create_index(&label.name, &property.name)?;
                 w.commit()?;

@@ -22,6 +22,9 @@
 
 mod asynchronous;
 mod db;
+mod error;
+mod mutation;
+mod session;
 
 pub use asynchronous::AsyncCairn;
 pub use cairn_agent::{AskOutcome, CancelToken, Exploration, PathStep, ResultNode, StopReason};
@@ -31,11 +34,13 @@ pub use cairn_storage_format::{
     Degree, EdgeProps, LabelId, NodeId, NodeRecord, PropKeyId, RelId, Value,
 };
 pub use cairn_store::{
-    Catalog, CommitStats, Direction, EngineError, Graph, GraphOptions, GraphRead, GraphSnapshot,
-    Neighbor, Writer,
+    Catalog, CommitStats, Direction, EngineError, Freshness, Graph, GraphOptions, GraphRead,
+    GraphSnapshot, Neighbor, OpenMode, Writer,
 };
 pub use cairn_vector::{BuildReport, Refresh};
-pub use db::{Cairn, CairnError, CairnOptions, Output};
+pub use db::{Cairn, CairnOptions, Output};
+pub use error::CairnError;
+pub use session::Session;
 
 /// The agent layer (executor, agents).
 pub use cairn_agent as agent;

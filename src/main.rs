@@ -5,8 +5,8 @@ mod repl;
 mod triples_cli;
 
 use cairn::{
-    Cairn, CairnError, CairnOptions, CancelToken, EngineError, Exploration, Graph, GraphOptions,
-    Output, ResultNode,
+    Cairn, CairnError, CairnOptions, CancelToken, EngineError, Exploration, Freshness, Graph,
+    GraphOptions, OpenMode, Output, ResultNode,
 };
 use cairn_embed::{minilm_from_env, EmbedError, Embedder, HashEmbedder, MINILM_ID};
 use cairn_generate::{Academic, AcademicConfig};
@@ -22,7 +22,12 @@ use std::time::{Duration, Instant};
 /// Cairn: an embedded graph database with an agent query language.
 ///
 /// Exit codes: 0 success, 1 database or I/O error, 2 bad command line or statement (or an
-/// embedder this build or environment cannot provide), 3 bad input data (dump lines, headers).
+/// embedder this build or environment cannot provide, or a write in a read-only session),
+/// 3 bad input data (dump lines, headers).
+///
+/// Readers beside a writer: stats, query, explain, ask and repl open the database read-only
+/// when another process holds it (an import, a REPL), or with --read-only, and say on stderr
+/// which state they show.
 #[derive(Debug, Parser)]
 #[command(version, about, long_about)]
 struct Cli {
@@ -35,6 +40,11 @@ struct Cli {
         hide_env = true
     )]
     db: PathBuf,
+    /// Open the database read-only, beside the process that holds it for writing (stats,
+    /// query, explain, ask and repl only; they also do so by themselves when it is locked).
+    /// Shows the last commit as of the open; writes are refused.
+    #[arg(long, global = true)]
+    read_only: bool,
     #[command(subcommand)]
     command: Command,
 }
@@ -42,7 +52,9 @@ struct Cli {
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Print the schema and size estimates of a database.
-    #[command(after_help = "Example:\n  cairn --db ./academic.cairn stats")]
+    #[command(
+        after_help = "Examples:\n  cairn --db ./academic.cairn stats\n  cairn --db ./academic.cairn --read-only stats   # while another process writes"
+    )]
     Stats,
     /// Generate a synthetic graph dump (deterministic from the seed).
     #[command(
@@ -163,11 +175,15 @@ enum Command {
     /// Open an interactive shell on --db.
     ///
     /// Statements end with `;` and may span lines; `.help` lists the dot-commands (.schema,
-    /// .stats, .trace on|off, .format table|json, .quit). Tab completes keywords, labels and
+    /// .stats, .trace on|off, .format table|json, .refresh, .quit). Tab completes keywords, labels and
     /// relations; Up recalls earlier statements, also those of earlier sessions.
     ///
     /// Ctrl-C cancels a running statement (its results so far are printed) and keeps the
     /// session; at the prompt it clears the line. Ctrl-D or .quit leaves.
+    ///
+    /// A session opened read-only (--read-only, or the database held by another process)
+    /// catches up with the writer before each statement; .refresh catches up and says which
+    /// state it shows. Statements that write are refused there.
     ///
     /// History is saved in --history (default $CAIRN_HISTORY, else ~/.cairn_history). Input
     /// that is not a terminal runs as a script, without history; the exit code is then 2 (1 for
@@ -271,7 +287,11 @@ struct Failure {
 impl From<EngineError> for Failure {
     fn from(e: EngineError) -> Self {
         Failure {
-            code: 1,
+            code: match e {
+                // What was asked of the session, not a fault of the database.
+                EngineError::ReadOnly { .. } => 2,
+                _ => 1,
+            },
             report: miette::Report::msg(e.to_string()),
         }
     }
@@ -306,8 +326,36 @@ fn io_failure(path: &Path, e: std::io::Error) -> Failure {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     init_logging();
-    let result = match cli.command {
-        Command::Stats => stats(&cli.db),
+    let result = run(cli);
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(f) => {
+            eprintln!("{:?}", f.report);
+            ExitCode::from(f.code)
+        }
+    }
+}
+
+fn run(cli: Cli) -> Result<(), Failure> {
+    let reads_only = matches!(
+        cli.command,
+        Command::Stats
+            | Command::Query { .. }
+            | Command::Explain { .. }
+            | Command::Ask { .. }
+            | Command::Repl { .. }
+    );
+    if cli.read_only && !reads_only {
+        return Err(Failure {
+            code: 2,
+            report: miette::Report::msg(
+                "--read-only is for stats, query, explain, ask and repl; this command writes",
+            ),
+        });
+    }
+    let read_only = cli.read_only;
+    match cli.command {
+        Command::Stats => stats(&cli.db, read_only),
         Command::Generate {
             kind: GenerateKind::Academic,
             nodes,
@@ -335,14 +383,21 @@ fn main() -> ExitCode {
             statement,
             file,
             format,
-        } => query(&cli.db, statement, file, format),
-        Command::Explain { statement } => explain(&cli.db, &statement),
+        } => query(&cli.db, read_only, statement, file, format),
+        Command::Explain { statement } => explain(&cli.db, &statement, read_only),
         Command::Ask {
             question,
             explain,
             llm,
             format,
-        } => ask_cli::ask(&cli.db, &question, llm.as_deref(), explain, format),
+        } => ask_cli::ask(
+            &cli.db,
+            read_only,
+            &question,
+            llm.as_deref(),
+            explain,
+            format,
+        ),
         Command::Eval {
             questions: Some(questions),
             json,
@@ -360,14 +415,7 @@ fn main() -> ExitCode {
             misses,
             ..
         } => ask_cli::eval(nodes, seed, per_type, workdir, &out, llm.as_deref(), misses),
-        Command::Repl { history } => repl::run(&cli.db, history),
-    };
-    match result {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(f) => {
-            eprintln!("{:?}", f.report);
-            ExitCode::from(f.code)
-        }
+        Command::Repl { history } => repl::run(&cli.db, history, read_only),
     }
 }
 
@@ -385,18 +433,77 @@ fn init_logging() {
         .init();
 }
 
-fn open_existing(db: &Path) -> Result<Graph, Failure> {
-    Ok(Graph::open(
-        db,
-        GraphOptions {
-            create_if_missing: false,
-            ..GraphOptions::default()
+/// Options of an existing database, as the writer or as a reader beside one.
+fn existing(read_only: bool) -> GraphOptions {
+    GraphOptions {
+        create_if_missing: false,
+        mode: if read_only {
+            OpenMode::ReadOnly
+        } else {
+            OpenMode::ReadWrite
         },
-    )?)
+        ..GraphOptions::default()
+    }
 }
 
-fn stats(db: &Path) -> Result<(), Failure> {
-    let graph = open_existing(db)?;
+/// Why a reading command opened read-only, for the line it prints.
+const FORCED: &str = "--read-only";
+const HELD: &str = "another process holds the database";
+
+/// The store for a command that only reads: as the writer when it can, read-only with
+/// `--read-only` or when another process holds the database.
+fn open_graph_reading(db: &Path, read_only: bool) -> Result<Graph, Failure> {
+    let (graph, why) = match Graph::open(db, existing(read_only)) {
+        Err(EngineError::Locked { .. }) if !read_only => (Graph::open(db, existing(true))?, HELD),
+        opened => (opened?, FORCED),
+    };
+    announce(graph.freshness(), why);
+    Ok(graph)
+}
+
+/// [`open_graph_reading`] for the commands that run statements.
+fn open_db_reading(db: &Path, read_only: bool) -> Result<Cairn, Failure> {
+    let options = |read_only| CairnOptions {
+        path: db.to_path_buf(),
+        graph: existing(read_only),
+    };
+    let (cairn, why) = match Cairn::open_with(options(read_only)) {
+        Err(CairnError::Engine(EngineError::Locked { .. })) if !read_only => {
+            (Cairn::open_with(options(true))?, HELD)
+        }
+        opened => (opened?, FORCED),
+    };
+    announce(cairn.freshness(), why);
+    Ok(cairn)
+}
+
+/// The one stderr line of a read-only open (nothing for the writer's).
+fn announce(freshness: Option<Freshness>, why: &str) {
+    if let Some(f) = freshness {
+        eprintln!("opened read-only ({why}); {}", freshness_text(&f));
+    }
+}
+
+/// Which state a read-only view shows: "showing sequence N as of HH:MM:SS UTC", and whether
+/// the writer's import in progress is left out.
+fn freshness_text(f: &Freshness) -> String {
+    let secs = f
+        .as_of
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let (h, m, s) = (secs / 3600 % 24, secs / 60 % 60, secs % 60);
+    let mut text = format!(
+        "showing sequence {} as of {h:02}:{m:02}:{s:02} UTC",
+        f.sequence
+    );
+    if f.import_pending {
+        text.push_str("; an import in progress there is not shown until it commits");
+    }
+    text
+}
+
+fn stats(db: &Path, read_only: bool) -> Result<(), Failure> {
+    let graph = open_graph_reading(db, read_only)?;
     let catalog = graph.catalog();
     println!("database   {}", db.display());
     println!("nodes      ~{}", graph.estimate_keys("node")?);
@@ -610,7 +717,10 @@ impl From<CairnError> for Failure {
         let code = match &e {
             CairnError::Query(_)
             | CairnError::Unsupported(_)
-            | CairnError::EmbedderUnavailable { .. } => 2,
+            | CairnError::NoSuchNode(_)
+            | CairnError::Transaction(_)
+            | CairnError::EmbedderUnavailable { .. }
+            | CairnError::Engine(EngineError::ReadOnly { .. }) => 2,
             CairnError::Import(
                 ImportError::BadLines { .. }
                 | ImportError::Header { .. }
@@ -637,13 +747,14 @@ fn open_db(db: &Path) -> Result<Cairn, Failure> {
     })?)
 }
 
-fn explain(db: &Path, statement: &str) -> Result<(), Failure> {
-    println!("{}", open_db(db)?.explain(statement)?);
+fn explain(db: &Path, statement: &str, read_only: bool) -> Result<(), Failure> {
+    println!("{}", open_db_reading(db, read_only)?.explain(statement)?);
     Ok(())
 }
 
 fn query(
     db: &Path,
+    read_only: bool,
     statement: Option<String>,
     file: Option<PathBuf>,
     format: OutputFormat,
@@ -658,55 +769,35 @@ fn query(
             })
         }
     };
-    let cairn = open_db(db)?;
-    for stmt in split_statements(&text) {
-        run_statement(&cairn, stmt, format)?;
+    let cairn = open_db_reading(db, read_only)?;
+    // One session for the script: BEGIN … COMMIT may span its statements, and a transaction
+    // still open at the end (or at a failing statement) is rolled back.
+    let mut session = cairn.session();
+    for (_, stmt) in cairn::query::split_statements(&text) {
+        if let Err(f) = run_statement(&cairn, &mut session, stmt, format) {
+            if session.in_transaction() {
+                eprintln!("a statement failed inside BEGIN: the transaction is rolled back");
+            }
+            return Err(f);
+        }
+    }
+    if session.in_transaction() {
+        return Err(Failure {
+            code: 2,
+            report: miette::Report::msg("the script ends inside BEGIN without COMMIT: rolled back"),
+        });
     }
     Ok(())
 }
 
-/// Splits a script on `;` outside strings and comments.
-fn split_statements(text: &str) -> Vec<&str> {
-    let mut out = Vec::new();
-    let (mut start, mut in_str, mut escaped) = (0, false, false);
-    let bytes = text.as_bytes();
-    let mut i = 0;
-    while i < bytes.len() {
-        let b = bytes[i];
-        if in_str {
-            match (escaped, b) {
-                (true, _) => escaped = false,
-                (false, b'\\') => escaped = true,
-                (false, b'"') => in_str = false,
-                _ => {}
-            }
-        } else if b == b'"' {
-            in_str = true;
-        } else if b == b'-' && bytes.get(i + 1) == Some(&b'-') {
-            while i < bytes.len() && bytes[i] != b'\n' {
-                i += 1;
-            }
-            continue;
-        } else if b == b';' {
-            out.push(&text[start..i]);
-            start = i + 1;
-        }
-        i += 1;
-    }
-    out.push(&text[start..]);
-    out.into_iter()
-        .filter(|s| {
-            s.lines().any(|l| {
-                let t = l.trim();
-                !t.is_empty() && !t.starts_with("--")
-            })
-        })
-        .collect()
-}
-
-fn run_statement(cairn: &Cairn, stmt: &str, format: OutputFormat) -> Result<(), Failure> {
+fn run_statement(
+    cairn: &Cairn,
+    session: &mut cairn::Session<'_>,
+    stmt: &str,
+    format: OutputFormat,
+) -> Result<(), Failure> {
     let started = Instant::now();
-    match cairn.execute(stmt, &CancelToken::default())? {
+    match session.execute_with(stmt, &CancelToken::default(), false)? {
         Output::Text(t) => println!("{t}"),
         Output::Answer(a) => ask_cli::print_answer(cairn, &a, format)?,
         Output::Exploration(e) => match format {
@@ -810,7 +901,7 @@ fn demo(db: &Path, nodes: usize) -> Result<(), Failure> {
         .map(DumpRecord::Node)
         .chain(graph.edges().map(DumpRecord::Edge));
     let options = ImportOptions {
-        embedder: Some(Arc::clone(cairn.embedder())),
+        embedder: Some(cairn.embedder()),
         ..Default::default()
     };
     let s =
@@ -844,9 +935,10 @@ fn demo(db: &Path, nodes: usize) -> Result<(), Failure> {
         format!("ASK \"How many papers did {} write?\"", author.name),
         format!("ASK \"Who are the co-authors of {}?\"", author.name),
     ];
+    let mut session = cairn.session();
     for stmt in statements.iter().chain(&questions) {
         println!("cairn> {stmt};");
-        run_statement(&cairn, stmt, OutputFormat::Table)?;
+        run_statement(&cairn, &mut session, stmt, OutputFormat::Table)?;
         println!();
     }
     println!(

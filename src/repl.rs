@@ -5,8 +5,11 @@
 //! it through its [`CancelToken`] (the executor checks it between expansions) and the session
 //! goes on; at the prompt it clears the line being typed.
 
-use super::{exploration_json, open_db, print_table, Failure, OutputFormat};
+use super::{
+    exploration_json, freshness_text, open_db_reading, print_table, Failure, OutputFormat,
+};
 use cairn::agent::TraceEvent;
+use cairn::query::lexer::{split, tokens, Open, TokenKind};
 use cairn::query::parser::{is_reserved, RESERVED};
 use cairn::{Cairn, CancelToken, Exploration, NodeId, Output, StopReason};
 use rustyline::completion::{Completer, Pair};
@@ -25,18 +28,24 @@ use std::time::Instant;
 
 const PROMPT: &str = "cairn> ";
 const CONTINUE: &str = "  ...> ";
+/// The prompt between `BEGIN` and `COMMIT`/`ROLLBACK`: what is typed there is not saved yet.
+const IN_TRANSACTION: &str = "cairn*> ";
 /// A trace can hold thousands of events on a large graph; past this many the rest is counted.
 const TRACE_LIMIT: usize = 1000;
 
 const HELP: &str = "\
-Statements (EXPLORE, EXPLAIN, SHOW, DESCRIBE, RELATION … UNDER …, CREATE INDEX) end with `;`
-and may span several lines; see docs/LANGUAGE.md.
+Statements (EXPLORE, EXPLAIN, SHOW, DESCRIBE, RELATION … UNDER …, CREATE INDEX, UPSERT,
+ADD EDGE, REMOVE EDGE, REMOVE NODE, BEGIN, COMMIT, ROLLBACK, SAVEPOINT) end with `;` and may span
+several lines; see docs/LANGUAGE.md. The prompt is `cairn*>` while a BEGIN waits for its COMMIT
+or ROLLBACK.
 
   .help                 this text
   .schema               labels, relations (endpoints, parents), indexes, property keys
   .stats                database size estimates and the embedder
   .trace on|off         print each exploration's search decisions after its results
   .format table|json    how results are printed
+  .refresh              catch up with the writer and say which state is shown (a read-only
+                        session also catches up by itself before each statement)
   .quit                 leave (or Ctrl-D)
 
 Tab completes keywords, labels, relations and property keys; Up/Down recall history.
@@ -52,8 +61,8 @@ fn history_path(given: Option<PathBuf>) -> Option<PathBuf> {
 }
 
 /// Runs the shell until `.quit` or end of input.
-pub(crate) fn run(db: &Path, history: Option<PathBuf>) -> Result<(), Failure> {
-    let cairn = open_db(db)?;
+pub(crate) fn run(db: &Path, history: Option<PathBuf>, read_only: bool) -> Result<(), Failure> {
+    let cairn = open_db_reading(db, read_only)?;
     let interactive = std::io::stdin().is_terminal();
     // Piped input is a script, not something to recall later.
     let history = if interactive {
@@ -84,6 +93,7 @@ pub(crate) fn run(db: &Path, history: Option<PathBuf>) -> Result<(), Failure> {
     let running = cancel_on_ctrl_c();
     let mut session = Session {
         cairn: &cairn,
+        statements: cairn.session(),
         db,
         format: OutputFormat::Table,
         trace: false,
@@ -92,9 +102,14 @@ pub(crate) fn run(db: &Path, history: Option<PathBuf>) -> Result<(), Failure> {
     };
     if interactive {
         println!(
-            "Cairn {} on {}. Statements end with `;`; .help for help, .quit or Ctrl-D to leave.",
+            "Cairn {} on {}{}. Statements end with `;`; .help for help, .quit or Ctrl-D to leave.",
             env!("CARGO_PKG_VERSION"),
-            db.display()
+            db.display(),
+            if cairn.graph().is_read_only() {
+                " (read-only)"
+            } else {
+                ""
+            }
         );
     }
     let mut pending = String::new();
@@ -103,7 +118,11 @@ pub(crate) fn run(db: &Path, history: Option<PathBuf>) -> Result<(), Failure> {
         if let Some(h) = rl.helper_mut() {
             h.pending.clone_from(&pending);
         }
-        let prompt = if pending.is_empty() { PROMPT } else { CONTINUE };
+        let prompt = match (pending.is_empty(), session.statements.in_transaction()) {
+            (false, _) => CONTINUE,
+            (true, false) => PROMPT,
+            (true, true) => IN_TRANSACTION,
+        };
         let line = match rl.readline(prompt) {
             Ok(line) => line,
             Err(ReadlineError::Interrupted) => {
@@ -130,11 +149,35 @@ pub(crate) fn run(db: &Path, history: Option<PathBuf>) -> Result<(), Failure> {
             pending.push('\n');
         }
         pending.push_str(&line);
-        let (statements, rest) = split_complete(&pending);
+        let cut = split(&pending);
+        // A string cannot go on on the next line: run it now and let the parser say so.
+        let run_rest = cut.open == Some(Open::String);
+        let mut statements: Vec<&str> = cut.complete.iter().map(|(_, s)| *s).collect();
+        let unfinished = match cut.rest {
+            Some((_, rest)) if run_rest => {
+                statements.push(rest);
+                None
+            }
+            // Blank lines and lone comments do not hold the continuation prompt; an open
+            // block comment or quoted name does.
+            Some((_, rest)) => Some(rest),
+            None if cut.open.is_some() => {
+                Some(&pending[cut.complete.last().map_or(0, |(s, _)| s.end + 1)..])
+            }
+            None => None,
+        };
         if !statements.is_empty() {
             // Not trimmed at the start: a statement typed after a space stays out of the history.
-            let done = pending[..pending.len() - rest.len()].trim_end();
-            remember(&mut rl, &history, done, &mut history_warned);
+            let end = match cut.complete.last() {
+                Some((span, _)) if !run_rest => span.end + 1,
+                _ => pending.len(),
+            };
+            remember(
+                &mut rl,
+                &history,
+                pending[..end].trim_end(),
+                &mut history_warned,
+            );
             for stmt in statements {
                 session.statement(stmt);
             }
@@ -142,13 +185,11 @@ pub(crate) fn run(db: &Path, history: Option<PathBuf>) -> Result<(), Failure> {
                 h.refresh(&cairn);
             }
         }
-        // What follows the last `;` starts the next statement; blank lines and lone comments
-        // do not hold the continuation prompt.
-        pending = if has_code(rest) {
-            rest.trim_start().to_owned()
-        } else {
-            String::new()
-        };
+        pending = unfinished.map_or_else(String::new, |rest| rest.trim_start().to_owned());
+    }
+    if session.statements.in_transaction() {
+        eprintln!("the open transaction was rolled back: the input ended before COMMIT");
+        session.failed.push(2);
     }
     if interactive {
         println!();
@@ -213,6 +254,8 @@ fn cancel_on_ctrl_c() -> Arc<Mutex<Option<CancelToken>>> {
 /// What the shell remembers between statements.
 struct Session<'a> {
     cairn: &'a Cairn,
+    /// Runs the statements, holding the transaction between `BEGIN` and `COMMIT`.
+    statements: cairn::Session<'a>,
     db: &'a Path,
     format: OutputFormat,
     trace: bool,
@@ -222,14 +265,26 @@ struct Session<'a> {
 }
 
 impl Session<'_> {
+    /// A read-only session shows the writer's latest commit: it catches up before each
+    /// statement and dot-command. A failure is reported and the session goes on with the state
+    /// it had.
+    fn catch_up(&mut self) {
+        if let Err(e) = self.cairn.catch_up() {
+            let f = Failure::from(e);
+            eprintln!("{:?}", f.report);
+            self.failed.push(f.code);
+        }
+    }
+
     /// Runs one statement and prints its outcome; errors are printed and the session goes on.
     fn statement(&mut self, stmt: &str) {
+        self.catch_up();
         let token = CancelToken::default();
         if let Ok(mut guard) = self.running.lock() {
             *guard = Some(token.clone());
         }
         let started = Instant::now();
-        let result = self.cairn.execute_with(stmt, &token, self.trace);
+        let result = self.statements.execute_with(stmt, &token, self.trace);
         let elapsed = started.elapsed();
         if let Ok(mut guard) = self.running.lock() {
             *guard = None;
@@ -269,8 +324,12 @@ impl Session<'_> {
         let mut words = line.split_whitespace();
         let name = words.next().unwrap_or("");
         let arg = words.next();
+        if name != ".refresh" {
+            self.catch_up();
+        }
         match (name, arg) {
             (".quit" | ".exit", _) => return false,
+            (".refresh", _) => self.refresh(),
             (".help", _) => println!("{HELP}"),
             (".schema", _) => println!("{}", schema(self.cairn)),
             (".stats", _) => match stats(self.cairn, self.db) {
@@ -297,6 +356,25 @@ impl Session<'_> {
             )),
         }
         true
+    }
+
+    /// `.refresh`: catch up now and say which state the session shows.
+    fn refresh(&mut self) {
+        match self.cairn.catch_up() {
+            Ok(changed) => match self.cairn.freshness() {
+                Some(f) => println!(
+                    "{}: {}",
+                    if changed { "caught up" } else { "nothing new" },
+                    freshness_text(&f)
+                ),
+                None => println!("this session holds the database for writing: always current"),
+            },
+            Err(e) => {
+                let f = Failure::from(e);
+                eprintln!("{:?}", f.report);
+                self.failed.push(f.code);
+            }
+        }
     }
 
     fn usage(&mut self, message: &str) {
@@ -438,52 +516,6 @@ fn print_trace(cairn: &Cairn, trace: &[TraceEvent]) -> Result<(), Failure> {
     Ok(())
 }
 
-/// Splits `text` into the statements it finishes (each ended by a `;` outside strings, quoted
-/// names and `--` comments; blank or comment-only ones dropped) and the unfinished rest.
-fn split_complete(text: &str) -> (Vec<&str>, &str) {
-    let mut statements = Vec::new();
-    let mut start = 0;
-    let mut state = Lex::Code;
-    let mut chars = text.char_indices().peekable();
-    while let Some((i, c)) = chars.next() {
-        state = match (state, c) {
-            (Lex::Code, '"') => Lex::Str,
-            (Lex::Code, '`') => Lex::Quoted,
-            (Lex::Code, '-') if chars.peek().map(|p| p.1) == Some('-') => Lex::Comment,
-            (Lex::Code, ';') => {
-                let stmt = &text[start..i];
-                if has_code(stmt) {
-                    statements.push(stmt);
-                }
-                start = i + 1;
-                Lex::Code
-            }
-            (Lex::Str, '\\') => Lex::Escape,
-            (Lex::Str, '"') | (Lex::Quoted, '`') | (Lex::Comment, '\n') => Lex::Code,
-            (Lex::Escape, _) => Lex::Str,
-            (s, _) => s,
-        };
-    }
-    (statements, &text[start..])
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Lex {
-    Code,
-    Str,
-    Escape,
-    Quoted,
-    Comment,
-}
-
-/// Whether `stmt` holds more than whitespace and comments.
-fn has_code(stmt: &str) -> bool {
-    stmt.lines().any(|l| {
-        let t = l.trim();
-        !t.is_empty() && !t.starts_with("--")
-    })
-}
-
 /// Words that are keywords only where the grammar expects them (not reserved).
 const CONTEXT_WORDS: &[&str] = &[
     "NODES",
@@ -503,8 +535,25 @@ const CONTEXT_WORDS: &[&str] = &[
     "semantic",
     "connectivity",
     "distance",
+    "UPSERT",
+    "SET",
+    "DESCRIPTION",
+    "ADD",
+    "EDGE",
+    "REMOVE",
+    "NODE",
+    "WEIGHT",
+    "BEGIN",
+    "COMMIT",
+    "ROLLBACK",
+    "SAVEPOINT",
+    "TO",
 ];
-const COMMANDS: &[&str] = &[".help", ".schema", ".stats", ".trace", ".format", ".quit"];
+/// The words of the data statements that decide which names come next.
+const DATA_WORDS: &[&str] = &["UPSERT", "NODE", "EDGE", "SET"];
+const COMMANDS: &[&str] = &[
+    ".help", ".schema", ".stats", ".trace", ".format", ".refresh", ".quit",
+];
 
 /// Tab completion from the catalog; the rest of rustyline's helper hooks keep their defaults.
 #[derive(Debug, Default)]
@@ -591,39 +640,18 @@ fn quote_name(n: &str) -> String {
 
 /// The names that fit after `before` (the statement up to the word being completed).
 fn expectation(before: &str) -> Expect {
-    let mut last = None;
-    let mut state = Lex::Code;
-    let mut word = String::new();
-    let mut chars = before.chars().peekable();
-    let flush = |word: &mut String, last: &mut Option<String>| {
-        if is_reserved(word) {
-            *last = Some(word.to_uppercase());
-        }
-        word.clear();
-    };
-    while let Some(c) = chars.next() {
-        state = match (state, c) {
-            (Lex::Code, c) if c.is_alphanumeric() || c == '_' => {
-                word.push(c);
-                Lex::Code
-            }
-            (Lex::Code, c) => {
-                flush(&mut word, &mut last);
-                match c {
-                    '"' => Lex::Str,
-                    '`' => Lex::Quoted,
-                    '-' if chars.peek() == Some(&'-') => Lex::Comment,
-                    _ => Lex::Code,
-                }
-            }
-            (Lex::Str, '\\') => Lex::Escape,
-            (Lex::Str, '"') | (Lex::Quoted, '`') | (Lex::Comment, '\n') => Lex::Code,
-            (Lex::Escape, _) => Lex::Str,
-            (s, _) => s,
-        };
-    }
-    flush(&mut word, &mut last);
+    let last = tokens(before)
+        .filter(|t| t.kind == TokenKind::Word)
+        .map(|t| &before[t.span.start..t.span.end])
+        .filter(|w| is_reserved(w) || DATA_WORDS.iter().any(|d| d.eq_ignore_ascii_case(w)))
+        .last()
+        .map(str::to_uppercase);
     match last.as_deref() {
+        Some("UPSERT" | "NODE") => Expect::Labels,
+        // `ADD EDGE Label "key" -[REL]-> Label "key"`
+        Some("EDGE") if before.trim_end().ends_with("-[") => Expect::Relations,
+        Some("EDGE") => Expect::Labels,
+        Some("SET") => Expect::Props,
         Some("FROM" | "TARGET" | "IN" | "DESCRIBE") => Expect::Labels,
         Some("ON") if before.trim_end().ends_with('(') => Expect::Props,
         Some("ON") => Expect::Labels,
@@ -655,7 +683,7 @@ impl Completer for ReplHelper {
         }
         let before = format!("{}\n{}", self.pending, &head[..start]);
         // Nothing to offer inside a string or a quoted name.
-        if !matches!(split_state(&before), Lex::Code | Lex::Comment) {
+        if matches!(split(&before).open, Some(Open::String | Open::Name)) {
             return Ok((pos, Vec::new()));
         }
         Ok((start, self.candidates(&before, prefix)))
@@ -688,24 +716,6 @@ fn command_candidates(head: &str, prefix: &str) -> Vec<Pair> {
         .collect()
 }
 
-/// The lexical state at the end of `text`.
-fn split_state(text: &str) -> Lex {
-    let mut state = Lex::Code;
-    let mut chars = text.chars().peekable();
-    while let Some(c) = chars.next() {
-        state = match (state, c) {
-            (Lex::Code, '"') => Lex::Str,
-            (Lex::Code, '`') => Lex::Quoted,
-            (Lex::Code, '-') if chars.peek() == Some(&'-') => Lex::Comment,
-            (Lex::Str, '\\') => Lex::Escape,
-            (Lex::Str, '"') | (Lex::Quoted, '`') | (Lex::Comment, '\n') => Lex::Code,
-            (Lex::Escape, _) => Lex::Str,
-            (s, _) => s,
-        };
-    }
-    state
-}
-
 impl Hinter for ReplHelper {
     type Hint = String;
 }
@@ -717,19 +727,6 @@ impl Helper for ReplHelper {}
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
-
-    #[test]
-    fn statements_end_at_semicolons_outside_strings_names_and_comments() {
-        let (s, rest) = split_complete("EXPLORE \"a;b\" FROM `x;y` -- c;d\n VIA ANY; SHOW");
-        assert_eq!(s, ["EXPLORE \"a;b\" FROM `x;y` -- c;d\n VIA ANY"]);
-        assert_eq!(rest, " SHOW");
-        let (s, rest) = split_complete("EXPLORE \"x\\\";\"");
-        assert!(s.is_empty());
-        assert_eq!(rest, "EXPLORE \"x\\\";\"");
-        let (s, rest) = split_complete(" ; -- only a comment\n; SHOW LABELS;");
-        assert_eq!(s, [" SHOW LABELS"]);
-        assert_eq!(rest, "");
-    }
 
     #[test]
     fn completion_follows_the_clause() {
@@ -744,6 +741,10 @@ mod tests {
         );
         assert_eq!(expectation("CREATE INDEX ON Author("), Expect::Props);
         assert_eq!(expectation("EXPLORE \"x\" "), Expect::Anything);
+        assert_eq!(expectation("UPSERT "), Expect::Labels);
+        assert_eq!(expectation("UPSERT A \"k\" SET x = 1, "), Expect::Props);
+        assert_eq!(expectation("ADD EDGE A \"k\" -["), Expect::Relations);
+        assert_eq!(expectation("ADD EDGE A \"k\" -[R]-> "), Expect::Labels);
         let h = ReplHelper {
             labels: vec!["Author".into(), "Order".into()],
             relations: vec!["AUTHORED".into()],

@@ -62,3 +62,35 @@ fn concurrent_async_explorations_match_the_sync_handle() {
         .unwrap_err();
     assert!(err.to_string().contains("expected"), "{err}");
 }
+
+#[test]
+fn an_async_read_only_handle_catches_up_with_the_writer() {
+    let dir = tempfile::tempdir().unwrap();
+    let writer = Cairn::open(dir.path()).unwrap();
+    let add = |key: &str| {
+        let mut w = writer.graph().writer();
+        w.upsert_node("Author", key, [("name", cairn::Value::from(key))], None)
+            .unwrap();
+        w.commit().unwrap();
+    };
+    add("a1");
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        let reader = AsyncCairn::open_read_only(dir.path().to_path_buf())
+            .await
+            .unwrap();
+        let show = || reader.execute("DESCRIBE Author".to_owned(), CancelToken::default());
+        let described = |o: cairn::Output| match o {
+            cairn::Output::Text(t) => t,
+            other => panic!("{other:?}"),
+        };
+        assert!(described(show().await.unwrap()).starts_with("Author: 1 nodes"));
+        add("a2");
+        assert!(described(show().await.unwrap()).starts_with("Author: 1 nodes"));
+        assert!(reader.catch_up().await.unwrap());
+        assert!(described(show().await.unwrap()).starts_with("Author: 2 nodes"));
+    });
+}

@@ -1,23 +1,10 @@
 //! The `cairn` binary, run as a user would: happy paths and bad input, with exit codes.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod common;
+
+use common::{cairn, text};
 use std::path::Path;
-use std::process::{Command, Output};
-
-fn cairn(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_cairn"))
-        .args(args)
-        .env_remove("CAIRN_DB")
-        .output()
-        .unwrap()
-}
-
-fn text(o: &Output) -> (String, String) {
-    (
-        String::from_utf8_lossy(&o.stdout).into_owned(),
-        String::from_utf8_lossy(&o.stderr).into_owned(),
-    )
-}
 
 fn path(p: &Path) -> &str {
     p.to_str().unwrap()
@@ -340,6 +327,82 @@ fn minilm_without_the_feature_is_a_usage_error_naming_the_fix() {
         }
         other => panic!("expected EmbedderUnavailable, got {other:?}"),
     }
+}
+
+/// `query -e` and `-f` cut the script where the language does: a `;` inside a backquoted name, a
+/// string or a comment does not end a statement.
+#[test]
+fn query_splits_statements_like_the_language() {
+    let dir = tempfile::tempdir().unwrap();
+    let dump = dir.path().join("odd.jsonl");
+    std::fs::write(
+        &dump,
+        concat!(
+            r#"{"type":"node","label":"Odd;Label","key":"k;1","props":{"name":"Semi;Colon"}}"#,
+            "\n",
+            r#"{"type":"node","label":"Paper","key":"p1","props":{"title":"Plain"}}"#,
+            "\n",
+        ),
+    )
+    .unwrap();
+    let db = dir.path().join("db");
+    let o = cairn(&["--db", path(&db), "import", path(&dump), "--no-index"]);
+    assert!(o.status.success(), "{:?}", text(&o));
+    let script = "DESCRIBE `Odd;Label`; /* DESCRIBE Nope; */ DESCRIBE Paper -- ; DESCRIBE Nope\n;\
+                  EXPLORE \"a;b\" FROM `Odd;Label` \"k;1\" DEPTH 1";
+    let o = cairn(&["--db", path(&db), "query", "-e", script]);
+    let (out, err) = text(&o);
+    assert!(o.status.success(), "{out}{err}");
+    assert!(err.is_empty(), "{err}");
+    assert!(out.contains("Odd;Label: 1 nodes"), "{out}");
+    assert!(out.contains("Paper: 1 nodes"), "{out}");
+    assert!(out.contains("Semi;Colon"), "the exploration ran: {out}");
+    assert!(!out.contains("Nope"), "{out}");
+    let file = dir.path().join("script.explore");
+    std::fs::write(&file, script).unwrap();
+    let o = cairn(&["--db", path(&db), "query", "-f", path(&file)]);
+    assert!(o.status.success(), "{:?}", text(&o));
+    assert_eq!(text(&o).0.matches(" nodes").count(), 2, "{:?}", text(&o));
+    // A `;` inside an unterminated backquoted name is not a separator: the error points at it.
+    let o = cairn(&[
+        "--db",
+        path(&db),
+        "query",
+        "-e",
+        "DESCRIBE `Odd; SHOW LABELS",
+    ]);
+    let (_, err) = text(&o);
+    assert!(!o.status.success());
+    assert!(err.contains("unterminated quoted name"), "{err}");
+
+    // A script's transaction: a failing statement stops the script and rolls BEGIN back.
+    let o = cairn(&[
+        "--db",
+        path(&db),
+        "query",
+        "-e",
+        r#"BEGIN; UPSERT Paper "p2"; ADD EDGE Paper "p2" -[CITES]-> Paper "p404"; COMMIT"#,
+    ]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{out}{err}");
+    assert!(out.contains(r#"added Paper "p2""#), "{out}");
+    assert!(
+        err.contains("rolled back") && err.contains(r#"no node Paper "p404""#),
+        "{err}"
+    );
+    let o = cairn(&["--db", path(&db), "query", "-e", "DESCRIBE Paper"]);
+    assert!(text(&o).0.starts_with("Paper: 1 nodes"), "{:?}", text(&o));
+    // The same with COMMIT reached: the node is there.
+    let o = cairn(&[
+        "--db",
+        path(&db),
+        "query",
+        "-e",
+        r#"BEGIN; UPSERT Paper "p2" SET title = "Two"; ADD EDGE Paper "p2" -[CITES]-> Paper "p1"; COMMIT"#,
+    ]);
+    assert!(o.status.success(), "{:?}", text(&o));
+    let o = cairn(&["--db", path(&db), "query", "-e", "DESCRIBE Paper"]);
+    assert!(text(&o).0.starts_with("Paper: 2 nodes"), "{:?}", text(&o));
 }
 
 #[test]

@@ -12,15 +12,12 @@ use std::process::Command;
 const TIMEOUT_MS: u64 = 120_000;
 const PROMPT: &str = "cairn> ";
 const CONTINUE: &str = "...> ";
+const IN_TRANSACTION: &str = "cairn*> ";
 const UP: &str = "\x1b[A";
 
 fn repl(db: &Path, home: &Path) -> PtySession {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_cairn"));
-    cmd.arg("--db")
-        .arg(db)
-        .arg("repl")
-        .env_remove("CAIRN_DB")
-        .env("CAIRN_HISTORY", home.join("history"))
+    let mut cmd = cairn_at(db, &["repl"]);
+    cmd.env("CAIRN_HISTORY", home.join("history"))
         .env("HOME", home)
         // rustyline edits lines only on a terminal it knows; CI may have no TERM at all.
         .env("TERM", "xterm")
@@ -29,6 +26,13 @@ fn repl(db: &Path, home: &Path) -> PtySession {
         .timeout_ms(Some(TIMEOUT_MS))
         .strip_ansi_escape_codes(true);
     spawn_with_options(cmd, options).expect("start cairn repl in a pty")
+}
+
+/// `cairn --db <db> <args…>`, not reading the caller's `CAIRN_DB`.
+fn cairn_at(db: &Path, args: &[&str]) -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_cairn"));
+    cmd.arg("--db").arg(db).args(args).env_remove("CAIRN_DB");
+    cmd
 }
 
 /// Types a line and presses Enter (a terminal sends CR; rustyline runs in raw mode).
@@ -49,11 +53,7 @@ fn repl_session_with_history() {
     let db = dir.path().join("db");
     let home = dir.path().join("home");
     std::fs::create_dir(&home).unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_cairn"))
-        .arg("--db")
-        .arg(&db)
-        .args(["demo", "--nodes", "1500"])
-        .env_remove("CAIRN_DB")
+    let out = cairn_at(&db, &["demo", "--nodes", "1500"])
         .output()
         .unwrap();
     assert!(
@@ -145,8 +145,159 @@ fn repl_session_with_history() {
     enter(&mut p, "SHOW LABELS;");
     p.exp_string("Venue").unwrap();
     p.exp_string(PROMPT).unwrap();
+    // Inside BEGIN the prompt says that nothing is saved yet.
+    enter(&mut p, "BEGIN;");
+    p.exp_string("transaction started").unwrap();
+    p.exp_string(IN_TRANSACTION).unwrap();
+    enter(&mut p, r#"UPSERT Author "zz" SET name = "Zed";"#);
+    p.exp_string(r#"added Author "zz""#).unwrap();
+    p.exp_string(IN_TRANSACTION).unwrap();
+    enter(&mut p, "ROLLBACK;");
+    p.exp_string("rolled back 1 data statement(s)").unwrap();
+    p.exp_string(PROMPT).unwrap();
     // Ctrl-D leaves.
     p.send_control('d').unwrap();
     let status = exited(&mut p);
     assert!(matches!(status, WaitStatus::Exited(_, 0)), "{status:?}");
+}
+
+/// A database of one author and one paper, imported by the binary.
+fn small_db(dir: &Path) -> std::path::PathBuf {
+    let dump = dir.join("small.jsonl");
+    std::fs::write(
+        &dump,
+        concat!(
+            r#"{"type":"node","label":"Author","key":"a1","props":{"name":"Jiawei Han"}}"#,
+            "\n",
+            r#"{"type":"node","label":"Paper","key":"p1","props":{"title":"Data Mining"}}"#,
+            "\n",
+            r#"{"type":"edge","rel":"AUTHORED","from":{"label":"Author","key":"a1"},"to":{"label":"Paper","key":"p1"}}"#,
+            "\n",
+        ),
+    )
+    .unwrap();
+    let db = dir.join("db");
+    let out = cairn_at(&db, &["import", "--no-index"])
+        .arg(&dump)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    db
+}
+
+/// Runs `cairn repl` with `script` piped to it: (exit code, stdout, stderr).
+fn piped(db: &Path, script: &str) -> (Option<i32>, String, String) {
+    use std::io::Write;
+    let mut child = cairn_at(db, &["repl"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(script.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// The catalog and node counts as `query` prints them, to compare a database before and after.
+fn census(db: &Path) -> String {
+    let out = cairn_at(
+        db,
+        &[
+            "query",
+            "-e",
+            "SHOW LABELS; SHOW RELATIONS; DESCRIBE Author; DESCRIBE Paper",
+        ],
+    )
+    .output()
+    .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+const WRITES: &str = r#"BEGIN;
+UPSERT Author "a9" SET name = "Ann Lee", h_index = 12 DESCRIPTION "Ann Lee works on graphs.";
+UPSERT Paper "p9" SET title = "Graphs; a /* survey */", year = 2024;
+UPSERT Venue "v1" SET name = "KDD";
+ADD EDGE Author "a9" -[AUTHORED]-> Paper "p9" SET position = 1;
+ADD EDGE Author "a9" -[AUTHORED]-> Paper "p1" WEIGHT 0.5;
+ADD EDGE Paper "p9" -[PUBLISHED_IN]-> Venue "v1";
+"#;
+
+#[test]
+fn piped_script_writes_in_a_transaction_and_explores_the_result() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = small_db(dir.path());
+    let before = census(&db);
+    assert!(before.contains("Author: 1 nodes"), "{before}");
+
+    let script = format!(
+        "{WRITES}COMMIT;\n\
+         EXPLORE \"Ann's venues\" FROM Author \"a9\" VIA AUTHORED -> PUBLISHED_IN TARGET Venue;\n\
+         EXPLORE \"Ann's papers\" FROM Author \"a9\" VIA AUTHORED TARGET Paper;\n"
+    );
+    let (code, out, err) = piped(&db, &script);
+    assert_eq!(code, Some(0), "{out}{err}");
+    assert!(out.contains("committed 6 data statement(s)"), "{out}");
+    assert!(
+        out.contains("KDD") && out.contains("-PUBLISHED_IN->"),
+        "{out}"
+    );
+    assert!(
+        out.contains("Graphs; a /* survey */") && out.contains("Data Mining"),
+        "{out}"
+    );
+    let after = census(&db);
+    assert!(
+        after.contains("Author: 2 nodes") && after.contains("Paper: 2 nodes"),
+        "{after}"
+    );
+    assert!(
+        after.contains("Venue") && after.contains("PUBLISHED_IN"),
+        "{after}"
+    );
+}
+
+#[test]
+fn piped_script_ending_in_rollback_changes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = small_db(dir.path());
+    let before = census(&db);
+    let script = format!(
+        "{WRITES}ROLLBACK;\n\
+         EXPLORE \"Ann's papers\" FROM Author \"a9\" VIA AUTHORED TARGET Paper;\n"
+    );
+    let (code, out, err) = piped(&db, &script);
+    assert!(
+        out.contains("rolled back 6 data statement(s)"),
+        "{out}{err}"
+    );
+    // The exploration after the rollback finds no node "a9" to start from.
+    assert!(!out.contains("Graphs; a /* survey */"), "{out}");
+    assert!(err.contains(r#"entry Author "a9" does not exist"#), "{err}");
+    assert_eq!(code, Some(1), "the failed EXPLORE's exit code: {err}");
+    assert_eq!(census(&db), before, "the database is unchanged");
+
+    // Input that ends inside BEGIN rolls back too, and says so.
+    let (code, _, err) = piped(&db, WRITES);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("rolled back"), "{err}");
+    assert_eq!(census(&db), before, "the database is unchanged");
 }

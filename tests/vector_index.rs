@@ -10,7 +10,6 @@ use cairn_import::{import_records, ImportOptions};
 use cairn_vector::{index_path, Refresh};
 use std::path::Path;
 use std::process::Command;
-use std::sync::Arc;
 
 const QUERIES: &[(&str, Option<&str>)] = &[
     ("graph neural networks", None),
@@ -23,7 +22,7 @@ const QUERIES: &[(&str, Option<&str>)] = &[
 
 fn import(db: &Cairn, records: Vec<DumpRecord>) {
     let options = ImportOptions {
-        embedder: Some(Arc::clone(db.embedder())),
+        embedder: Some(db.embedder()),
         ..Default::default()
     };
     import_records(db.graph(), records, &options).unwrap();

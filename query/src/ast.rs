@@ -24,6 +24,16 @@ pub enum Statement {
     DeclareRelation(DeclareRelation),
     /// `CREATE INDEX ON Label(property)`
     CreateIndex(CreateIndex),
+    /// `UPSERT Label "key" [SET p = v, …] [DESCRIPTION "text"]`
+    Upsert(Upsert),
+    /// `ADD EDGE Label "key" -[REL]-> Label "key" [SET p = v, …] [WEIGHT w]`
+    AddEdge(AddEdge),
+    /// `REMOVE EDGE Label "key" -[REL]-> Label "key"`
+    RemoveEdge(RemoveEdge),
+    /// `REMOVE NODE Label "key"` (with its edges)
+    RemoveNode(RemoveNode),
+    /// `BEGIN`, `COMMIT`, `ROLLBACK`, `SAVEPOINT name`, `ROLLBACK TO name`
+    Transaction(Transaction),
 }
 
 impl Statement {
@@ -37,6 +47,11 @@ impl Statement {
             Statement::Describe(s) => s.span,
             Statement::DeclareRelation(s) => s.span,
             Statement::CreateIndex(s) => s.span,
+            Statement::Upsert(s) => s.span,
+            Statement::AddEdge(s) => s.span,
+            Statement::RemoveEdge(s) => s.span,
+            Statement::RemoveNode(s) => s.span,
+            Statement::Transaction(s) => s.span,
         }
     }
 }
@@ -110,6 +125,85 @@ pub struct CreateIndex {
     pub span: Span,
     pub label: Name,
     pub property: Name,
+}
+
+/// A node named by its label and external key: `Author "a9"`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NodeRef {
+    pub span: Span,
+    pub label: Name,
+    pub key: StrLit,
+}
+
+/// `property = value` in a `SET` list.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Assignment {
+    pub span: Span,
+    pub property: Name,
+    pub value: Literal,
+}
+
+/// `UPSERT Label "key" [SET p = v, …] [DESCRIPTION "text"]`: insert the node or update it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Upsert {
+    pub span: Span,
+    pub node: NodeRef,
+    pub set: Vec<Assignment>,
+    pub description: Option<StrLit>,
+}
+
+/// `Label "key" -[REL]-> Label "key"`: one edge.
+#[derive(Clone, Debug, PartialEq)]
+pub struct EdgeRef {
+    pub span: Span,
+    pub from: NodeRef,
+    pub relation: Name,
+    pub to: NodeRef,
+}
+
+/// `ADD EDGE <edge> [SET p = v, …] [WEIGHT w]`: add the edge or replace its properties.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AddEdge {
+    pub span: Span,
+    pub edge: EdgeRef,
+    pub set: Vec<Assignment>,
+    pub weight: Option<Number>,
+}
+
+/// `REMOVE EDGE <edge>`
+#[derive(Clone, Debug, PartialEq)]
+pub struct RemoveEdge {
+    pub span: Span,
+    pub edge: EdgeRef,
+}
+
+/// `REMOVE NODE Label "key"`
+#[derive(Clone, Debug, PartialEq)]
+pub struct RemoveNode {
+    pub span: Span,
+    pub node: NodeRef,
+}
+
+/// A transaction statement.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Transaction {
+    pub span: Span,
+    pub kind: TransactionKind,
+}
+
+/// What a transaction statement does.
+#[derive(Clone, Debug, PartialEq)]
+pub enum TransactionKind {
+    /// `BEGIN`: later data statements accumulate until `COMMIT` or `ROLLBACK`.
+    Begin,
+    /// `COMMIT`: apply them all at once.
+    Commit,
+    /// `ROLLBACK`: drop them all.
+    Rollback,
+    /// `SAVEPOINT name`: remember this point of the transaction.
+    Savepoint(Name),
+    /// `ROLLBACK TO name`: drop what came after the savepoint (which stays).
+    RollbackTo(Name),
 }
 
 /// A label, relation or property name (plain identifier, or backquoted).
@@ -438,7 +532,61 @@ impl Statement {
                 c.label.span = Span::DUMMY;
                 c.property.span = Span::DUMMY;
             }
+            Statement::Upsert(u) => {
+                u.span = Span::DUMMY;
+                u.node.clear_spans();
+                u.set.iter_mut().for_each(Assignment::clear_spans);
+                if let Some(d) = &mut u.description {
+                    d.span = Span::DUMMY;
+                }
+            }
+            Statement::AddEdge(a) => {
+                a.span = Span::DUMMY;
+                a.edge.clear_spans();
+                a.set.iter_mut().for_each(Assignment::clear_spans);
+                a.weight.iter_mut().for_each(clear_num);
+            }
+            Statement::RemoveEdge(r) => {
+                r.span = Span::DUMMY;
+                r.edge.clear_spans();
+            }
+            Statement::RemoveNode(r) => {
+                r.span = Span::DUMMY;
+                r.node.clear_spans();
+            }
+            Statement::Transaction(t) => {
+                t.span = Span::DUMMY;
+                if let TransactionKind::Savepoint(n) | TransactionKind::RollbackTo(n) = &mut t.kind
+                {
+                    clear_name(n);
+                }
+            }
         }
+    }
+}
+
+impl NodeRef {
+    fn clear_spans(&mut self) {
+        self.span = Span::DUMMY;
+        clear_name(&mut self.label);
+        self.key.span = Span::DUMMY;
+    }
+}
+
+impl EdgeRef {
+    fn clear_spans(&mut self) {
+        self.span = Span::DUMMY;
+        self.from.clear_spans();
+        clear_name(&mut self.relation);
+        self.to.clear_spans();
+    }
+}
+
+impl Assignment {
+    fn clear_spans(&mut self) {
+        self.span = Span::DUMMY;
+        clear_name(&mut self.property);
+        self.value.span = Span::DUMMY;
     }
 }
 

@@ -6,7 +6,7 @@ use crate::error::{nearest, ErrorKind, NameKind, QueryError};
 use crate::limits::*;
 use crate::plan::*;
 use crate::span::Span;
-use cairn_storage_format::{NodeId, Value};
+use cairn_storage_format::{NodeId, PropKeyId, Value};
 use std::collections::HashMap;
 use std::time::Duration;
 
@@ -49,6 +49,33 @@ fn weight(n: &Number, what: &'static str) -> R<f64> {
         return err(ErrorKind::NegativeWeight { span: n.span, what });
     }
     Ok(w)
+}
+
+/// An edge's stored weight: not negative, and within `f32` (how edges store it).
+fn edge_weight(n: &Number) -> R<f32> {
+    let w = weight(n, "an edge weight")?;
+    #[allow(clippy::cast_possible_truncation)] // checked just below
+    let stored = w as f32;
+    if !stored.is_finite() {
+        return err(ErrorKind::OutOfRange {
+            span: n.span,
+            what: "an edge weight",
+            min: "0".into(),
+            max: f32::MAX.to_string(),
+        });
+    }
+    Ok(stored)
+}
+
+/// A node's external key: any string but the empty one.
+fn node_key(key: &StrLit) -> R<String> {
+    if key.value.is_empty() {
+        return err(ErrorKind::Empty {
+            span: key.span,
+            what: "a node key",
+        });
+    }
+    Ok(key.value.clone())
 }
 
 fn not_empty(s: &StrLit, what: &'static str) -> R<String> {
@@ -113,6 +140,40 @@ impl Compiler<'_> {
         }
     }
 
+    /// A node a data statement refers to: its label must exist.
+    fn node_at(&self, n: &NodeRef) -> R<NodeAt> {
+        Ok(NodeAt {
+            label: self.label(&n.label)?,
+            key: node_key(&n.key)?,
+        })
+    }
+
+    /// `SET` properties: new keys are allowed (the statement creates them), a key given twice
+    /// is not.
+    fn assignments(&self, set: &[Assignment]) -> R<Vec<(NewName<PropKeyId>, Value)>> {
+        let mut seen: HashMap<&str, Span> = HashMap::new();
+        let mut out = Vec::with_capacity(set.len());
+        for a in set {
+            let text = a.property.text.as_str();
+            if let Some(&first) = seen.get(text) {
+                return err(ErrorKind::Duplicate {
+                    span: a.property.span,
+                    first,
+                    item: format!("property `{text}`"),
+                });
+            }
+            seen.insert(text, a.property.span);
+            out.push((
+                NewName {
+                    name: text.to_owned(),
+                    id: self.catalog.property(text),
+                },
+                a.value.value.clone(),
+            ));
+        }
+        Ok(out)
+    }
+
     fn statement(&self, stmt: &Statement) -> R<Compiled> {
         Ok(match stmt {
             Statement::Explore(e) => Compiled::Explore(self.explore(e)?),
@@ -138,6 +199,40 @@ impl Compiler<'_> {
                 label: self.label(&c.label)?,
                 property: self.property(&c.property)?,
             },
+            Statement::Upsert(u) => Compiled::Mutation(Mutation::Upsert {
+                label: NewName {
+                    name: u.node.label.text.clone(),
+                    id: self.catalog.label(&u.node.label.text),
+                },
+                key: node_key(&u.node.key)?,
+                set: self.assignments(&u.set)?,
+                description: u.description.as_ref().map(|d| d.value.clone()),
+            }),
+            Statement::AddEdge(a) => Compiled::Mutation(Mutation::AddEdge {
+                from: self.node_at(&a.edge.from)?,
+                relation: NewName {
+                    name: a.edge.relation.text.clone(),
+                    id: self.catalog.relation(&a.edge.relation.text),
+                },
+                to: self.node_at(&a.edge.to)?,
+                set: self.assignments(&a.set)?,
+                weight: a.weight.as_ref().map(edge_weight).transpose()?,
+            }),
+            Statement::RemoveEdge(r) => Compiled::Mutation(Mutation::RemoveEdge {
+                from: self.node_at(&r.edge.from)?,
+                relation: self.relation(&r.edge.relation)?,
+                to: self.node_at(&r.edge.to)?,
+            }),
+            Statement::RemoveNode(r) => {
+                Compiled::Mutation(Mutation::RemoveNode(self.node_at(&r.node)?))
+            }
+            Statement::Transaction(t) => Compiled::Transaction(match &t.kind {
+                TransactionKind::Begin => TransactionControl::Begin,
+                TransactionKind::Commit => TransactionControl::Commit,
+                TransactionKind::Rollback => TransactionControl::Rollback,
+                TransactionKind::Savepoint(n) => TransactionControl::Savepoint(n.text.clone()),
+                TransactionKind::RollbackTo(n) => TransactionControl::RollbackTo(n.text.clone()),
+            }),
         })
     }
 
@@ -187,14 +282,7 @@ impl Compiler<'_> {
             },
             EntryKind::Key { label, key } => EntryPlan::Key {
                 label: self.label(label)?,
-                key: if key.value.is_empty() {
-                    return err(ErrorKind::Empty {
-                        span: key.span,
-                        what: "a node key",
-                    });
-                } else {
-                    key.value.clone()
-                },
+                key: node_key(key)?,
             },
             EntryKind::Match { label, predicates } => EntryPlan::Match {
                 label: self.label(label)?,

@@ -33,6 +33,7 @@ pub mod ast;
 pub mod catalog;
 pub mod compile;
 pub mod error;
+pub mod lexer;
 pub mod limits;
 pub mod parser;
 pub mod plan;
@@ -43,8 +44,12 @@ pub use ast::Statement;
 pub use catalog::{Catalog, MemoryCatalog};
 pub use compile::compile;
 pub use error::{ErrorKind, NameKind, QueryError};
+pub use lexer::{split, split_statements, Open, Split};
 pub use parser::{parse, parse_script};
-pub use plan::{Compiled, EntryPlan, Filter, Plan, ScoreWeights, StepPlan, StopCondition, ViaPlan};
+pub use plan::{
+    Compiled, EntryPlan, Filter, Mutation, NewName, NodeAt, Plan, ScoreWeights, StepPlan,
+    StopCondition, TransactionControl, ViaPlan,
+};
 pub use printer::print;
 pub use span::Span;
 

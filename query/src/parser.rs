@@ -13,6 +13,7 @@
 
 use crate::ast::*;
 use crate::error::{nearest, ErrorKind, QueryError};
+use crate::lexer::{comment_len, ident_len, is_ident_start, name_extent, string_extent};
 use crate::limits::MAX_NESTING;
 use crate::span::Span;
 use cairn_storage_format::Value;
@@ -170,18 +171,8 @@ fn found_at(src: &str, offset: usize) -> (Span, String, Option<&str>) {
         );
     } else if c == '"' {
         // Cover the whole string when it closes on this line.
-        let mut len = 1;
-        let mut escaped = false;
-        for (k, ch) in rest.char_indices().skip(1) {
-            match ch {
-                '\n' => break,
-                '"' if !escaped => {
-                    len = k + 1;
-                    break;
-                }
-                _ => escaped = ch == '\\' && !escaped,
-            }
-        }
+        let e = string_extent(rest);
+        let len = if e.closed { e.len } else { 1 };
         return (Span::new(offset, offset + len), "a string".to_owned(), None);
     } else if c.is_ascii_digit()
         || (c == '-' && rest[1..].starts_with(|d: char| d.is_ascii_digit()))
@@ -251,25 +242,6 @@ fn off(i: &In<'_>) -> usize {
     i.location_offset()
 }
 
-fn is_ident_start(c: char) -> bool {
-    c.is_alphabetic() || c == '_'
-}
-
-fn is_ident_char(c: char) -> bool {
-    c.is_alphanumeric() || c == '_'
-}
-
-fn ident_len(s: &str) -> usize {
-    let mut chars = s.char_indices();
-    match chars.next() {
-        Some((_, c)) if is_ident_start(c) => {}
-        _ => return 0,
-    }
-    chars
-        .find(|&(_, c)| !is_ident_char(c))
-        .map_or(s.len(), |(i, _)| i)
-}
-
 // ---------------------------------------------------------------------------------------------
 // Lexical layer
 
@@ -290,18 +262,15 @@ fn ws(mut i: In<'_>) -> PResult<'_, ()> {
         let s = *i.fragment();
         let trimmed = s.trim_start();
         let mut n = s.len() - trimmed.len();
-        if trimmed.starts_with("--") {
-            n += trimmed.find('\n').unwrap_or(trimmed.len());
-        } else if let Some(body) = trimmed.strip_prefix("/*") {
-            match body.find("*/") {
-                Some(end) => n += 2 + end + 2,
-                None => {
-                    let start = off(&i) + n;
-                    return fatal(ErrorKind::UnterminatedComment {
-                        span: Span::new(start, start + 2),
-                    });
-                }
+        match comment_len(trimmed) {
+            Some(Ok(len)) => n += len,
+            Some(Err(())) => {
+                let start = off(&i) + n;
+                return fatal(ErrorKind::UnterminatedComment {
+                    span: Span::new(start, start + 2),
+                });
             }
+            None => {}
         }
         if n == 0 {
             i.extra.last_ws.set((from, off(&i) - from));
@@ -346,36 +315,19 @@ fn name<'a>(what: &'static str) -> impl Fn(In<'a>) -> PResult<'a, Name> {
         let (i, ()) = ws(i)?;
         let start = off(&i);
         let s = *i.fragment();
-        if let Some(body) = s.strip_prefix('`') {
-            let mut text = String::new();
-            let mut chars = body.char_indices();
-            while let Some((k, c)) = chars.next() {
-                if c == '`' {
-                    if body[k + 1..].starts_with('`') {
-                        text.push('`');
-                        chars.next();
-                    } else {
-                        let end = start + 1 + k + 1;
-                        if text.is_empty() {
-                            return fatal(ErrorKind::EmptyName {
-                                span: Span::new(start, end),
-                            });
-                        }
-                        return Ok((
-                            i.slice(end - start..),
-                            Name {
-                                text,
-                                span: Span::new(start, end),
-                            },
-                        ));
-                    }
-                } else {
-                    text.push(c);
-                }
+        if s.starts_with('`') {
+            let e = name_extent(s);
+            if !e.closed {
+                return fatal(ErrorKind::UnterminatedName {
+                    span: Span::new(start, start + 1),
+                });
             }
-            return fatal(ErrorKind::UnterminatedName {
-                span: Span::new(start, start + 1),
-            });
+            let text = s[1..e.len - 1].replace("``", "`");
+            let span = Span::new(start, start + e.len);
+            if text.is_empty() {
+                return fatal(ErrorKind::EmptyName { span });
+            }
+            return Ok((i.slice(e.len..), Name { text, span }));
         }
         let n = ident_len(s);
         if n == 0 || is_reserved(&s[..n]) {
@@ -397,23 +349,15 @@ fn string_lit<'a>(what: &'static str) -> impl Fn(In<'a>) -> PResult<'a, StrLit> 
         let (i, ()) = ws(i)?;
         let start = off(&i);
         let s = *i.fragment();
-        let Some(body) = s.strip_prefix('"') else {
+        if !s.starts_with('"') {
             return backtrack(i, Expect::Thing(what));
-        };
+        }
+        let extent = string_extent(s);
+        let body = &s[1..extent.len - usize::from(extent.closed)];
         let mut value = String::new();
         let mut chars = body.char_indices();
         while let Some((k, c)) = chars.next() {
             match c {
-                '"' => {
-                    let end = start + 1 + k + 1;
-                    return Ok((
-                        i.slice(end - start..),
-                        StrLit {
-                            value,
-                            span: Span::new(start, end),
-                        },
-                    ));
-                }
                 '\\' => {
                     let esc_start = start + 1 + k;
                     let bad = |len: usize| {
@@ -464,13 +408,22 @@ fn string_lit<'a>(what: &'static str) -> impl Fn(In<'a>) -> PResult<'a, StrLit> 
                         }
                     }
                 }
-                '\n' => break,
                 c => value.push(c),
             }
         }
-        fatal(ErrorKind::UnterminatedString {
-            span: Span::new(start, start + 1),
-        })
+        if !extent.closed {
+            return fatal(ErrorKind::UnterminatedString {
+                span: Span::new(start, start + 1),
+            });
+        }
+        let end = start + extent.len;
+        Ok((
+            i.slice(extent.len..),
+            StrLit {
+                value,
+                span: Span::new(start, end),
+            },
+        ))
     }
 }
 
@@ -664,36 +617,33 @@ pub fn parse(src: &str) -> Result<Statement, QueryError> {
     })
 }
 
-/// Parses a script: statements separated (and optionally terminated) by `;`.
+/// Parses a script: statements separated (and optionally terminated) by `;`, cut where
+/// [`crate::lexer::split`] cuts them. Error spans point into the whole script.
 pub fn parse_script(src: &str) -> Result<Vec<Statement>, QueryError> {
-    run(src, |mut i| {
-        let mut out = Vec::new();
-        loop {
-            // Skip empty statements.
-            while let Ok((r, _)) = sym(";")(i) {
-                i = r;
-            }
-            if let Ok((r, ())) = end(i) {
-                return Ok((r, out));
-            }
-            let (r, stmt) = statement(i)?;
-            out.push(stmt);
-            i = r;
-            match sym(";")(i) {
-                Ok((r, _)) => i = r,
-                Err(nom::Err::Error(_)) => {
-                    let (r, ()) = end(i)?;
-                    return Ok((r, out));
-                }
-                Err(e) => return Err(e),
-            }
-        }
-    })
+    crate::lexer::split_statements(src)
+        .into_iter()
+        .map(|(span, _)| {
+            run_in(src, span, |i| {
+                let (i, stmt) = statement(i)?;
+                let (i, ()) = end(i)?;
+                Ok((i, stmt))
+            })
+        })
+        .collect()
 }
 
 fn run<T>(src: &str, p: impl FnOnce(In<'_>) -> PResult<'_, T>) -> Result<T, QueryError> {
+    run_in(src, Span::new(0, src.len()), p)
+}
+
+/// Runs `p` on the part `range` of `src`; spans stay offsets into `src`.
+fn run_in<T>(
+    src: &str,
+    range: Span,
+    p: impl FnOnce(In<'_>) -> PResult<'_, T>,
+) -> Result<T, QueryError> {
     let state = State::default();
-    let result = p(In::new_extra(src, &state));
+    let result = p(In::new_extra(src, &state).slice(range.start..range.end));
     let err = match result {
         Ok((_, t)) => return Ok(t),
         Err(nom::Err::Failure(PErr::Fatal(k)) | nom::Err::Error(PErr::Fatal(k))) => *k,
@@ -712,7 +662,7 @@ fn end(i: In<'_>) -> PResult<'_, ()> {
 }
 
 fn statement(i: In<'_>) -> PResult<'_, Statement> {
-    alt((explain, inner_statement))(i)
+    alt((explain, inner_statement, transaction))(i)
 }
 
 /// Every statement but `EXPLAIN`.
@@ -724,6 +674,9 @@ fn inner_statement(i: In<'_>) -> PResult<'_, Statement> {
         describe,
         declare_relation,
         create_index,
+        upsert,
+        add_edge,
+        remove,
     ))(i)
 }
 
@@ -798,6 +751,141 @@ fn create_index(i: In<'_>) -> PResult<'_, Statement> {
             property,
         }),
     ))
+}
+
+// ---------------------------------------------------------------------------------------------
+// Data and transaction statements
+
+/// `Label "key"`
+fn node_ref(i: In<'_>) -> PResult<'_, NodeRef> {
+    let (i, label) = name("a label name")(i)?;
+    let (i, key) = string_lit("the node's key, a string")(i)?;
+    Ok((
+        i,
+        NodeRef {
+            span: label.span.to(key.span),
+            label,
+            key,
+        },
+    ))
+}
+
+/// `[SET property = value {, property = value}]`
+fn assignments(i: In<'_>) -> PResult<'_, Vec<Assignment>> {
+    let (i, set) = opt(kw("SET"))(i)?;
+    if set.is_none() {
+        return Ok((i, Vec::new()));
+    }
+    separated_list1(sym(","), |i| {
+        let (i, property) = name("a property name")(i)?;
+        let (i, _) = sym("=")(i)?;
+        let (i, value) = literal(i)?;
+        Ok((
+            i,
+            Assignment {
+                span: property.span.to(value.span),
+                property,
+                value,
+            },
+        ))
+    })(i)
+}
+
+/// `Label "key" -[REL]-> Label "key"`
+fn edge_ref(i: In<'_>) -> PResult<'_, EdgeRef> {
+    let (i, from) = node_ref(i)?;
+    let (i, _) = sym("-")(i)?;
+    let (i, _) = sym("[")(i)?;
+    let (i, relation) = name("a relation name")(i)?;
+    let (i, _) = sym("]")(i)?;
+    let (i, _) = sym("->")(i)?;
+    let (i, to) = node_ref(i)?;
+    Ok((
+        i,
+        EdgeRef {
+            span: from.span.to(to.span),
+            from,
+            relation,
+            to,
+        },
+    ))
+}
+
+fn upsert(i: In<'_>) -> PResult<'_, Statement> {
+    let (i, k) = kw("UPSERT")(i)?;
+    let (i, node) = node_ref(i)?;
+    let (i, set) = assignments(i)?;
+    let (i, description) = opt(preceded(
+        kw("DESCRIPTION"),
+        string_lit("the description, a string"),
+    ))(i)?;
+    Ok((
+        i,
+        Statement::Upsert(Upsert {
+            span: since(k, &i),
+            node,
+            set,
+            description,
+        }),
+    ))
+}
+
+fn add_edge(i: In<'_>) -> PResult<'_, Statement> {
+    let (i, k) = kw("ADD")(i)?;
+    let (i, _) = kw("EDGE")(i)?;
+    let (i, edge) = edge_ref(i)?;
+    let (i, set) = assignments(i)?;
+    let (i, weight) = opt(preceded(kw("WEIGHT"), number))(i)?;
+    Ok((
+        i,
+        Statement::AddEdge(AddEdge {
+            span: since(k, &i),
+            edge,
+            set,
+            weight,
+        }),
+    ))
+}
+
+fn remove(i: In<'_>) -> PResult<'_, Statement> {
+    let (i, k) = kw("REMOVE")(i)?;
+    alt((
+        move |i| {
+            let (i, _) = kw("EDGE")(i)?;
+            let (i, edge) = edge_ref(i)?;
+            let span = since(k, &i);
+            Ok((i, Statement::RemoveEdge(RemoveEdge { span, edge })))
+        },
+        move |i| {
+            let (i, _) = kw("NODE")(i)?;
+            let (i, node) = node_ref(i)?;
+            let span = since(k, &i);
+            Ok((i, Statement::RemoveNode(RemoveNode { span, node })))
+        },
+    ))(i)
+}
+
+fn transaction(i: In<'_>) -> PResult<'_, Statement> {
+    let (i, ()) = ws(i)?;
+    let start = Span::new(off(&i), off(&i));
+    let (i, kind) = alt((
+        map(kw("BEGIN"), |_| TransactionKind::Begin),
+        map(kw("COMMIT"), |_| TransactionKind::Commit),
+        map(
+            preceded(kw("SAVEPOINT"), name("a savepoint name")),
+            TransactionKind::Savepoint,
+        ),
+        |i| {
+            let (i, _) = kw("ROLLBACK")(i)?;
+            let (i, to) = opt(preceded(kw("TO"), name("a savepoint name")))(i)?;
+            Ok((
+                i,
+                to.map_or(TransactionKind::Rollback, TransactionKind::RollbackTo),
+            ))
+        },
+    ))(i)?;
+    let span = since(start, &i);
+    Ok((i, Statement::Transaction(Transaction { span, kind })))
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -2,7 +2,7 @@
 //! name resolved to a catalog id.
 
 use crate::ast::{CmpOp, Direction, ReturnKind, ShowWhat, ViaMode};
-use crate::printer::{name, str_lit, write_value};
+use crate::printer::{name, str_lit, write_float, write_set, write_value};
 use cairn_storage_format::{LabelId, NodeId, PropKeyId, RelId, Value};
 use std::fmt::{self, Display, Formatter};
 use std::time::Duration;
@@ -198,6 +198,66 @@ pub enum Compiled {
         label: LabelRef,
         property: PropertyRef,
     },
+    /// Change data: a node or an edge.
+    Mutation(Mutation),
+    /// Begin, end or roll back (part of) a transaction.
+    Transaction(TransactionControl),
+}
+
+/// A name a data statement may create: its id when the catalog has it, `None` when the statement
+/// adds it (a new label, relation type or property key).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct NewName<Id> {
+    pub name: String,
+    pub id: Option<Id>,
+}
+
+/// A node by label and external key. The label exists; whether the node does is known only when
+/// the statement runs.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct NodeAt {
+    pub label: LabelRef,
+    pub key: String,
+}
+
+/// A compiled data statement.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Mutation {
+    /// Insert node (`label`, `key`) or update it: the `set` properties replace those keys'
+    /// values, other properties are kept; a given description replaces the old one.
+    Upsert {
+        label: NewName<LabelId>,
+        key: String,
+        set: Vec<(NewName<PropKeyId>, Value)>,
+        description: Option<String>,
+    },
+    /// Add edge `from -[relation]-> to` (both nodes must exist when it runs), or replace the
+    /// properties and weight of the existing one.
+    AddEdge {
+        from: NodeAt,
+        relation: NewName<RelId>,
+        to: NodeAt,
+        set: Vec<(NewName<PropKeyId>, Value)>,
+        weight: Option<f32>,
+    },
+    /// Remove edge `from -[relation]-> to`.
+    RemoveEdge {
+        from: NodeAt,
+        relation: RelationRef,
+        to: NodeAt,
+    },
+    /// Remove a node and every edge touching it.
+    RemoveNode(NodeAt),
+}
+
+/// A compiled transaction statement.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum TransactionControl {
+    Begin,
+    Commit,
+    Rollback,
+    Savepoint(String),
+    RollbackTo(String),
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -402,6 +462,69 @@ impl Display for Compiled {
                 name(&label.name),
                 name(&property.name)
             ),
+            Compiled::Mutation(m) => write!(f, "{m}"),
+            Compiled::Transaction(t) => write!(f, "{t}"),
+        }
+    }
+}
+
+impl Display for NodeAt {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        write!(f, "{} {}", name(&self.label.name), str_lit(&self.key))
+    }
+}
+
+fn set_pairs<Id>(set: &[(NewName<Id>, Value)]) -> impl Iterator<Item = (&str, &Value)> {
+    set.iter().map(|(k, v)| (k.name.as_str(), v))
+}
+
+impl Display for Mutation {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        match self {
+            Mutation::Upsert {
+                label,
+                key,
+                set,
+                description,
+            } => {
+                write!(f, "UPSERT {} {}", name(&label.name), str_lit(key))?;
+                write_set(f, set_pairs(set))?;
+                if let Some(d) = description {
+                    write!(f, " DESCRIPTION {}", str_lit(d))?;
+                }
+                Ok(())
+            }
+            Mutation::AddEdge {
+                from,
+                relation,
+                to,
+                set,
+                weight,
+            } => {
+                write!(f, "ADD EDGE {from} -[{}]-> {to}", name(&relation.name))?;
+                write_set(f, set_pairs(set))?;
+                if let Some(w) = weight {
+                    f.write_str(" WEIGHT ")?;
+                    write_float(f, f64::from(*w))?;
+                }
+                Ok(())
+            }
+            Mutation::RemoveEdge { from, relation, to } => {
+                write!(f, "REMOVE EDGE {from} -[{}]-> {to}", name(&relation.name))
+            }
+            Mutation::RemoveNode(n) => write!(f, "REMOVE NODE {n}"),
+        }
+    }
+}
+
+impl Display for TransactionControl {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        match self {
+            TransactionControl::Begin => f.write_str("BEGIN"),
+            TransactionControl::Commit => f.write_str("COMMIT"),
+            TransactionControl::Rollback => f.write_str("ROLLBACK"),
+            TransactionControl::Savepoint(n) => write!(f, "SAVEPOINT {}", name(n)),
+            TransactionControl::RollbackTo(n) => write!(f, "ROLLBACK TO {}", name(n)),
         }
     }
 }

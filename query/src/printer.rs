@@ -361,8 +361,69 @@ impl Display for Statement {
             Statement::CreateIndex(c) => {
                 write!(f, "CREATE INDEX ON {}({})", c.label, c.property)
             }
+            Statement::Upsert(u) => {
+                write!(f, "UPSERT {}", u.node)?;
+                write_set(
+                    f,
+                    u.set
+                        .iter()
+                        .map(|a| (a.property.text.as_str(), &a.value.value)),
+                )?;
+                if let Some(d) = &u.description {
+                    write!(f, " DESCRIPTION {d}")?;
+                }
+                Ok(())
+            }
+            Statement::AddEdge(a) => {
+                write!(f, "ADD EDGE {}", a.edge)?;
+                write_set(
+                    f,
+                    a.set
+                        .iter()
+                        .map(|a| (a.property.text.as_str(), &a.value.value)),
+                )?;
+                if let Some(w) = &a.weight {
+                    write!(f, " WEIGHT {w}")?;
+                }
+                Ok(())
+            }
+            Statement::RemoveEdge(r) => write!(f, "REMOVE EDGE {}", r.edge),
+            Statement::RemoveNode(r) => write!(f, "REMOVE NODE {}", r.node),
+            Statement::Transaction(t) => match &t.kind {
+                TransactionKind::Begin => f.write_str("BEGIN"),
+                TransactionKind::Commit => f.write_str("COMMIT"),
+                TransactionKind::Rollback => f.write_str("ROLLBACK"),
+                TransactionKind::Savepoint(n) => write!(f, "SAVEPOINT {n}"),
+                TransactionKind::RollbackTo(n) => write!(f, "ROLLBACK TO {n}"),
+            },
         }
     }
+}
+
+impl Display for NodeRef {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        write!(f, "{} {}", self.label, self.key)
+    }
+}
+
+impl Display for EdgeRef {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        write!(f, "{} -[{}]-> {}", self.from, self.relation, self.to)
+    }
+}
+
+/// Writes ` SET p = v, …` (nothing for no assignments); shared with the compiled form's printer.
+pub fn write_set<'v>(
+    f: &mut impl Write,
+    set: impl IntoIterator<Item = (&'v str, &'v Value)>,
+) -> fmt::Result {
+    for (k, (property, value)) in set.into_iter().enumerate() {
+        f.write_str(if k == 0 { " SET " } else { ", " })?;
+        write_name(f, property)?;
+        f.write_str(" = ")?;
+        write_value(f, value)?;
+    }
+    Ok(())
 }
 
 /// A name as EXPLORE writes it (bare, or in backquotes when reserved or not an identifier), for

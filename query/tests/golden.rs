@@ -124,6 +124,42 @@ fn features(stmt: &Statement, out: &mut BTreeSet<String>) {
         Statement::CreateIndex(_) => {
             out.insert("CREATE INDEX".into());
         }
+        Statement::Upsert(u) => {
+            out.insert("UPSERT".into());
+            if !u.set.is_empty() {
+                out.insert("UPSERT SET".into());
+            }
+            if u.description.is_some() {
+                out.insert("UPSERT DESCRIPTION".into());
+            }
+        }
+        Statement::AddEdge(a) => {
+            out.insert("ADD EDGE".into());
+            if !a.set.is_empty() {
+                out.insert("ADD EDGE SET".into());
+            }
+            if a.weight.is_some() {
+                out.insert("ADD EDGE WEIGHT".into());
+            }
+        }
+        Statement::RemoveEdge(_) => {
+            out.insert("REMOVE EDGE".into());
+        }
+        Statement::RemoveNode(_) => {
+            out.insert("REMOVE NODE".into());
+        }
+        Statement::Transaction(t) => {
+            out.insert(
+                match t.kind {
+                    TransactionKind::Begin => "BEGIN",
+                    TransactionKind::Commit => "COMMIT",
+                    TransactionKind::Rollback => "ROLLBACK",
+                    TransactionKind::Savepoint(_) => "SAVEPOINT",
+                    TransactionKind::RollbackTo(_) => "ROLLBACK TO",
+                }
+                .into(),
+            );
+        }
     }
 }
 
@@ -258,6 +294,19 @@ fn golden() {
         "DESCRIBE",
         "RELATION UNDER",
         "CREATE INDEX",
+        "UPSERT",
+        "UPSERT SET",
+        "UPSERT DESCRIPTION",
+        "ADD EDGE",
+        "ADD EDGE SET",
+        "ADD EDGE WEIGHT",
+        "REMOVE EDGE",
+        "REMOVE NODE",
+        "BEGIN",
+        "COMMIT",
+        "ROLLBACK",
+        "SAVEPOINT",
+        "ROLLBACK TO",
         "clause FROM",
         "clause VIA",
         "clause TARGET",

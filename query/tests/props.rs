@@ -23,7 +23,7 @@ fn name() -> impl Strategy<Value = Name> {
         4 => "[A-Za-z_][A-Za-z0-9_]{0,8}",
         1 => prop::sample::select(vec![
             "Author", "Paper", "judge", "found", "depth", "ANY", "Order", "or", "top", "NULL",
-            "fanout", "sufficient", "é", "Ünïcode", "has space", "back`tick", "1st", "a-b", "\n",
+            "fanout", "sufficient", "é", "Ünïcode", "has space", "back`tick", "1st", "a-b", "\n", "a;b", "`;", "--;", "/*;",
         ])
         .prop_map(str::to_owned),
         1 => "\\PC{1,6}",
@@ -35,7 +35,7 @@ fn str_lit() -> impl Strategy<Value = StrLit> {
     prop_oneof![
         3 => "[a-zA-Z0-9 '?-]{0,20}",
         1 => any::<String>(),
-        1 => prop::sample::select(vec!["", "\"", "\\", "\n\t\r\0", "\u{1}\u{7f}", "--", "/*"])
+        1 => prop::sample::select(vec!["", "\"", "\\", "\n\t\r\0", "\u{1}\u{7f}", "--", "/*", ";", "\\\";", "`;"])
             .prop_map(str::to_owned),
     ]
     .prop_map(|value| StrLit { value, span: D })
@@ -243,6 +243,68 @@ prop_compose! {
     }
 }
 
+fn node_ref() -> impl Strategy<Value = NodeRef> {
+    (name(), str_lit()).prop_map(|(label, key)| NodeRef {
+        span: D,
+        label,
+        key,
+    })
+}
+
+fn edge_ref() -> impl Strategy<Value = EdgeRef> {
+    (node_ref(), name(), node_ref()).prop_map(|(from, relation, to)| EdgeRef {
+        span: D,
+        from,
+        relation,
+        to,
+    })
+}
+
+fn assignments() -> impl Strategy<Value = Vec<Assignment>> {
+    prop::collection::vec(
+        (name(), value()).prop_map(|(property, value)| Assignment {
+            span: D,
+            property,
+            value: Literal { value, span: D },
+        }),
+        0..4,
+    )
+}
+
+fn data_statement() -> impl Strategy<Value = Statement> {
+    prop_oneof![
+        (node_ref(), assignments(), prop::option::of(str_lit())).prop_map(
+            |(node, set, description)| Statement::Upsert(Upsert {
+                span: D,
+                node,
+                set,
+                description,
+            })
+        ),
+        (edge_ref(), assignments(), prop::option::of(number())).prop_map(|(edge, set, weight)| {
+            Statement::AddEdge(AddEdge {
+                span: D,
+                edge,
+                set,
+                weight,
+            })
+        }),
+        edge_ref().prop_map(|edge| Statement::RemoveEdge(RemoveEdge { span: D, edge })),
+        node_ref().prop_map(|node| Statement::RemoveNode(RemoveNode { span: D, node })),
+    ]
+}
+
+fn transaction() -> impl Strategy<Value = Statement> {
+    prop_oneof![
+        Just(TransactionKind::Begin),
+        Just(TransactionKind::Commit),
+        Just(TransactionKind::Rollback),
+        name().prop_map(TransactionKind::Savepoint),
+        name().prop_map(TransactionKind::RollbackTo),
+    ]
+    .prop_map(|kind| Statement::Transaction(Transaction { span: D, kind }))
+}
+
 fn inner_statement() -> impl Strategy<Value = Statement> {
     prop_oneof![
         // Boxed: the value tree of an EXPLORE (a dozen optional clauses) is large, and held
@@ -259,6 +321,7 @@ fn inner_statement() -> impl Strategy<Value = Statement> {
         1 => (name(), name()).prop_map(|(label, property)| {
             Statement::CreateIndex(CreateIndex { span: D, label, property })
         }),
+        3 => data_statement().boxed(),
     ]
 }
 
@@ -269,6 +332,7 @@ fn statement() -> impl Strategy<Value = Statement> {
             span: D,
             statement: Box::new(s),
         })),
+        1 => transaction(),
     ]
 }
 
@@ -450,6 +514,18 @@ proptest! {
         let span = parsed.span();
         prop_assert!(span.end <= text.len());
         prop_assert_eq!(text[span.start..span.end].trim(), text.trim());
+    }
+
+    #[test]
+    fn a_script_of_printed_statements_splits_into_them(stmts in prop::collection::vec(statement(), 1..5)) {
+        let script: Vec<String> = stmts.iter().map(print).collect();
+        let script = script.join(";\n");
+        let parsed = parse_script(&script).unwrap_or_else(|e| panic!("{script:?}\n{}", e.render_plain(100)));
+        let strip = |mut s: Statement| { s.clear_spans(); s };
+        prop_assert_eq!(
+            parsed.into_iter().map(strip).collect::<Vec<_>>(),
+            stmts.into_iter().map(strip).collect::<Vec<_>>()
+        );
     }
 
     #[test]

@@ -214,6 +214,8 @@ impl<'g> BulkLoad<'g> {
 
     /// Empties the SST directory and returns the writer of its files.
     pub fn sst_files(&self) -> Result<SstFiles<'g>> {
+        // Before the directory is emptied: it may hold the writer's files of an import.
+        self.graph.ensure_writable()?;
         let dir = self.graph.path.join(BULK_DIR);
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).map_err(|source| EngineError::Io {
@@ -227,6 +229,7 @@ impl<'g> BulkLoad<'g> {
     /// first and durably: if the process dies from here until [`BulkLoad::commit`],
     /// [`Graph::open`] removes every key of `new_ids` from the ingested column families.
     pub fn ingest(&mut self, files: Vec<SstFile>, new_ids: Range<u64>) -> Result<()> {
+        self.graph.ensure_writable()?;
         marker::set(&self.graph.db, &new_ids)?;
         self.ingested = true;
         let mut ingest = IngestExternalFileOptions::default();

@@ -90,6 +90,20 @@ impl NodeCache {
         self.epoch.fetch_add(1, Ordering::SeqCst);
     }
 
+    /// After the database changed underneath without a commit of ours (a read-only open caught
+    /// up with the writer): every entry is stale, and so is every read started until now.
+    pub(crate) fn invalidate_all(&self) {
+        let after = (self.epoch.load(Ordering::SeqCst) | 1) + 1;
+        for s in self.stripes.iter() {
+            s.fetch_max(after, Ordering::SeqCst);
+        }
+        self.epoch.fetch_add(1, Ordering::SeqCst);
+        if let Some(cache) = &self.cache {
+            cache.clear();
+        }
+        self.epoch.fetch_add(1, Ordering::SeqCst);
+    }
+
     /// Hits and misses since open, for statistics.
     pub(crate) fn hits_misses(&self) -> (u64, u64) {
         self.cache

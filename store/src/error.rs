@@ -15,6 +15,8 @@ pub enum EngineError {
     },
     #[error("{path} is not a Cairn database: {reason}")]
     NotCairn { path: PathBuf, reason: String },
+    #[error("database {path} is open read-only: writes are refused (the process that holds it for writing makes them)")]
+    ReadOnly { path: PathBuf },
     #[error("database {path} does not exist")]
     Missing { path: PathBuf },
     #[error("corrupt {what}: {source}")]

@@ -15,7 +15,22 @@ use parking_lot::{Mutex, RwLock};
 use rocksdb::{ColumnFamily, ColumnFamilyDescriptor, DBPinnableSlice, Options, ReadOptions, DB};
 use std::ops::Bound;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
+use std::time::SystemTime;
+
+/// Whether a database is opened as its writer or as a reader beside one.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum OpenMode {
+    /// The one writer (and any number of readers in the same process). Takes RocksDB's `LOCK`
+    /// file, so a second open of the same database fails with [`EngineError::Locked`].
+    #[default]
+    ReadWrite,
+    /// A reader beside the writer, in another process: a RocksDB secondary instance. It sees
+    /// the database as of the open, and as of each [`Graph::catch_up`] later; every write is
+    /// refused with [`EngineError::ReadOnly`], and a missing database is an error, never created.
+    ReadOnly,
+}
 
 /// How to open a database.
 #[derive(Clone, Debug)]
@@ -29,11 +44,14 @@ pub struct GraphOptions {
     /// fsync the write-ahead log on every commit. Off by default: a committed batch already
     /// survives a killed process (it is in the OS page cache); this adds power-loss durability.
     pub sync_writes: bool,
+    /// Writer or reader beside one. Default: [`OpenMode::ReadWrite`].
+    pub mode: OpenMode,
 }
 
 impl Default for GraphOptions {
     fn default() -> Self {
         GraphOptions {
+            mode: OpenMode::ReadWrite,
             create_if_missing: true,
             node_cache_capacity: 100_000,
             block_cache_bytes: 256 << 20,
@@ -76,12 +94,52 @@ pub struct Graph {
     pub(crate) options: GraphOptions,
     /// Shared by all column families; bulk import builds its SST files with the same options.
     pub(crate) block_cache: rocksdb::Cache,
+    /// `Some` when opened read-only. Declared after `db`, so the secondary instance closes
+    /// before its directory is removed.
+    secondary: Option<Secondary>,
+}
+
+/// A read-only open's state: a RocksDB secondary instance and what it last caught up to.
+struct Secondary {
+    /// The secondary's own directory (RocksDB keeps only its info log there): a fresh temporary
+    /// directory per open, removed on drop.
+    dir: tempfile::TempDir,
+    /// The first node id not committed as of the last catch-up: keys of higher ids belong to
+    /// an import that has ingested files but not committed, and scans skip them.
+    committed_ids: AtomicU64,
+    /// Whether the writer had such an import in progress at the last catch-up.
+    import_pending: AtomicBool,
+    /// When the view was last brought up to date; held during a catch-up, so catch-ups run
+    /// one at a time.
+    caught_up: Mutex<SystemTime>,
+}
+
+/// How current a read-only view is: see [`Graph::freshness`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Freshness {
+    /// RocksDB's sequence number of the last write the view includes (it grows with every
+    /// commit of the writer, by the commit's number of operations).
+    pub sequence: u64,
+    /// When the view was opened or last caught up.
+    pub as_of: SystemTime,
+    /// The writer had ingested a bulk import's files but not committed it: its nodes are not
+    /// in the view until a catch-up after the commit.
+    pub import_pending: bool,
+}
+
+/// What is committed, read from `meta`: the catalog, the next node id, and whether an import
+/// marker is present.
+struct Committed {
+    catalog: CatalogRecord,
+    next_node_id: u64,
+    import_pending: bool,
 }
 
 impl std::fmt::Debug for Graph {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Graph")
             .field("path", &self.path)
+            .field("read_only", &self.is_read_only())
             .field("cache", &self.cache)
             .finish()
     }
@@ -106,9 +164,10 @@ impl Graph {
     pub fn open(path: impl AsRef<Path>, options: GraphOptions) -> Result<Graph> {
         let path = path.as_ref().to_path_buf();
         let db_dir = path.join(ROCKSDB_DIR);
+        let read_only = options.mode == OpenMode::ReadOnly;
         let exists = db_dir.join("CURRENT").exists();
         if !exists {
-            if !options.create_if_missing {
+            if read_only || !options.create_if_missing {
                 return Err(EngineError::Missing { path });
             }
             if path.is_file() {
@@ -144,7 +203,7 @@ impl Graph {
         // Open every column family present on disk, ours and any a newer version added, so that
         // the format check below can report the version instead of a column-family mismatch.
         let existing = if exists {
-            DB::list_cf(&db_opts, &db_dir).map_err(|e| open_error(&path, e))?
+            DB::list_cf(&db_opts, &db_dir).map_err(|e| open_error(&path, &db_dir, e))?
         } else {
             vec![]
         };
@@ -156,6 +215,8 @@ impl Graph {
         }
         let mut descriptors: Vec<ColumnFamilyDescriptor> = cf::ALL
             .iter()
+            // A secondary cannot create a column family; `cf` reports one that is missing.
+            .filter(|name| !read_only || existing.iter().any(|e| e == *name))
             .map(|name| ColumnFamilyDescriptor::new(*name, cf::options(name, &block_cache)))
             .collect();
         for name in existing
@@ -164,8 +225,14 @@ impl Graph {
         {
             descriptors.push(ColumnFamilyDescriptor::new(name, Options::default()));
         }
-        let db = DB::open_cf_descriptors(&db_opts, &db_dir, descriptors)
-            .map_err(|e| open_error(&path, e))?;
+        let (db, secondary_dir) = if read_only {
+            let (db, dir) = open_secondary(&path, &db_dir, descriptors)?;
+            (db, Some(dir))
+        } else {
+            let db = DB::open_cf_descriptors(&db_opts, &db_dir, descriptors)
+                .map_err(|e| open_error(&path, &db_dir, e))?;
+            (db, None)
+        };
 
         let meta = db
             .cf_handle(cf::META)
@@ -196,26 +263,114 @@ impl Graph {
                 }
             }
         }
-        let catalog = match db.get_cf(&meta, MetaKey::Catalog.encode())? {
-            Some(bytes) => {
-                CatalogRecord::decode(&bytes).map_err(EngineError::corrupt("catalog"))?
-            }
-            None => CatalogRecord::default(),
-        };
-        marker::roll_back(&db)?;
-        let next_node_id = match db.get_cf(&meta, MetaKey::NextNodeId.encode())? {
-            Some(bytes) => decode_u64(&bytes).map_err(EngineError::corrupt("node id counter"))?,
-            None => 0,
-        };
+        // The writer rolls back an interrupted import; a reader cannot write, and the import
+        // may still be running in the writer: it hides the marker's ids instead (see `Secondary`).
+        if !read_only {
+            marker::roll_back(&db)?;
+        }
+        let committed = read_committed(&db)?;
+        let secondary = secondary_dir.map(|dir| Secondary {
+            dir,
+            committed_ids: AtomicU64::new(committed.next_node_id),
+            import_pending: AtomicBool::new(committed.import_pending),
+            caught_up: Mutex::new(SystemTime::now()),
+        });
         Ok(Graph {
             db,
             path,
-            catalog: RwLock::new(Arc::new(Catalog::from_record(catalog))),
-            writer: Mutex::new(WriterState { next_node_id }),
+            catalog: RwLock::new(Arc::new(Catalog::from_record(committed.catalog))),
+            writer: Mutex::new(WriterState {
+                next_node_id: committed.next_node_id,
+            }),
             cache: NodeCache::new(options.node_cache_capacity),
             options,
             block_cache,
+            secondary,
         })
+    }
+
+    /// Opens the database in directory `path` read-only, beside a writer that may hold it in
+    /// another process: [`Graph::open`] with [`OpenMode::ReadOnly`].
+    pub fn open_read_only(path: impl AsRef<Path>, options: GraphOptions) -> Result<Graph> {
+        Graph::open(
+            path,
+            GraphOptions {
+                mode: OpenMode::ReadOnly,
+                ..options
+            },
+        )
+    }
+
+    /// Whether this handle was opened read-only.
+    pub fn is_read_only(&self) -> bool {
+        self.secondary.is_some()
+    }
+
+    /// Fails with [`EngineError::ReadOnly`] on a read-only open: every write path checks it
+    /// before it touches anything.
+    pub fn ensure_writable(&self) -> Result<()> {
+        match self.secondary {
+            Some(_) => Err(EngineError::ReadOnly {
+                path: self.path.clone(),
+            }),
+            None => Ok(()),
+        }
+    }
+
+    /// Brings a read-only view up to the writer's latest commit (RocksDB's
+    /// `try_catch_up_with_primary`: the new part of the writer's log and file list) and, when
+    /// that moved the view, reloads the catalog and the committed node ids and drops the cached
+    /// records. Returns whether the view changed. On a writable open it does nothing (the
+    /// writer's view is always current).
+    ///
+    /// Derived structures keyed by [`Graph::sequence`] (the executor's node table, the vector
+    /// index) notice the change on their next use. Reads running while a catch-up runs may
+    /// see the new records with the previous catalog.
+    pub fn catch_up(&self) -> Result<bool> {
+        let Some(secondary) = &self.secondary else {
+            return Ok(false);
+        };
+        let mut caught_up = secondary.caught_up.lock();
+        let before = self.sequence();
+        self.db.try_catch_up_with_primary()?;
+        *caught_up = SystemTime::now();
+        if self.sequence() == before {
+            return Ok(false);
+        }
+        let committed = read_committed(&self.db)?;
+        secondary
+            .committed_ids
+            .store(committed.next_node_id, Ordering::SeqCst);
+        secondary
+            .import_pending
+            .store(committed.import_pending, Ordering::SeqCst);
+        *self.catalog.write() = Arc::new(Catalog::from_record(committed.catalog));
+        self.cache.invalidate_all();
+        Ok(true)
+    }
+
+    /// How current a read-only view is; `None` for the writer's (always current) view.
+    pub fn freshness(&self) -> Option<Freshness> {
+        let secondary = self.secondary.as_ref()?;
+        let as_of = *secondary.caught_up.lock();
+        Some(Freshness {
+            sequence: self.sequence(),
+            as_of,
+            import_pending: secondary.import_pending.load(Ordering::SeqCst),
+        })
+    }
+
+    /// The secondary instance's own directory (a temporary one), for a read-only open.
+    pub fn secondary_dir(&self) -> Option<&Path> {
+        self.secondary.as_ref().map(|s| s.dir.path())
+    }
+
+    /// Ids at or past this are not committed (an import in progress in the writer): scans of
+    /// a read-only view skip them. The writer's own view has no such ids to hide.
+    fn committed_ids(&self) -> u64 {
+        self.secondary
+            .as_ref()
+            .map_or(u64::MAX, |s| s.committed_ids.load(Ordering::SeqCst))
     }
 
     /// The database directory.
@@ -259,16 +414,19 @@ impl Graph {
 
     /// Calls `f` with every node's degree, in id order (one scan of the degree column family).
     pub fn scan_degrees(&self, mut f: impl FnMut(NodeId, Degree)) -> Result<()> {
+        let committed = self.committed_ids();
         let mut it = self.db.raw_iterator_cf(self.cf(cf::DEGREE)?);
         it.seek_to_first();
         while let (Some(k), Some(v)) = (it.key(), it.value()) {
             let id = NodeKey::decode(k)
                 .map_err(EngineError::corrupt("degree key"))?
                 .0;
-            f(
-                id,
-                Degree::decode(v).map_err(EngineError::corrupt("degree"))?,
-            );
+            if id.0 < committed {
+                f(
+                    id,
+                    Degree::decode(v).map_err(EngineError::corrupt("degree"))?,
+                );
+            }
             it.next();
         }
         Ok(it.status()?)
@@ -280,6 +438,7 @@ impl Graph {
         let Some(dim) = self.catalog().embedder().map(|e| e.dim as usize) else {
             return Ok(());
         };
+        let committed = self.committed_ids();
         let mut it = self.db.raw_iterator_cf(self.cf(cf::VECTOR)?);
         it.seek_to_first();
         let mut buf = Vec::with_capacity(dim);
@@ -287,8 +446,10 @@ impl Graph {
             let id = NodeKey::decode(k)
                 .map_err(EngineError::corrupt("vector key"))?
                 .0;
-            decode_vector_into(v, dim, &mut buf).map_err(EngineError::corrupt("vector"))?;
-            f(id, &buf);
+            if id.0 < committed {
+                decode_vector_into(v, dim, &mut buf).map_err(EngineError::corrupt("vector"))?;
+                f(id, &buf);
+            }
             it.next();
         }
         Ok(it.status()?)
@@ -306,13 +467,16 @@ impl Graph {
             Direction::In => &[cf::IN],
             Direction::Both => &[cf::OUT, cf::IN],
         };
+        let committed = self.committed_ids();
         for name in names {
             let mut it = self.db.raw_iterator_cf(self.cf(name)?);
             it.seek_to_first();
             while let Some(k) = it.key() {
                 // Both layouts are `node · rel · other`.
                 let e = OutEdgeKey::decode(k).map_err(EngineError::corrupt("edge key"))?;
-                f(e.src, e.rel, e.dst);
+                if e.src.0 < committed {
+                    f(e.src, e.rel, e.dst);
+                }
                 it.next();
             }
             it.status()?;
@@ -345,16 +509,76 @@ impl Graph {
     }
 }
 
-fn open_error(path: &Path, e: rocksdb::Error) -> EngineError {
-    let msg = e.to_string();
-    if msg.contains("lock") || msg.contains("LOCK") {
+/// Opens the RocksDB database in `db_dir` as a secondary instance in a fresh temporary
+/// directory. A secondary, unlike RocksDB's read-only open, can catch up with the writer
+/// without reopening; it needs `max_open_files = -1` (it keeps every table file open, so that
+/// the writer's compactions cannot delete one from under it).
+fn open_secondary(
+    path: &Path,
+    db_dir: &Path,
+    descriptors: Vec<ColumnFamilyDescriptor>,
+) -> Result<(DB, tempfile::TempDir)> {
+    let dir = tempfile::Builder::new()
+        .prefix("cairn-secondary-")
+        .tempdir()
+        .map_err(|source| EngineError::Io {
+            path: std::env::temp_dir(),
+            source,
+        })?;
+    let mut opts = Options::default();
+    opts.set_max_open_files(-1);
+    // The info log is all a secondary writes: keep one small file.
+    opts.set_keep_log_file_num(1);
+    opts.set_max_log_file_size(1 << 20);
+    let db = DB::open_cf_descriptors_as_secondary(&opts, db_dir, dir.path(), descriptors)
+        .map_err(|e| open_error(path, db_dir, e))?;
+    Ok((db, dir))
+}
+
+/// The committed catalog, next node id and import marker, from `meta`.
+fn read_committed(db: &DB) -> Result<Committed> {
+    let meta = db
+        .cf_handle(cf::META)
+        .ok_or_else(|| EngineError::Invalid("column family `meta` is missing".into()))?;
+    let catalog = match db.get_cf(meta, MetaKey::Catalog.encode())? {
+        Some(bytes) => CatalogRecord::decode(&bytes).map_err(EngineError::corrupt("catalog"))?,
+        None => CatalogRecord::default(),
+    };
+    let next_node_id = match db.get_cf(meta, MetaKey::NextNodeId.encode())? {
+        Some(bytes) => decode_u64(&bytes).map_err(EngineError::corrupt("node id counter"))?,
+        None => 0,
+    };
+    let import_pending = db
+        .get_pinned_cf(meta, MetaKey::ImportPending.encode())?
+        .is_some();
+    Ok(Committed {
+        catalog,
+        next_node_id,
+        import_pending,
+    })
+}
+
+/// Maps an error of opening RocksDB, telling a held `LOCK` file from everything else.
+fn open_error(path: &Path, db_dir: &Path, e: rocksdb::Error) -> EngineError {
+    if is_lock_error(&e, db_dir) {
         EngineError::Locked {
             path: path.to_path_buf(),
-            detail: msg,
+            detail: e.into_string(),
         }
     } else {
         EngineError::Rocks(e)
     }
+}
+
+/// RocksDB reports a `LOCK` file held by another process ("While lock file: <dir>/LOCK:
+/// Resource temporarily unavailable") or by this one ("lock hold by current process, …:
+/// <dir>/LOCK: …") as an I/O error naming the file; its status has no sub-code for it. So
+/// the error kind decides first — a corruption such as "block checksum mismatch" is never a
+/// lock — and the lock file's path tells a lock from other I/O errors.
+fn is_lock_error(e: &rocksdb::Error, db_dir: &Path) -> bool {
+    e.kind() == rocksdb::ErrorKind::IOError
+        && e.to_string()
+            .contains(&*db_dir.join("LOCK").to_string_lossy())
 }
 
 /// A read-only, point-in-time view of the graph. Reads bypass the record cache (which holds
@@ -509,6 +733,12 @@ impl Reader<'_> {
         o
     }
 
+    /// A node of an import the writer has not committed (read-only views only; see
+    /// `Graph::committed_ids`): reads by id treat it as absent.
+    fn hidden(&self, id: NodeId) -> bool {
+        id.0 >= self.graph.committed_ids()
+    }
+
     fn get(&self, cf: &'static str, key: &[u8]) -> Result<Option<DBPinnableSlice<'_>>> {
         let cf = self.graph.cf(cf)?;
         Ok(self.graph.db.get_pinned_cf_opt(cf, key, &self.opts())?)
@@ -516,6 +746,9 @@ impl Reader<'_> {
 
     /// The node record, through the cache unless reading a snapshot.
     pub fn node(&self, id: NodeId) -> Result<Option<Arc<NodeRecord>>> {
+        if self.hidden(id) {
+            return Ok(None);
+        }
         let cached = self.snapshot.is_none();
         if cached {
             if let Some(rec) = self.graph.cache.get(id) {
@@ -539,6 +772,9 @@ impl Reader<'_> {
         let mut out: Vec<Option<Arc<NodeRecord>>> = vec![None; ids.len()];
         let mut missing = Vec::new();
         for (i, id) in ids.iter().enumerate() {
+            if self.hidden(*id) {
+                continue;
+            }
             match cached.then(|| self.graph.cache.get(*id)).flatten() {
                 Some(rec) => out[i] = Some(rec),
                 None => missing.push(i),
@@ -600,6 +836,9 @@ impl Reader<'_> {
         rels: &[RelId],
         out: &mut Vec<Neighbor>,
     ) -> Result<()> {
+        if self.hidden(node) {
+            return Ok(());
+        }
         if matches!(direction, Direction::Out | Direction::Both) {
             self.scan_edges(cf::OUT, node, rels, Direction::Out, out)?;
         }
@@ -650,6 +889,9 @@ impl Reader<'_> {
     }
 
     pub(crate) fn degree(&self, node: NodeId) -> Result<Degree> {
+        if self.hidden(node) {
+            return Ok(Degree::default());
+        }
         match self.get(cf::DEGREE, &NodeKey(node).encode())? {
             Some(bytes) => Degree::decode(&bytes).map_err(EngineError::corrupt("degree")),
             None => Ok(Degree::default()),
@@ -661,12 +903,13 @@ impl Reader<'_> {
         let keys: Vec<[u8; 8]> = ids.iter().map(|id| NodeKey(*id).encode()).collect();
         let opts = self.opts();
         let mut out = Vec::with_capacity(ids.len());
-        for value in self
-            .graph
-            .db
-            .batched_multi_get_cf_opt(cf, &keys, false, &opts)
-        {
+        for (id, value) in ids.iter().zip(
+            self.graph
+                .db
+                .batched_multi_get_cf_opt(cf, &keys, false, &opts),
+        ) {
             out.push(match value? {
+                Some(_) if self.hidden(*id) => Degree::default(),
                 Some(bytes) => Degree::decode(&bytes).map_err(EngineError::corrupt("degree"))?,
                 None => Degree::default(),
             });
@@ -682,12 +925,13 @@ impl Reader<'_> {
         let keys: Vec<[u8; 8]> = ids.iter().map(|id| NodeKey(*id).encode()).collect();
         let opts = self.opts();
         let mut out = Vec::with_capacity(ids.len());
-        for value in self
-            .graph
-            .db
-            .batched_multi_get_cf_opt(cf, &keys, false, &opts)
-        {
+        for (id, value) in ids.iter().zip(
+            self.graph
+                .db
+                .batched_multi_get_cf_opt(cf, &keys, false, &opts),
+        ) {
             out.push(match value? {
+                Some(_) if self.hidden(*id) => None,
                 Some(bytes) => {
                     Some(decode_vector(&bytes, dim).map_err(EngineError::corrupt("vector"))?)
                 }

@@ -31,5 +31,7 @@ pub mod write;
 pub use bulk::{BulkLoad, Family, SstFile, SstFiles, SstSink};
 pub use catalog::Catalog;
 pub use error::{EngineError, Result};
-pub use graph::{Direction, Graph, GraphOptions, GraphRead, GraphSnapshot, Neighbor};
+pub use graph::{
+    Direction, Freshness, Graph, GraphOptions, GraphRead, GraphSnapshot, Neighbor, OpenMode,
+};
 pub use write::{CommitStats, Writer};

@@ -549,6 +549,7 @@ pub(crate) fn publish(
     catalog: Option<Catalog>,
     next_node_id: u64,
 ) -> Result<()> {
+    graph.ensure_writable()?;
     let mut opts = WriteOptions::default();
     opts.set_sync(sync);
     graph.cache.begin_commit(touched.iter().copied());

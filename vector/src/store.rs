@@ -87,6 +87,9 @@ pub struct VectorStore {
     path: PathBuf,
     params: HnswParams,
     state: RwLock<State>,
+    /// Whether builds and changes are saved to the file; off beside a writer (see
+    /// [`VectorStore::read_only`]).
+    persist: bool,
 }
 
 /// A read handle on the current index (holds a read lock: drop it before writing).
@@ -109,7 +112,18 @@ impl VectorStore {
             path: index_path(db_dir),
             params: HnswParams::default(),
             state: RwLock::new(State::Empty),
+            persist: true,
         }
+    }
+
+    /// The index of a database opened read-only beside its writer: it loads the file when the
+    /// file matches what the reader sees, and otherwise builds or updates the index in memory
+    /// only. The file belongs to the writer, which may save it at any time; a reader that
+    /// wrote it too could replace a newer index with one of an older view.
+    pub fn read_only(db_dir: &Path) -> Self {
+        let mut store = VectorStore::new(db_dir);
+        store.persist = false;
+        store
     }
 
     /// The index file.
@@ -197,6 +211,9 @@ impl VectorStore {
 
     /// Saves the index if it changed since it was loaded or saved. Also done on drop.
     pub fn save(&self) -> Result<bool, VectorError> {
+        if !self.persist {
+            return Ok(false);
+        }
         let mut state = self.state.write();
         if let State::Ready(l) = &mut *state {
             if l.dirty {
@@ -284,7 +301,9 @@ impl VectorStore {
             }
         }
         let index = VectorIndex::build(dim, self.params.clone(), scan.vectors.iter().cloned())?;
-        index.save(&self.path, &st)?;
+        if self.persist {
+            index.save(&self.path, &st)?;
+        }
         Ok((ready(index, seq, scan, embedder_id, false), Refresh::Built))
     }
 }

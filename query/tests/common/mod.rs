@@ -35,6 +35,20 @@ pub fn check_spans(stmt: &Statement, src: &str) {
         let op = &src[p.op_span.start..p.op_span.end];
         assert_eq!(op.to_ascii_uppercase(), p.op.to_string());
     };
+    let node = |n: &NodeRef| {
+        name(&n.label);
+        string(&n.key);
+        assert_eq!(n.span, n.label.span.to(n.key.span));
+    };
+    let edge = |e: &EdgeRef| {
+        node(&e.from);
+        name(&e.relation);
+        node(&e.to);
+    };
+    let assign = |a: &Assignment| {
+        name(&a.property);
+        assert_eq!(a.span, a.property.span.to(a.value.span));
+    };
     fn cond(c: &Cond, src: &str, name: &dyn Fn(&Name), number: &dyn Fn(&Number)) {
         assert!(!src[c.span.start..c.span.end].trim().is_empty());
         match &c.kind {
@@ -124,5 +138,21 @@ pub fn check_spans(stmt: &Statement, src: &str) {
             name(&c.label);
             name(&c.property);
         }
+        Statement::Upsert(u) => {
+            node(&u.node);
+            u.set.iter().for_each(assign);
+            u.description.iter().for_each(string);
+        }
+        Statement::AddEdge(a) => {
+            edge(&a.edge);
+            a.set.iter().for_each(assign);
+            a.weight.iter().for_each(number);
+        }
+        Statement::RemoveEdge(r) => edge(&r.edge),
+        Statement::RemoveNode(r) => node(&r.node),
+        Statement::Transaction(t) => match &t.kind {
+            TransactionKind::Savepoint(n) | TransactionKind::RollbackTo(n) => name(n),
+            _ => {}
+        },
     }
 }
