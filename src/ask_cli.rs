@@ -273,7 +273,8 @@ pub(crate) fn eval_questions(
     let table = cairn.node_table()?;
     let agents = llm_agents(llm)?;
     let chat = backend(agents)?;
-    let mut asker = Asker::new(cairn.graph(), cairn.embedder().as_ref(), &table);
+    let embedder = cairn.embedder();
+    let mut asker = Asker::new(cairn.graph(), embedder.as_ref(), &table);
     if let (Some(c), Some(a)) = (&chat, agents) {
         asker = asker.with_llm(c, a);
     }
