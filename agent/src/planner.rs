@@ -315,7 +315,7 @@ impl<'g> Planner<'g> {
                     Some(QuestionType::MultiHop) => (2, MAX_PATH),
                     _ => (1, MAX_PATH),
                 };
-                let ranked = self.ranked_paths(
+                let mut ranked = self.ranked_paths(
                     analysis.target.as_deref(),
                     &free,
                     &words,
@@ -325,6 +325,21 @@ impl<'g> Planner<'g> {
                     min,
                     max,
                 )?;
+                // A label the question seemed to ask for that no path from the entity reaches
+                // was a misreading ("recording" is not the label `RecordLabel`): drop it.
+                if ranked.is_empty() && analysis.target.is_some() {
+                    analysis.target = None;
+                    ranked = self.ranked_paths(
+                        None,
+                        &free,
+                        &words,
+                        e,
+                        &analysis.consumed,
+                        &catalog,
+                        min,
+                        max,
+                    )?;
+                }
                 let mut path = ranked.first().map(|(_, p)| p.clone()).unwrap_or_default();
                 // Two marked entities and a relation question: a conjunction of two paths
                 // that meet at the answers.
