@@ -109,13 +109,8 @@ pub struct Entity {
     span: (usize, usize),
 }
 
-/// One relation step of the planned path.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct Step {
-    pub relation: String,
-    /// Followed against its direction (`<R`).
-    pub reversed: bool,
-}
+pub use crate::walk::Step;
+use crate::walk::{there_and_back, walk};
 
 impl fmt::Display for Step {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -698,7 +693,8 @@ impl<'g> Planner<'g> {
         let nouns: Vec<(usize, String)> = free
             .iter()
             .filter_map(|(i, _)| label_at(*i).map(|l| (*i, l)))
-            .filter(|(i, l)| !hop_label(*i, l))
+            // … unless it is the wh-phrase's noun ("which *topic*", "what *topics*").
+            .filter(|(i, l)| in_wh_phrase(words, *i) || !hop_label(*i, l))
             .collect();
         let mut a = Analysis::default();
 
@@ -847,7 +843,7 @@ impl<'g> Planner<'g> {
         const TOP: usize = 40;
         let named: HashSet<NodeId> = a.nodes.iter().chain(&b.nodes).copied().collect();
         let ends = |e: &Entity, p: &[Step]| -> Result<HashSet<NodeId>, AgentError> {
-            let (reached, _) = crate::walk::walk(self.graph, catalog, &e.nodes, p, 50_000)?;
+            let (reached, _) = walk(self.graph, catalog, &e.nodes, p, 50_000)?;
             Ok(reached
                 .into_iter()
                 .map(|r| r.node)
@@ -1328,7 +1324,7 @@ fn path_score(
         }
     }
     // Going back the way one came is rarely what a question asks when another hop fits as well.
-    if crate::walk::there_and_back(steps) {
+    if there_and_back(steps) {
         score -= 0.15;
     }
     score - 0.05 * steps.len() as f64

@@ -3,11 +3,18 @@
 //! which is right for finding evidence and wrong for counting.
 
 use crate::error::AgentError;
-use crate::planner::Step;
 use crate::result::PathStep;
 use cairn_storage_format::NodeId;
 use cairn_store::{Catalog, Direction, Graph, GraphRead};
 use std::collections::{HashMap, HashSet};
+
+/// One relation step of the planned path.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Step {
+    pub relation: String,
+    /// Followed against its direction (`<R`).
+    pub reversed: bool,
+}
 
 /// A node reached by walking a relation path.
 #[derive(Clone, Debug)]
@@ -111,7 +118,7 @@ pub fn walk_keeping(
 
 /// Whether a step is followed at once by its own reverse (`AUTHORED -> <AUTHORED`): the path
 /// asks for *others* related the same way.
-pub(crate) fn there_and_back(path: &[Step]) -> bool {
+pub fn there_and_back(path: &[Step]) -> bool {
     path.windows(2)
         .any(|w| w[0].relation == w[1].relation && w[0].reversed != w[1].reversed)
 }
