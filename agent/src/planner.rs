@@ -1149,7 +1149,8 @@ struct Cue<'w> {
     order: usize,
     /// After the mention ("X 's R").
     after: bool,
-    /// In the wh-phrase: the content words right after "which", "what" or "name a".
+    /// In the wh-phrase (the content words right after "which", "what" or "name a"), or the
+    /// verb of "… does X *verb*".
     wh_phrase: bool,
 }
 
@@ -1189,7 +1190,14 @@ fn cues<'w>(
             at,
             order,
             after: at >= entity.span.1,
-            wh_phrase: in_wh_phrase(words, at),
+            // "What topics does X *cover*": the verb relates X to the wh-phrase's noun.
+            wh_phrase: in_wh_phrase(words, at)
+                || (at == entity.span.1
+                    && entity.span.0 > 0
+                    && matches!(
+                        words[entity.span.0 - 1].norm.as_str(),
+                        "do" | "does" | "did"
+                    )),
         })
         .collect()
 }
