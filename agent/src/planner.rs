@@ -310,30 +310,16 @@ impl<'g> Planner<'g> {
                     Some(QuestionType::MultiHop) => (2, MAX_PATH),
                     _ => (1, MAX_PATH),
                 };
-                let mut ranked = self.ranked_paths(
-                    analysis.target.as_deref(),
-                    &free,
-                    &words,
-                    e,
-                    &analysis.consumed,
-                    &catalog,
-                    min,
-                    max,
-                )?;
+                let consumed = analysis.consumed.clone();
+                let rank = |target: Option<&str>| {
+                    self.ranked_paths(target, &free, &words, e, &consumed, &catalog, min, max)
+                };
+                let mut ranked = rank(analysis.target.as_deref())?;
                 // A label the question seemed to ask for that no path from the entity reaches
                 // was a misreading ("recording" is not the label `RecordLabel`): drop it.
                 if ranked.is_empty() && analysis.target.is_some() {
                     analysis.target = None;
-                    ranked = self.ranked_paths(
-                        None,
-                        &free,
-                        &words,
-                        e,
-                        &analysis.consumed,
-                        &catalog,
-                        min,
-                        max,
-                    )?;
+                    ranked = rank(None)?;
                 }
                 let mut path = ranked.first().map(|(_, p)| p.clone()).unwrap_or_default();
                 // Two marked entities and a relation question: a conjunction of two paths
