@@ -37,7 +37,7 @@ fn build(dir: &Path) -> Vec<NodeId> {
     let mut rng = Rng(7);
     let mut ids = Vec::with_capacity(NODES as usize);
     for chunk in 0..NODES / 5_000 {
-        let mut w = graph.writer();
+        let mut w = graph.writer().expect("writer");
         for i in chunk * 5_000..(chunk + 1) * 5_000 {
             let props = [
                 (
@@ -54,7 +54,7 @@ fn build(dir: &Path) -> Vec<NodeId> {
         w.commit().expect("commit");
     }
     for chunk in ids.chunks(2_000) {
-        let mut w = graph.writer();
+        let mut w = graph.writer().expect("writer");
         for &src in chunk {
             for _ in 0..DEGREE {
                 let dst = ids[(rng.next() % NODES) as usize];

@@ -11,27 +11,29 @@ fn main() -> Result<(), CairnError> {
         .unwrap_or_else(|| "embedded.cairn".to_owned());
     let db = Cairn::open(&path)?;
 
-    // Writes: one batch, applied atomically on commit.
-    let mut w = db.graph().writer();
-    let han = w.upsert_node("Author", "han", [("name", Value::from("Jiawei Han"))], None)?;
-    let pei = w.upsert_node("Author", "pei", [("name", Value::from("Jian Pei"))], None)?;
-    let fp = w.upsert_node(
-        "Paper",
-        "fp",
-        [
-            (
-                "title",
-                Value::from("Mining frequent patterns without candidate generation"),
-            ),
-            ("year", Value::Int(2000)),
-        ],
-        None,
-    )?;
-    let sigmod = w.upsert_node("Venue", "sigmod", [("name", Value::from("SIGMOD"))], None)?;
-    w.add_edge(han, "AUTHORED", fp, Default::default())?;
-    w.add_edge(pei, "AUTHORED", fp, Default::default())?;
-    w.add_edge(fp, "PUBLISHED_IN", sigmod, Default::default())?;
-    w.commit()?;
+    // Writes: one transaction, committed when the closure returns Ok (rolled back on Err or
+    // panic). Reads inside it see its own writes.
+    let fp = db.transaction(|tx| {
+        let han = tx.upsert_node("Author", "han", [("name", Value::from("Jiawei Han"))], None)?;
+        let pei = tx.upsert_node("Author", "pei", [("name", Value::from("Jian Pei"))], None)?;
+        let fp = tx.upsert_node(
+            "Paper",
+            "fp",
+            [
+                (
+                    "title",
+                    Value::from("Mining frequent patterns without candidate generation"),
+                ),
+                ("year", Value::Int(2000)),
+            ],
+            None,
+        )?;
+        let sigmod = tx.upsert_node("Venue", "sigmod", [("name", Value::from("SIGMOD"))], None)?;
+        tx.add_edge(han, "AUTHORED", fp, Default::default())?;
+        tx.add_edge(pei, "AUTHORED", fp, Default::default())?;
+        tx.add_edge(fp, "PUBLISHED_IN", sigmod, Default::default())?;
+        Ok::<_, CairnError>(fp)
+    })?;
 
     // EXPLORE: ranked results with the path that reached each.
     let found = db.explore(r#"EXPLORE "Jiawei Han's co-authors" FROM Author "han" VIA AUTHORED -> <AUTHORED TARGET Author"#)?;

@@ -1,5 +1,6 @@
 //! `cairn ask` and `cairn eval`: the question-answering agents from the command line.
 
+use super::display::cell;
 use super::{Failure, OutputFormat};
 use cairn::agent::eval::{evaluate, questions};
 use cairn::agent::qa::{evaluate_questions, load_questions};
@@ -59,7 +60,7 @@ pub(crate) fn ask(
 ) -> Result<(), Failure> {
     let cairn = super::open_db_reading(db, read_only)?;
     if explain {
-        println!(
+        outln!(
             "{}",
             cairn.explain(&format!("EXPLAIN ASK {}", quote(question)))?
         );
@@ -115,7 +116,7 @@ pub(crate) fn print_answer(
             }));
         }
         let v = &o.validation;
-        println!(
+        outln!(
             "{}",
             serde_json::json!({
                 "question": o.plan.question, "type": o.plan.qtype.name(), "answer": a.text, "values": a.values(), "count": a.count,
@@ -126,7 +127,7 @@ pub(crate) fn print_answer(
         );
         return Ok(());
     }
-    println!(
+    outln!(
         "{} question; answer{}: {}",
         o.plan.qtype,
         if a.uncertain { " (uncertain)" } else { "" },
@@ -134,28 +135,28 @@ pub(crate) fn print_answer(
     );
     for (k, i) in a.items.iter().take(25).enumerate() {
         let evidence = path_text(cairn, &i.evidence)?;
-        let what = i.value.clone().unwrap_or_else(|| i.name.clone());
+        let what = cell(i.value.as_deref().unwrap_or(&i.name));
+        let (label, key) = (cell(&i.label), cell(&i.key));
         if evidence.is_empty() {
-            println!("  {:>2}. {what}  [{} {}]", k + 1, i.label, i.key);
+            outln!("  {:>2}. {what}  [{label} {key}]", k + 1);
         } else {
-            println!(
-                "  {:>2}. {what}  [{} {}]  evidence: {evidence}",
+            outln!(
+                "  {:>2}. {what}  [{label} {key}]  evidence: {}",
                 k + 1,
-                i.label,
-                i.key
+                cell(&evidence)
             );
         }
     }
     if a.items.len() > 25 {
-        println!("  … {} more", a.items.len() - 25);
+        outln!("  … {} more", a.items.len() - 25);
     }
     let v = &o.validation;
-    println!(
+    outln!(
         "validation {:.2} (entities {:.2}, relations {:.2}, attributes {:.2}); judge: {}; {} expansion(s), {} regeneration(s)",
         v.score, v.entities, v.relations, v.attributes, o.verdict.reason, o.expansions, o.regenerations
     );
     for p in v.problems.iter().take(10) {
-        println!("  problem: {p}");
+        outln!("  problem: {p}");
     }
     Ok(())
 }
@@ -223,7 +224,7 @@ fn eval_in(
     };
     import_records(&graph, records, &options).map_err(CairnError::from)?;
     let table = cairn::agent::NodeTable::build(&graph, embedder.id())?;
-    println!(
+    outln!(
         "graph: {} nodes, {} edges (academic, seed {seed}), imported in {:.1}s",
         academic.node_count(),
         academic.edge_count(),
@@ -236,10 +237,10 @@ fn eval_in(
         asker = asker.with_llm(c, a);
     }
     let qs = questions(academic, per_type, seed);
-    println!("questions: {} ({} per type)", qs.len(), per_type);
+    outln!("questions: {} ({} per type)", qs.len(), per_type);
     let report = evaluate(&asker, &qs, &CancelToken::default()).map_err(|e| failure(1, e))?;
-    println!("\n{}", report.table());
-    println!(
+    outln!("\n{}", report.table());
+    outln!(
         "{} question(s) in {:.1}s ({:.1} ms each); {} answer(s) marked uncertain",
         qs.len(),
         report.elapsed.as_secs_f64(),
@@ -256,7 +257,7 @@ fn eval_in(
     }
     let text = serde_json::to_string_pretty(&json).map_err(|e| failure(1, e))?;
     std::fs::write(out, text).map_err(|e| failure(1, format!("{}: {e}", out.display())))?;
-    println!("wrote {}", out.display());
+    outln!("wrote {}", out.display());
     Ok(())
 }
 
@@ -279,8 +280,8 @@ pub(crate) fn eval_questions(
         asker = asker.with_llm(c, a);
     }
     let report = evaluate_questions(&asker, &questions, &CancelToken::default());
-    println!("{}", report.table());
-    println!(
+    outln!("{}", report.table());
+    outln!(
         "{} question(s) in {:.1}s; ASK latency median {:.1} ms, p90 {:.1} ms",
         report.records.len(),
         report.elapsed.as_secs_f64(),
@@ -296,11 +297,11 @@ pub(crate) fn eval_questions(
             r.error.as_deref(),
         );
     }
-    println!("summary {}", report.summary_json());
+    outln!("summary {}", report.summary_json());
     if let Some(path) = json {
         std::fs::write(path, report.records_jsonl())
             .map_err(|e| failure(1, format!("{}: {e}", path.display())))?;
-        println!("wrote {}", path.display());
+        outln!("wrote {}", path.display());
     }
     Ok(())
 }
@@ -313,7 +314,7 @@ fn print_miss(
     got: &[String],
     error: Option<&str>,
 ) {
-    println!(
+    outln!(
         "miss [{qtype}] {question} gold={gold:?} got={:?}{}",
         got.iter().take(10).collect::<Vec<_>>(),
         error.map(|e| format!(" error: {e}")).unwrap_or_default()

@@ -4,7 +4,7 @@
 
 use crate::db::{Cairn, Output};
 use crate::error::CairnError;
-use crate::{CancelToken, Exploration};
+use crate::{CancelToken, Exploration, Transaction};
 use std::sync::Arc;
 
 /// A shareable async handle; cloning it is cheap (an `Arc`).
@@ -65,6 +65,27 @@ impl AsyncCairn {
     ) -> Result<Output, CairnError> {
         let db = Arc::clone(&self.0);
         blocking(move || db.execute(&statement, &cancel)).await
+    }
+}
+
+impl AsyncCairn {
+    /// [`Cairn::transaction`] on the blocking pool: `f` runs there with the writer, and the
+    /// commit (or rollback) happens before this resolves; a panic in `f` resumes here after the
+    /// rollback.
+    pub async fn transaction<T, E, F>(&self, f: F) -> Result<T, E>
+    where
+        F: FnOnce(&mut Transaction<'_>) -> Result<T, E> + Send + 'static,
+        T: Send + 'static,
+        E: From<CairnError> + Send + 'static,
+    {
+        let db = Arc::clone(&self.0);
+        match tokio::task::spawn_blocking(move || db.transaction(f)).await {
+            Ok(result) => result,
+            Err(e) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),
+            Err(e) => Err(E::from(CairnError::Unsupported(format!(
+                "a blocking task failed: {e}"
+            )))),
+        }
     }
 }
 

@@ -24,6 +24,9 @@ pub struct CairnOptions {
     pub graph: GraphOptions,
 }
 
+/// How many of a label's nodes `DESCRIBE` reads to list its properties.
+const DESCRIBE_SAMPLE: usize = 1000;
+
 impl CairnOptions {
     pub fn new(path: impl AsRef<Path>) -> Self {
         CairnOptions {
@@ -58,11 +61,12 @@ pub enum Output {
 /// # fn main() -> Result<(), cairn::CairnError> {
 /// # let dir = tempfile::tempdir().map_err(|e| cairn::CairnError::Unsupported(e.to_string()))?;
 /// let db = cairn::Cairn::open(dir.path())?;
-/// let mut w = db.graph().writer();
-/// let han = w.upsert_node("Author", "a1", [("name", cairn::Value::from("Jiawei Han"))], None)?;
-/// let p = w.upsert_node("Paper", "p1", [("title", cairn::Value::from("Data mining concepts"))], None)?;
-/// w.add_edge(han, "AUTHORED", p, Default::default())?;
-/// w.commit()?;
+/// db.transaction(|tx| {
+///     let han = tx.upsert_node("Author", "a1", [("name", cairn::Value::from("Jiawei Han"))], None)?;
+///     let p = tx.upsert_node("Paper", "p1", [("title", cairn::Value::from("Data mining concepts"))], None)?;
+///     tx.add_edge(han, "AUTHORED", p, Default::default())?;
+///     Ok::<_, cairn::CairnError>(())
+/// })?;
 /// let found = db.explore(r#"EXPLORE "his papers" FROM Author "a1" VIA AUTHORED TARGET Paper"#)?;
 /// assert_eq!(found.results[0].name, "Data mining concepts");
 /// # Ok(()) }
@@ -146,7 +150,8 @@ impl Cairn {
         self.graph.freshness()
     }
 
-    /// The storage engine, for writes and primitive reads.
+    /// The storage engine, for primitive reads (and raw writes; applications write through
+    /// [`Cairn::transaction`]).
     pub fn graph(&self) -> &Graph {
         &self.graph
     }
@@ -261,9 +266,30 @@ impl Cairn {
         } else {
             None
         };
+        self.run_plan_on(
+            &self.graph,
+            &table,
+            search.as_ref().map(|s| s as &dyn EntrySearch),
+            plan,
+            trace,
+            cancel,
+        )
+    }
+
+    /// Runs `plan` on `graph` (this database, or a transaction's private copy of it) with its
+    /// node table, and the vector index when `search` is given (else SEARCH scans exactly).
+    pub(crate) fn run_plan_on(
+        &self,
+        graph: &Graph,
+        table: &NodeTable,
+        search: Option<&dyn EntrySearch>,
+        plan: &cairn_query::Plan,
+        trace: bool,
+        cancel: &CancelToken,
+    ) -> Result<Exploration, CairnError> {
         let embedder = self.embedder();
-        let mut explorer = Explorer::new(&self.graph, embedder.as_ref(), &table);
-        if let Some(s) = &search {
+        let mut explorer = Explorer::new(graph, embedder.as_ref(), table);
+        if let Some(s) = search {
             explorer = explorer.with_search(s);
         }
         Ok(explorer.run(plan, trace, cancel)?)
@@ -362,13 +388,7 @@ impl Cairn {
             Compiled::Explore(plan) => {
                 Ok(Output::Exploration(self.run_plan(&plan, trace, cancel)?))
             }
-            Compiled::Mutation(m) => {
-                self.graph.ensure_writable()?;
-                let mut w = self.graph.writer();
-                let text = apply(&mut w, &m)?;
-                w.commit()?;
-                Ok(Output::Text(text))
-            }
+            Compiled::Mutation(m) => Ok(Output::Text(self.transaction(|tx| apply(tx, &m))?)),
             Compiled::Transaction(t) => Err(CairnError::Transaction(format!(
                 "{t} needs a session (Cairn::session, the REPL or `cairn query`)"
             ))),
@@ -379,20 +399,20 @@ impl Cairn {
             Compiled::Show(what) => Ok(Output::Text(self.show(what))),
             Compiled::Describe(label) => Ok(Output::Text(self.describe(label.id)?)),
             Compiled::DeclareRelation { relation, parent } => {
-                self.graph.ensure_writable()?;
-                let mut w = self.graph.writer();
-                w.set_relation_parent(&relation.name, Some(&parent.name))?;
-                w.commit()?;
+                self.transaction(|tx| {
+                    tx.set_relation_parent(&relation.name, Some(&parent.name))
+                        .map_err(CairnError::from)
+                })?;
                 Ok(Output::Text(format!(
                     "relation {} is now under {}",
                     relation.name, parent.name
                 )))
             }
             Compiled::CreateIndex { label, property } => {
-                self.graph.ensure_writable()?;
-                let mut w = self.graph.writer();
-                let created = w.create_index(&label.name, &property.name)?;
-                w.commit()?;
+                let created = self.transaction(|tx| {
+                    tx.create_index(&label.name, &property.name)
+                        .map_err(CairnError::from)
+                })?;
                 Ok(Output::Text(if created {
                     format!("index on {}({}) created", label.name, property.name)
                 } else {
@@ -429,6 +449,8 @@ impl Cairn {
         lines.join("\n")
     }
 
+    /// `DESCRIBE Label`: node count, the properties its nodes have (with how many have each),
+    /// its indexes and the relations it is an endpoint of.
     fn describe(&self, label: cairn_storage_format::LabelId) -> Result<String, CairnError> {
         let c = self.graph.catalog();
         let ids = self.graph.label_nodes(label)?;
@@ -437,6 +459,30 @@ impl Cairn {
             c.label_name(label).unwrap_or("?"),
             ids.len()
         );
+        // The catalog keeps property keys, not which label uses which: count them on (at most)
+        // the first DESCRIBE_SAMPLE nodes.
+        let sample = &ids[..ids.len().min(DESCRIBE_SAMPLE)];
+        let mut counts: std::collections::BTreeMap<&str, usize> = Default::default();
+        for record in self.graph.nodes(sample)?.into_iter().flatten() {
+            for (k, _) in &record.props {
+                *counts.entry(c.prop_name(*k).unwrap_or("?")).or_default() += 1;
+            }
+        }
+        if !counts.is_empty() {
+            let props: Vec<String> = counts.iter().map(|(k, n)| format!("{k} ({n})")).collect();
+            let of = if sample.len() < ids.len() {
+                format!(" of the first {} nodes", sample.len())
+            } else {
+                String::new()
+            };
+            out.push_str(&format!("\n  properties{of}: {}", props.join(", ")));
+        }
+        for index in c.indexes().iter().filter(|i| i.label == label) {
+            out.push_str(&format!(
+                "\n  index on {}",
+                c.prop_name(index.prop).unwrap_or("?")
+            ));
+        }
         for (_, r) in c.relations() {
             for (s, d) in &r.endpoints {
                 if *s == label || *d == label {

@@ -10,7 +10,7 @@
 //! # fn main() -> Result<(), cairn::EngineError> {
 //! let dir = tempfile::tempdir().map_err(|e| cairn::EngineError::Invalid(e.to_string()))?;
 //! let graph = Graph::open(dir.path(), GraphOptions::default())?;
-//! let mut w = graph.writer();
+//! let mut w = graph.writer()?;
 //! let han = w.upsert_node("Author", "a1", [("name", Value::from("Jiawei Han"))], None)?;
 //! let paper = w.upsert_node("Paper", "p1", [("title", Value::from("Data Mining"))], None)?;
 //! w.add_edge(han, "AUTHORED", paper, Default::default())?;
@@ -25,6 +25,7 @@ mod db;
 mod error;
 mod mutation;
 mod session;
+mod transaction;
 
 pub use asynchronous::AsyncCairn;
 pub use cairn_agent::{AskOutcome, CancelToken, Exploration, PathStep, ResultNode, StopReason};
@@ -34,13 +35,14 @@ pub use cairn_storage_format::{
     Degree, EdgeProps, LabelId, NodeId, NodeRecord, PropKeyId, RelId, Value,
 };
 pub use cairn_store::{
-    Catalog, CommitStats, Direction, EngineError, Freshness, Graph, GraphOptions, GraphRead,
-    GraphSnapshot, Neighbor, OpenMode, Writer,
+    Catalog, ChangeSet, CommitStats, Direction, EdgeRef, EngineError, Freshness, Graph,
+    GraphOptions, GraphRead, GraphSnapshot, Neighbor, OpenMode, Savepoint, Writer,
 };
 pub use cairn_vector::{BuildReport, Refresh};
 pub use db::{Cairn, CairnOptions, Output};
 pub use error::CairnError;
 pub use session::Session;
+pub use transaction::{Transaction, TransactionOptions};
 
 /// The agent layer (executor, agents).
 pub use cairn_agent as agent;

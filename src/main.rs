@@ -1,12 +1,15 @@
 //! The `cairn` command-line tool.
 
+#[macro_use]
+mod display;
 mod ask_cli;
+mod render;
 mod repl;
 mod triples_cli;
 
 use cairn::{
-    Cairn, CairnError, CairnOptions, CancelToken, EngineError, Exploration, Freshness, Graph,
-    GraphOptions, OpenMode, Output, ResultNode,
+    Cairn, CairnError, CairnOptions, CancelToken, EngineError, Freshness, Graph, GraphOptions,
+    OpenMode, Output,
 };
 use cairn_embed::{minilm_from_env, EmbedError, Embedder, HashEmbedder, MINILM_ID};
 use cairn_generate::{Academic, AcademicConfig};
@@ -64,8 +67,8 @@ enum Command {
         /// What to generate.
         #[arg(value_enum)]
         kind: GenerateKind,
-        /// Approximate number of nodes.
-        #[arg(long, default_value_t = 10_000)]
+        /// Approximate number of nodes (at most 10,000,000: the graph is built in memory).
+        #[arg(long, default_value_t = 10_000, value_parser = generated_nodes)]
         nodes: usize,
         /// Random seed.
         #[arg(long, default_value_t = 42)]
@@ -86,8 +89,8 @@ enum Command {
         after_help = "Example:\n  cairn demo\n  cairn --db /tmp/demo.cairn demo --nodes 20000"
     )]
     Demo {
-        /// Approximate number of nodes of the generated graph.
-        #[arg(long, default_value_t = 5_000)]
+        /// Approximate number of nodes of the generated graph (at most 10,000,000).
+        #[arg(long, default_value_t = 5_000, value_parser = generated_nodes)]
         nodes: usize,
     },
     /// Run statements: EXPLORE, EXPLAIN, SHOW, DESCRIBE, RELATION … UNDER …, CREATE INDEX.
@@ -278,6 +281,23 @@ enum DumpFormatArg {
     Jsonl,
 }
 
+/// The largest `--nodes` of a generated graph: it is built in memory before it is written, and
+/// ten times the largest benchmark graph is far beyond what any test or demo needs.
+const MAX_GENERATED_NODES: usize = 10_000_000;
+
+/// `--nodes`: a count from 1 to [`MAX_GENERATED_NODES`], refused up front (exit code 2) rather
+/// than by an allocation failure.
+fn generated_nodes(s: &str) -> Result<usize, String> {
+    let n: usize = s
+        .parse()
+        .map_err(|e| format!("`{s}` is not a node count: {e}"))?;
+    if (1..=MAX_GENERATED_NODES).contains(&n) {
+        Ok(n)
+    } else {
+        Err(format!("{n} is not in 1..={MAX_GENERATED_NODES}"))
+    }
+}
+
 /// An error with the exit code it maps to.
 struct Failure {
     code: u8,
@@ -302,6 +322,7 @@ impl From<ImportError> for Failure {
         let code = match e {
             ImportError::BadLines { .. }
             | ImportError::Header { .. }
+            | ImportError::Corrupt(_)
             | ImportError::UnknownFormat { .. }
             | ImportError::TxtNotGuessed { .. }
             | ImportError::MixedFormats { .. }
@@ -330,7 +351,7 @@ fn main() -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(f) => {
-            eprintln!("{:?}", f.report);
+            errln!("{}", crate::display::report(&f.report));
             ExitCode::from(f.code)
         }
     }
@@ -428,7 +449,7 @@ fn init_logging() {
         .unwrap_or(tracing_subscriber::filter::LevelFilter::WARN);
     tracing_subscriber::fmt()
         .with_max_level(level)
-        .with_writer(std::io::stderr)
+        .with_writer(|| display::Diagnostics)
         .with_timer(tracing_subscriber::fmt::time::uptime())
         .init();
 }
@@ -480,7 +501,7 @@ fn open_db_reading(db: &Path, read_only: bool) -> Result<Cairn, Failure> {
 /// The one stderr line of a read-only open (nothing for the writer's).
 fn announce(freshness: Option<Freshness>, why: &str) {
     if let Some(f) = freshness {
-        eprintln!("opened read-only ({why}); {}", freshness_text(&f));
+        errln!("opened read-only ({why}); {}", freshness_text(&f));
     }
 }
 
@@ -505,11 +526,11 @@ fn freshness_text(f: &Freshness) -> String {
 fn stats(db: &Path, read_only: bool) -> Result<(), Failure> {
     let graph = open_graph_reading(db, read_only)?;
     let catalog = graph.catalog();
-    println!("database   {}", db.display());
-    println!("nodes      ~{}", graph.estimate_keys("node")?);
-    println!("edges      ~{}", graph.estimate_keys("out")?);
+    outln!("database   {}", db.display());
+    outln!("nodes      ~{}", graph.estimate_keys("node")?);
+    outln!("edges      ~{}", graph.estimate_keys("out")?);
     let labels: Vec<&str> = catalog.labels().map(|(_, n)| n).collect();
-    println!("labels     {}", labels.join(", "));
+    outln!("labels     {}", labels.join(", "));
     for (_, rel) in catalog.relations() {
         let ends: Vec<String> = rel
             .endpoints
@@ -523,12 +544,12 @@ fn stats(db: &Path, read_only: bool) -> Result<(), Failure> {
             })
             .collect();
         match rel.parent.and_then(|p| catalog.relation_name(p)) {
-            Some(p) => println!("relation   {} (under {p}) {}", rel.name, ends.join(" ")),
-            None => println!("relation   {} {}", rel.name, ends.join(" ")),
+            Some(p) => outln!("relation   {} (under {p}) {}", rel.name, ends.join(" ")),
+            None => outln!("relation   {} {}", rel.name, ends.join(" ")),
         }
     }
     for index in catalog.indexes() {
-        println!(
+        outln!(
             "index      {}({})",
             catalog.label_name(index.label).unwrap_or("?"),
             catalog.prop_name(index.prop).unwrap_or("?")
@@ -545,14 +566,14 @@ fn generate(nodes: usize, seed: u64, format: DumpFormatArg, out: &Path) -> Resul
         DumpFormatArg::Jsonl => graph.write_jsonl(out),
     }
     .map_err(|e| io_failure(out, e))?;
-    println!(
+    outln!(
         "generated {} nodes and {} edges (seed {seed}) in {:.1}s:",
         graph.node_count(),
         graph.edge_count(),
         started.elapsed().as_secs_f64()
     );
     for f in files {
-        println!("  {}", f.display());
+        outln!("  {}", f.display());
     }
     Ok(())
 }
@@ -631,10 +652,10 @@ fn import(
     progress.finish();
     let s = result?;
     for e in &s.skipped {
-        eprintln!("skipped {e}");
+        errln!("skipped {e}");
     }
     let secs = s.elapsed.as_secs_f64();
-    println!(
+    outln!(
         "imported into {} in {secs:.2}s: nodes {} new, {} updated, {} unchanged; edges {} new, {} updated, {} unchanged; {} line(s) skipped; {:.0} edges/s",
         db.display(),
         s.nodes_created,
@@ -648,11 +669,11 @@ fn import(
     );
     if !s.labels.is_empty() {
         let labels: Vec<String> = s.labels.iter().map(|(l, n)| format!("{l} {n}")).collect();
-        println!("labels: {}", labels.join(", "));
+        outln!("labels: {}", labels.join(", "));
     }
     if s.vectors_computed > 0 {
         let secs = s.embed_time.as_secs_f64();
-        println!(
+        outln!(
             "embedded {} node descriptions in {secs:.2}s ({:.0}/s) with {}",
             s.vectors_computed,
             s.vectors_computed as f64 / secs.max(1e-9),
@@ -665,9 +686,9 @@ fn import(
         let cairn = open_db(db)?;
         match cairn.refresh_index()? {
             cairn_vector::Refresh::Unavailable(why) => {
-                println!("vector index: not built ({why}); SEARCH scans exactly")
+                outln!("vector index: not built ({why}); SEARCH scans exactly")
             }
-            _ => println!(
+            _ => outln!(
                 "vector index: {} current in {:.2}s",
                 cairn_vector::index_path(db).display(),
                 started.elapsed().as_secs_f64()
@@ -703,7 +724,7 @@ fn embedder_failure(e: EmbedError, origin: &str) -> Failure {
 fn index_build(db: &Path) -> Result<(), Failure> {
     let cairn = open_db(db)?;
     let r = cairn.build_index()?;
-    println!(
+    outln!(
         "indexed {} vectors in {:.2}s into {}",
         r.count,
         r.elapsed.as_secs_f64(),
@@ -724,6 +745,7 @@ impl From<CairnError> for Failure {
             CairnError::Import(
                 ImportError::BadLines { .. }
                 | ImportError::Header { .. }
+                | ImportError::Corrupt(_)
                 | ImportError::UnknownFormat { .. }
                 | ImportError::TxtNotGuessed { .. }
                 | ImportError::MixedFormats { .. },
@@ -748,7 +770,7 @@ fn open_db(db: &Path) -> Result<Cairn, Failure> {
 }
 
 fn explain(db: &Path, statement: &str, read_only: bool) -> Result<(), Failure> {
-    println!("{}", open_db_reading(db, read_only)?.explain(statement)?);
+    outln!("{}", open_db_reading(db, read_only)?.explain(statement)?);
     Ok(())
 }
 
@@ -774,9 +796,24 @@ fn query(
     // still open at the end (or at a failing statement) is rolled back.
     let mut session = cairn.session();
     for (_, stmt) in cairn::query::split_statements(&text) {
-        if let Err(f) = run_statement(&cairn, &mut session, stmt, format) {
+        let started = Instant::now();
+        // `stmt` is a slice of `text`: where it starts there.
+        let offset = stmt.as_ptr() as usize - text.as_ptr() as usize;
+        let run = session
+            .execute_with(stmt, &CancelToken::default(), false)
+            .map_err(|e| match (e, &file) {
+                // A file's errors point at the file's line and column, not the statement's.
+                (CairnError::Query(q), Some(f)) => {
+                    CairnError::Query(q.in_script(&f.display().to_string(), &text, offset))
+                }
+                (e, _) => e,
+            });
+        if let Err(f) = run
+            .map_err(Failure::from)
+            .and_then(|out| print_output(&cairn, out, format, started.elapsed()))
+        {
             if session.in_transaction() {
-                eprintln!("a statement failed inside BEGIN: the transaction is rolled back");
+                errln!("a statement failed inside BEGIN: the transaction is rolled back");
             }
             return Err(f);
         }
@@ -797,105 +834,29 @@ fn run_statement(
     format: OutputFormat,
 ) -> Result<(), Failure> {
     let started = Instant::now();
-    match session.execute_with(stmt, &CancelToken::default(), false)? {
-        Output::Text(t) => println!("{t}"),
+    let out = session.execute_with(stmt, &CancelToken::default(), false)?;
+    print_output(cairn, out, format, started.elapsed())
+}
+
+fn print_output(
+    cairn: &Cairn,
+    out: Output,
+    format: OutputFormat,
+    elapsed: Duration,
+) -> Result<(), Failure> {
+    match out {
+        Output::Text(t) => outln!("{t}"),
         Output::Answer(a) => ask_cli::print_answer(cairn, &a, format)?,
-        Output::Exploration(e) => match format {
-            OutputFormat::Table => print_table(cairn, &e, started.elapsed())?,
-            OutputFormat::Json => println!("{}", exploration_json(cairn, &e)?),
-        },
+        Output::Exploration(e) => render::exploration(cairn, &e, format, elapsed)?,
     }
     Ok(())
-}
-
-fn path_text(cairn: &Cairn, r: &ResultNode) -> Result<String, Failure> {
-    let mut ids: Vec<cairn::NodeId> = r.path.iter().map(|s| s.from).collect();
-    ids.push(r.node);
-    let names = cairn.names(&ids)?;
-    let mut out = names[0].clone();
-    for (step, name) in r.path.iter().zip(names.iter().skip(1)) {
-        if step.reversed {
-            out.push_str(&format!(" <-{}- {name}", step.relation));
-        } else {
-            out.push_str(&format!(" -{}-> {name}", step.relation));
-        }
-    }
-    Ok(out)
-}
-
-fn print_table(cairn: &Cairn, e: &Exploration, elapsed: Duration) -> Result<(), Failure> {
-    let rows: Vec<[String; 5]> = e
-        .results
-        .iter()
-        .enumerate()
-        .map(|(i, r)| {
-            Ok([
-                format!("{}", i + 1),
-                format!("{:.3}", r.score),
-                r.label.clone(),
-                r.name.clone(),
-                path_text(cairn, r)?,
-            ])
-        })
-        .collect::<Result<_, Failure>>()?;
-    let header = ["#", "score", "label", "name", "evidence"];
-    let mut width = header.map(str::len);
-    for row in &rows {
-        for (w, cell) in width.iter_mut().zip(row) {
-            *w = (*w).max(cell.chars().count());
-        }
-    }
-    width[4] = width[4].min(120);
-    let line = |cells: [&str; 5]| {
-        let mut s = String::new();
-        for (i, c) in cells.iter().enumerate() {
-            if i == 4 {
-                s.push_str(c);
-            } else {
-                s.push_str(&format!("{c:<w$}  ", w = width[i]));
-            }
-        }
-        s.trim_end().to_owned()
-    };
-    println!("{}", line(header));
-    for row in &rows {
-        println!("{}", line([&row[0], &row[1], &row[2], &row[3], &row[4]]));
-    }
-    println!(
-        "{} result(s); stopped: {}; sufficiency {:.2}; {} expanded, {} edges scanned, {} scored; {:.1} ms",
-        e.results.len(),
-        e.stop,
-        e.sufficiency,
-        e.stats.nodes_expanded,
-        e.stats.edges_scanned,
-        e.stats.nodes_scored,
-        elapsed.as_secs_f64() * 1e3
-    );
-    Ok(())
-}
-
-fn exploration_json(cairn: &Cairn, e: &Exploration) -> Result<String, Failure> {
-    let mut results = Vec::new();
-    for r in &e.results {
-        results.push(serde_json::json!({
-            "node": r.node.0, "label": r.label, "key": r.key, "name": r.name, "score": r.score,
-            "semantic": r.semantic, "hops": r.hops, "evidence": path_text(cairn, r)?,
-            "path": r.path.iter().map(|s| serde_json::json!({"from": s.from.0, "relation": s.relation, "reversed": s.reversed, "to": s.to.0})).collect::<Vec<_>>(),
-        }));
-    }
-    Ok(serde_json::json!({
-        "results": results, "stop": e.stop.to_string(), "sufficiency": e.sufficiency,
-        "stats": {"nodes_expanded": e.stats.nodes_expanded, "edges_scanned": e.stats.edges_scanned, "nodes_scored": e.stats.nodes_scored,
-                  "cache_hits": e.stats.cache_hits, "rounds": e.stats.rounds, "elapsed_ms": e.stats.elapsed.as_secs_f64() * 1e3},
-    })
-    .to_string())
 }
 
 fn demo(db: &Path, nodes: usize) -> Result<(), Failure> {
     let started = Instant::now();
     let graph = Academic::generate(&AcademicConfig::with_nodes(nodes, 42));
     let cairn = Cairn::open(db)?;
-    println!("Cairn demo: a generated academic graph in {}", db.display());
+    outln!("Cairn demo: a generated academic graph in {}", db.display());
     let records = graph
         .nodes()
         .map(DumpRecord::Node)
@@ -906,7 +867,7 @@ fn demo(db: &Path, nodes: usize) -> Result<(), Failure> {
     };
     let s =
         cairn_import::import_records(cairn.graph(), records, &options).map_err(CairnError::from)?;
-    println!(
+    outln!(
         "  {} nodes and {} edges ({} new nodes, {} new edges) imported in {:.2}s\n",
         graph.node_count(),
         graph.edge_count(),
@@ -937,17 +898,17 @@ fn demo(db: &Path, nodes: usize) -> Result<(), Failure> {
     ];
     let mut session = cairn.session();
     for stmt in statements.iter().chain(&questions) {
-        println!("cairn> {stmt};");
+        outln!("cairn> {stmt};");
         run_statement(&cairn, &mut session, stmt, OutputFormat::Table)?;
-        println!();
+        outln!();
     }
-    println!(
+    outln!(
         "Ask in plain language:  cairn --db {} ask 'Which venue did {} publish in most?'",
         db.display(),
         author.name
     );
-    println!("Explore interactively: cairn --db {} repl", db.display());
-    println!("Or run one statement:  cairn --db {} query -e 'EXPLORE \"...\" FROM SEARCH \"...\" VIA ANY'", db.display());
+    outln!("Explore interactively: cairn --db {} repl", db.display());
+    outln!("Or run one statement:  cairn --db {} query -e 'EXPLORE \"...\" FROM SEARCH \"...\" VIA ANY'", db.display());
     Ok(())
 }
 
@@ -1017,7 +978,7 @@ impl Reporter {
                         s.1 = Some(p.phase);
                         match p.total {
                             Some(t) if p.phase == Phase::Read && t > 0 => {
-                                eprintln!(
+                                errln!(
                                     "import: {} {:.0}% ({} of {} MB)",
                                     p.phase,
                                     100.0 * p.done as f64 / t as f64,
@@ -1026,7 +987,7 @@ impl Reporter {
                                 )
                             }
                             Some(t) if p.phase == Phase::Embed && t > 0 => {
-                                eprintln!(
+                                errln!(
                                     "import: {} {:.0}% ({} of {} descriptions)",
                                     p.phase,
                                     100.0 * p.done as f64 / t as f64,
@@ -1034,7 +995,7 @@ impl Reporter {
                                     t
                                 )
                             }
-                            _ => eprintln!("import: {}", p.phase),
+                            _ => errln!("import: {}", p.phase),
                         }
                     }
                 })

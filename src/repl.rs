@@ -5,13 +5,11 @@
 //! it through its [`CancelToken`] (the executor checks it between expansions) and the session
 //! goes on; at the prompt it clears the line being typed.
 
-use super::{
-    exploration_json, freshness_text, open_db_reading, print_table, Failure, OutputFormat,
-};
-use cairn::agent::TraceEvent;
+use super::{freshness_text, open_db_reading, render, Failure, OutputFormat};
+use cairn::query::ast::ReturnKind;
 use cairn::query::lexer::{split, tokens, Open, TokenKind};
 use cairn::query::parser::{is_reserved, RESERVED};
-use cairn::{Cairn, CancelToken, Exploration, NodeId, Output, StopReason};
+use cairn::{Cairn, CancelToken, Exploration, Output, StopReason};
 use rustyline::completion::{Completer, Pair};
 use rustyline::config::{CompletionType, Config};
 use rustyline::error::ReadlineError;
@@ -20,7 +18,6 @@ use rustyline::hint::Hinter;
 use rustyline::history::FileHistory;
 use rustyline::validate::Validator;
 use rustyline::{Context, Editor, Helper};
-use std::collections::HashMap;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -30,8 +27,6 @@ const PROMPT: &str = "cairn> ";
 const CONTINUE: &str = "  ...> ";
 /// The prompt between `BEGIN` and `COMMIT`/`ROLLBACK`: what is typed there is not saved yet.
 const IN_TRANSACTION: &str = "cairn*> ";
-/// A trace can hold thousands of events on a large graph; past this many the rest is counted.
-const TRACE_LIMIT: usize = 1000;
 
 const HELP: &str = "\
 Statements (EXPLORE, EXPLAIN, SHOW, DESCRIBE, RELATION … UNDER …, CREATE INDEX, UPSERT,
@@ -86,7 +81,7 @@ pub(crate) fn run(db: &Path, history: Option<PathBuf>, read_only: bool) -> Resul
     if let Some(path) = &history {
         if let Err(e) = rl.load_history(path) {
             if !matches!(&e, ReadlineError::Io(io) if io.kind() == std::io::ErrorKind::NotFound) {
-                eprintln!("warning: cannot read history {}: {e}", path.display());
+                errln!("warning: cannot read history {}: {e}", path.display());
             }
         }
     }
@@ -101,7 +96,7 @@ pub(crate) fn run(db: &Path, history: Option<PathBuf>, read_only: bool) -> Resul
         failed: Vec::new(),
     };
     if interactive {
-        println!(
+        outln!(
             "Cairn {} on {}{}. Statements end with `;`; .help for help, .quit or Ctrl-D to leave.",
             env!("CARGO_PKG_VERSION"),
             db.display(),
@@ -188,11 +183,11 @@ pub(crate) fn run(db: &Path, history: Option<PathBuf>, read_only: bool) -> Resul
         pending = unfinished.map_or_else(String::new, |rest| rest.trim_start().to_owned());
     }
     if session.statements.in_transaction() {
-        eprintln!("the open transaction was rolled back: the input ended before COMMIT");
+        errln!("the open transaction was rolled back: the input ended before COMMIT");
         session.failed.push(2);
     }
     if interactive {
-        println!();
+        outln!();
         return Ok(());
     }
     // A script's caller learns that something failed, with the first failure's exit code.
@@ -219,7 +214,7 @@ fn remember(
     if let Some(path) = path {
         if let Err(e) = rl.append_history(path) {
             if !*warned {
-                eprintln!("warning: cannot write history {}: {e}", path.display());
+                errln!("warning: cannot write history {}: {e}", path.display());
                 *warned = true;
             }
         }
@@ -246,7 +241,7 @@ fn cancel_on_ctrl_c() -> Arc<Mutex<Option<CancelToken>>> {
         }
     });
     if let Err(e) = installed {
-        eprintln!("warning: Ctrl-C will not cancel statements: {e}");
+        errln!("warning: Ctrl-C will not cancel statements: {e}");
     }
     running
 }
@@ -271,7 +266,7 @@ impl Session<'_> {
     fn catch_up(&mut self) {
         if let Err(e) = self.cairn.catch_up() {
             let f = Failure::from(e);
-            eprintln!("{:?}", f.report);
+            errln!("{}", crate::display::report(&f.report));
             self.failed.push(f.code);
         }
     }
@@ -291,7 +286,7 @@ impl Session<'_> {
         }
         let shown = match result {
             Ok(Output::Text(text)) => {
-                println!("{text}");
+                outln!("{text}");
                 Ok(())
             }
             Ok(Output::Exploration(e)) => self.exploration(&e, elapsed),
@@ -299,21 +294,19 @@ impl Session<'_> {
             Err(e) => Err(Failure::from(e)),
         };
         if let Err(f) = shown {
-            eprintln!("{:?}", f.report);
+            errln!("{}", crate::display::report(&f.report));
             self.failed.push(f.code);
         }
     }
 
     fn exploration(&self, e: &Exploration, elapsed: std::time::Duration) -> Result<(), Failure> {
-        match self.format {
-            OutputFormat::Table => print_table(self.cairn, e, elapsed)?,
-            OutputFormat::Json => println!("{}", exploration_json(self.cairn, e)?),
-        }
-        if !e.trace.is_empty() {
-            print_trace(self.cairn, &e.trace)?;
+        render::exploration(self.cairn, e, self.format, elapsed)?;
+        // `.trace on` adds the decisions to what the statement returns.
+        if !e.trace.is_empty() && e.ret != ReturnKind::Trace {
+            render::print_trace(self.cairn, &e.trace)?;
         }
         if e.stop == StopReason::Cancelled {
-            println!("cancelled (Ctrl-C): the results above are those found so far");
+            outln!("cancelled (Ctrl-C): the results above are those found so far");
         }
         Ok(())
     }
@@ -330,19 +323,19 @@ impl Session<'_> {
         match (name, arg) {
             (".quit" | ".exit", _) => return false,
             (".refresh", _) => self.refresh(),
-            (".help", _) => println!("{HELP}"),
-            (".schema", _) => println!("{}", schema(self.cairn)),
+            (".help", _) => outln!("{HELP}"),
+            (".schema", _) => outln!("{}", schema(self.cairn)),
             (".stats", _) => match stats(self.cairn, self.db) {
-                Ok(text) => println!("{text}"),
+                Ok(text) => outln!("{text}"),
                 Err(f) => {
-                    eprintln!("{:?}", f.report);
+                    errln!("{}", crate::display::report(&f.report));
                     self.failed.push(f.code);
                 }
             },
-            (".trace", None) => println!("trace is {}", if self.trace { "on" } else { "off" }),
+            (".trace", None) => outln!("trace is {}", if self.trace { "on" } else { "off" }),
             (".trace", Some("on")) => self.trace = true,
             (".trace", Some("off")) => self.trace = false,
-            (".format", None) => println!("format is {}", format_name(self.format)),
+            (".format", None) => outln!("format is {}", format_name(self.format)),
             (".format", Some("table")) => self.format = OutputFormat::Table,
             (".format", Some("json")) => self.format = OutputFormat::Json,
             (".trace", Some(other)) => self.usage(&format!(
@@ -362,23 +355,23 @@ impl Session<'_> {
     fn refresh(&mut self) {
         match self.cairn.catch_up() {
             Ok(changed) => match self.cairn.freshness() {
-                Some(f) => println!(
+                Some(f) => outln!(
                     "{}: {}",
                     if changed { "caught up" } else { "nothing new" },
                     freshness_text(&f)
                 ),
-                None => println!("this session holds the database for writing: always current"),
+                None => outln!("this session holds the database for writing: always current"),
             },
             Err(e) => {
                 let f = Failure::from(e);
-                eprintln!("{:?}", f.report);
+                errln!("{}", crate::display::report(&f.report));
                 self.failed.push(f.code);
             }
         }
     }
 
     fn usage(&mut self, message: &str) {
-        eprintln!("{message}");
+        errln!("{message}");
         self.failed.push(2);
     }
 }
@@ -454,66 +447,6 @@ fn stats(cairn: &Cairn, db: &Path) -> Result<String, Failure> {
         c.indexes().len(),
         c.prop_keys().count(),
     ))
-}
-
-/// Prints the search decisions, nodes by display name.
-fn print_trace(cairn: &Cairn, trace: &[TraceEvent]) -> Result<(), Failure> {
-    let shown = &trace[..trace.len().min(TRACE_LIMIT)];
-    let mut ids: Vec<NodeId> = Vec::new();
-    for ev in shown {
-        match ev {
-            TraceEvent::Entry { node, .. }
-            | TraceEvent::Expand { node, .. }
-            | TraceEvent::Revisit { node, .. }
-            | TraceEvent::Sampled { node, .. }
-            | TraceEvent::Fallback { node, .. } => ids.push(*node),
-            TraceEvent::Scored { node, from, .. } => ids.extend([*node, *from]),
-            TraceEvent::Adapt { .. } | TraceEvent::Round { .. } | TraceEvent::Stop { .. } => {}
-        }
-    }
-    ids.sort_unstable();
-    ids.dedup();
-    let names: HashMap<NodeId, String> = ids.iter().copied().zip(cairn.names(&ids)?).collect();
-    let name = |n: &NodeId| names.get(n).cloned().unwrap_or_else(|| n.to_string());
-    println!("trace ({} events):", trace.len());
-    for ev in shown {
-        let line = match ev {
-            TraceEvent::Entry { node, score } => format!("entry     {} score {score:.3}", name(node)),
-            TraceEvent::Expand { round, node, hops, score } => {
-                format!("expand    round {round}: {} ({hops} hops, score {score:.3})", name(node))
-            }
-            TraceEvent::Scored { node, from, relation, semantic, connectivity, distance, score } => format!(
-                "score     {} -{relation}- {}: {score:.3} (semantic {semantic:.3}, connectivity {connectivity:.3}, distance {distance:.3})",
-                name(from),
-                name(node)
-            ),
-            TraceEvent::Revisit { node, old_score, new_score } => {
-                format!("revisit   {}: {old_score:.3} -> {new_score:.3}", name(node))
-            }
-            TraceEvent::Sampled { node, kept, of } => {
-                format!("sample    {}: kept {kept} of {of} neighbours", name(node))
-            }
-            TraceEvent::Fallback { node, relation, parent, siblings } => format!(
-                "fallback  {}: no {relation}; tried {parent} ({})",
-                name(node),
-                siblings.join(", ")
-            ),
-            TraceEvent::Adapt { beam, depth, sufficiency } => {
-                format!("adapt     beam {beam}, depth {depth} (sufficiency {sufficiency:.2})")
-            }
-            TraceEvent::Round { round, frontier, results, sufficiency } => format!(
-                "round     {round}: frontier {frontier}, {results} results, sufficiency {sufficiency:.2}"
-            ),
-            TraceEvent::Stop { reason, sufficiency } => {
-                format!("stop      {reason} (sufficiency {sufficiency:.2})")
-            }
-        };
-        println!("  {line}");
-    }
-    if trace.len() > shown.len() {
-        println!("  … {} more events", trace.len() - shown.len());
-    }
-    Ok(())
 }
 
 /// Words that are keywords only where the grammar expects them (not reserved).
@@ -601,7 +534,7 @@ impl ReplHelper {
         };
         for n in names.into_iter().filter(|n| matches(n)) {
             out.push(Pair {
-                display: n.clone(),
+                display: crate::display::cell(n).into_owned(),
                 replacement: quote_name(n),
             });
         }

@@ -1,37 +1,37 @@
-//! `BEGIN` / `COMMIT` / `ROLLBACK` / `SAVEPOINT`: the open transaction of a REPL or a script.
-//!
-//! With [`crate::mutation`] this is the whole write path of the language, kept small so that it
-//! can move onto a transaction API with snapshot reads when the store has one.
+//! `BEGIN` / `COMMIT` / `ROLLBACK` / `SAVEPOINT`: the open transaction of a REPL or a script,
+//! on the facade's [`crate::Transaction`] (savepoints are the store writer's).
 
 use crate::db::{Cairn, Output};
 use crate::error::CairnError;
 use crate::mutation::apply;
-use crate::{CancelToken, Writer};
+use crate::transaction::{Transaction, TransactionOptions};
+use crate::{CancelToken, Savepoint};
 use cairn_agent::EngineCatalog;
 use cairn_query::printer::name;
-use cairn_query::{compile, parse, Compiled, Mutation, Statement, TransactionControl};
+use cairn_query::{compile, parse, Compiled, Statement, TransactionControl};
 use std::sync::Arc;
 
 /// Statements run one after another with transaction state, as the REPL and `cairn query` run
 /// them. Outside `BEGIN` each data statement commits alone; after `BEGIN` they accumulate in one
-/// writer batch that `COMMIT` applies at once and `ROLLBACK` drops. A session dropped with a
+/// transaction that `COMMIT` applies at once and `ROLLBACK` drops. A session dropped with a
 /// transaction open rolls it back.
 ///
-/// While a transaction is open the session holds the database's writer: reads (`EXPLORE`, `ASK`,
-/// `SHOW`) see the last commit, not the transaction's own writes, and `CREATE INDEX` and
+/// While a transaction is open the session holds the database's writer: data statements and
+/// `EXPLORE` see the transaction's own writes (EXPLORE through [`Transaction::explore`]'s
+/// private copy), `ASK`, `SHOW` and `DESCRIBE` the last commit, and `CREATE INDEX` and
 /// `RELATION … UNDER …` are refused until it ends.
 pub struct Session<'c> {
     cairn: &'c Cairn,
-    tx: Option<Transaction<'c>>,
+    tx: Option<Open<'c>>,
 }
 
-struct Transaction<'c> {
-    writer: Writer<'c>,
-    /// The data statements run so far, to rebuild the batch after `ROLLBACK TO` or a failed
-    /// statement (a writer batch cannot be partly undone).
-    log: Vec<Mutation>,
-    /// Savepoints, oldest first, with the length of `log` when each was set.
-    savepoints: Vec<(String, usize)>,
+/// An open `BEGIN`.
+struct Open<'c> {
+    tx: Transaction<'c>,
+    /// Data statements that took effect so far (for the messages).
+    statements: usize,
+    /// Savepoints, oldest first, with `statements` when each was set.
+    savepoints: Vec<(String, Savepoint, usize)>,
 }
 
 impl std::fmt::Debug for Session<'_> {
@@ -67,10 +67,10 @@ impl<'c> Session<'c> {
     ) -> Result<Output, CairnError> {
         let stmt = parse(statement)?;
         let compiled = match &self.tx {
-            // Data statements see the names the transaction created so far; everything else
-            // reads the last commit and resolves against its catalog.
-            Some(tx) if is_data(&stmt) => {
-                let catalog = EngineCatalog(Arc::new(tx.writer.catalog().clone()));
+            // Data statements and EXPLORE see the names the transaction created so far;
+            // everything else reads the last commit and resolves against its catalog.
+            Some(open) if reads_transaction(&stmt) => {
+                let catalog = EngineCatalog(Arc::new(open.tx.catalog().clone()));
                 compile(&stmt, &catalog).map_err(|e| e.with_source(statement))?
             }
             _ => self.cairn.compile(statement)?,
@@ -78,17 +78,23 @@ impl<'c> Session<'c> {
         match compiled {
             Compiled::Transaction(t) => self.control(t).map(Output::Text),
             Compiled::Mutation(m) => match &mut self.tx {
-                Some(tx) => match apply(&mut tx.writer, &m) {
-                    Ok(text) => {
-                        tx.log.push(m);
-                        Ok(Output::Text(text))
+                Some(open) => {
+                    // One statement is atomic inside the transaction too.
+                    let before = open.tx.savepoint();
+                    let result = apply(&mut open.tx, &m);
+                    if result.is_err() {
+                        open.tx.rollback_to(before)?;
+                    } else {
+                        open.statements += 1;
                     }
-                    Err(e) => {
-                        self.rebuild(None)?;
-                        Err(e)
-                    }
-                },
+                    open.tx.release(before)?;
+                    result.map(Output::Text)
+                }
                 None => self.cairn.run(Compiled::Mutation(m), cancel, trace),
+            },
+            Compiled::Explore(plan) => match &self.tx {
+                Some(open) => Ok(Output::Exploration(open.tx.run_plan(&plan, trace, cancel)?)),
+                None => self.cairn.run(Compiled::Explore(plan), cancel, trace),
             },
             Compiled::DeclareRelation { .. } | Compiled::CreateIndex { .. }
                 if self.tx.is_some() =>
@@ -114,37 +120,37 @@ impl<'c> Session<'c> {
                 }
                 // Refused at once on a read-only handle, not at the COMMIT.
                 self.cairn.graph().ensure_writable()?;
-                self.tx = Some(Transaction {
-                    writer: self.cairn.graph().writer(),
-                    log: Vec::new(),
+                self.tx = Some(Open {
+                    tx: self.cairn.begin(TransactionOptions::default())?,
+                    statements: 0,
                     savepoints: Vec::new(),
                 });
                 Ok("transaction started".into())
             }
             TransactionControl::Commit => {
-                let tx = self.tx.take().ok_or_else(none)?;
-                let n = tx.log.len();
-                tx.writer.commit()?;
-                Ok(format!("committed {n} data statement(s)"))
+                let open = self.tx.take().ok_or_else(none)?;
+                open.tx.commit()?;
+                Ok(format!("committed {} data statement(s)", open.statements))
             }
             TransactionControl::Rollback => {
-                let tx = self.tx.take().ok_or_else(none)?;
-                Ok(format!("rolled back {} data statement(s)", tx.log.len()))
+                let open = self.tx.take().ok_or_else(none)?;
+                Ok(format!("rolled back {} data statement(s)", open.statements))
             }
             TransactionControl::Savepoint(sp) => {
-                let tx = self.tx.as_mut().ok_or_else(none)?;
+                let open = self.tx.as_mut().ok_or_else(none)?;
                 // A savepoint set again moves: the newest one of a name is the one ROLLBACK TO
                 // finds.
-                tx.savepoints.push((sp.clone(), tx.log.len()));
+                let at = open.tx.savepoint();
+                open.savepoints.push((sp.clone(), at, open.statements));
                 Ok(format!("savepoint {}", name(sp)))
             }
             TransactionControl::RollbackTo(sp) => {
-                let tx = self.tx.as_ref().ok_or_else(none)?;
-                let Some(at) = tx.savepoints.iter().rposition(|(n, _)| n == sp) else {
-                    let known: Vec<String> = tx
+                let open = self.tx.as_mut().ok_or_else(none)?;
+                let Some(at) = open.savepoints.iter().rposition(|(n, _, _)| n == sp) else {
+                    let known: Vec<String> = open
                         .savepoints
                         .iter()
-                        .map(|(n, _)| name(n).to_string())
+                        .map(|(n, _, _)| name(n).to_string())
                         .collect();
                     return Err(CairnError::Transaction(if known.is_empty() {
                         format!("no savepoint {} (none is set)", name(sp))
@@ -152,8 +158,11 @@ impl<'c> Session<'c> {
                         format!("no savepoint {} (set: {})", name(sp), known.join(", "))
                     }));
                 };
-                let dropped = tx.log.len() - tx.savepoints[at].1;
-                self.rebuild(Some(at))?;
+                let (_, point, statements) = open.savepoints[at];
+                open.tx.rollback_to(point)?;
+                open.savepoints.truncate(at + 1);
+                let dropped = open.statements - statements;
+                open.statements = statements;
                 Ok(format!(
                     "rolled back {dropped} data statement(s) to savepoint {}",
                     name(sp)
@@ -161,48 +170,17 @@ impl<'c> Session<'c> {
             }
         }
     }
-
-    /// Starts the batch again from the log: up to savepoint number `to` (which stays), or all
-    /// of it. If that fails the transaction is gone and the error says so.
-    fn rebuild(&mut self, to: Option<usize>) -> Result<(), CairnError> {
-        let Some(Transaction {
-            writer,
-            mut log,
-            mut savepoints,
-        }) = self.tx.take()
-        else {
-            return Ok(());
-        };
-        if let Some(at) = to {
-            log.truncate(savepoints[at].1);
-            savepoints.truncate(at + 1);
-        }
-        // The writer lock is released before it is taken again.
-        drop(writer);
-        let mut writer = self.cairn.graph().writer();
-        for m in &log {
-            if let Err(e) = apply(&mut writer, m) {
-                return Err(CairnError::Transaction(format!(
-                    "the transaction was rolled back: replaying `{m}` failed: {e}"
-                )));
-            }
-        }
-        self.tx = Some(Transaction {
-            writer,
-            log,
-            savepoints,
-        });
-        Ok(())
-    }
 }
 
-/// Whether `stmt` changes data (and so resolves names against the open transaction).
-fn is_data(stmt: &Statement) -> bool {
+/// Whether `stmt` reads the open transaction (and so resolves names against it): data
+/// statements and EXPLORE.
+fn reads_transaction(stmt: &Statement) -> bool {
     matches!(
         stmt,
         Statement::Upsert(_)
             | Statement::AddEdge(_)
             | Statement::RemoveEdge(_)
             | Statement::RemoveNode(_)
+            | Statement::Explore(_)
     )
 }

@@ -68,7 +68,7 @@ fn an_async_read_only_handle_catches_up_with_the_writer() {
     let dir = tempfile::tempdir().unwrap();
     let writer = Cairn::open(dir.path()).unwrap();
     let add = |key: &str| {
-        let mut w = writer.graph().writer();
+        let mut w = writer.graph().writer().unwrap();
         w.upsert_node("Author", key, [("name", cairn::Value::from(key))], None)
             .unwrap();
         w.commit().unwrap();

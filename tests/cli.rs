@@ -3,12 +3,7 @@
 
 mod common;
 
-use common::{cairn, text};
-use std::path::Path;
-
-fn path(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
+use common::{cairn, path, text};
 
 #[test]
 fn generate_import_stats_query_explain() {
@@ -294,7 +289,7 @@ fn minilm_without_the_feature_is_a_usage_error_naming_the_fix() {
     let db = dir.path().join("db");
     {
         let graph = cairn::Graph::open(&db, cairn::GraphOptions::default()).unwrap();
-        let mut w = graph.writer();
+        let mut w = graph.writer().unwrap();
         w.upsert_node("Paper", "p0", [("title", cairn::Value::from("Seed"))], None)
             .unwrap();
         w.set_embedder(Some(EmbedderDef {

@@ -337,7 +337,7 @@ fn a_read_only_cairn_catches_up_and_refuses_writes() {
     use std::sync::Arc;
     let dir = tempfile::tempdir().unwrap();
     let writer = Cairn::open(dir.path()).unwrap();
-    let mut w = writer.graph().writer();
+    let mut w = writer.graph().writer().unwrap();
     let a = w
         .upsert_node("Author", "a1", [("name", Value::from("Ann"))], None)
         .unwrap();

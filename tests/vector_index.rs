@@ -121,7 +121,7 @@ fn reopen_loads_or_rebuilds_and_answers_the_same() {
         assert_eq!(db.refresh_index().unwrap(), Refresh::Loaded);
         assert_eq!(answers(&db), before);
         // A write that leaves every vector alone keeps the index (the stamp is the vectors').
-        let mut w = db.graph().writer();
+        let mut w = db.graph().writer().unwrap();
         let a = w
             .upsert_node(
                 "Author",
@@ -171,6 +171,7 @@ fn reopen_loads_or_rebuilds_and_answers_the_same() {
         let id = db
             .graph()
             .writer()
+            .unwrap()
             .node_id(new, "paper-new")
             .unwrap()
             .unwrap();
@@ -200,7 +201,7 @@ fn deleted_nodes_never_return_and_new_vectors_are_found() {
     let first = answers(&db);
     // Delete the best hit of every query.
     let gone: Vec<NodeId> = first.iter().map(|h| h[0].0).collect();
-    let mut w = db.graph().writer();
+    let mut w = db.graph().writer().unwrap();
     for id in &gone {
         w.remove_node(*id).unwrap();
     }
@@ -241,6 +242,7 @@ fn deleted_nodes_never_return_and_new_vectors_are_found() {
     let fresh = db
         .graph()
         .writer()
+        .unwrap()
         .node_id(paper, "paper-fresh")
         .unwrap()
         .unwrap();

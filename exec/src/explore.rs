@@ -45,6 +45,11 @@ pub const MAX_ADAPTIVE: u32 = 2;
 /// SEARCH entries without a vector index scan at most this many nodes.
 pub const EXACT_SEARCH_LIMIT: usize = 200_000;
 
+/// How many of the best results the stop rule looks at (`stale k`: did they change; the judge:
+/// are they enough; sufficiency's relevance: the best three of them), whatever `LIMIT` is, so
+/// that `LIMIT` only cuts the ranking: the best k results are the first k of the best k + 1.
+pub const STOP_WINDOW: usize = cairn_query::limits::DEFAULT_LIMIT as usize;
+
 /// Finds entry nodes by meaning (the HNSW index, when the database has one).
 pub trait EntrySearch: Send + Sync {
     /// The `k` nodes nearest to `query` (optionally only of `labels`), best first.
@@ -170,6 +175,7 @@ impl<'g> Explorer<'g> {
             stop,
             stats: run.stats,
             trace: run.events,
+            ret: plan.ret,
         })
     }
 }
@@ -280,10 +286,14 @@ impl Run<'_, '_> {
         let mut last_top: Vec<NodeId> = Vec::new();
         let mut depth_reached = 0u32;
         loop {
-            let top = self.top(&results);
-            let top_ids: Vec<NodeId> = top.iter().map(|c| c.node).collect();
+            // The stop rule sees the best STOP_WINDOW results, whatever LIMIT is; LIMIT only
+            // cuts the ranking returned.
+            let window = self.best(&results, STOP_WINDOW.max(plan.limit as usize));
+            let top = &window[..window.len().min(plan.limit as usize)];
+            let window = &window[..window.len().min(STOP_WINDOW)];
+            let top_ids: Vec<NodeId> = top.iter().chain(window).map(|c| c.node).collect();
             self.ensure_records(&top_ids)?;
-            let sufficiency = self.sufficiency(&top);
+            let sufficiency = self.sufficiency(&results, window);
             if self.trace {
                 self.events.push(TraceEvent::Round {
                     round: self.stats.rounds,
@@ -294,16 +304,23 @@ impl Run<'_, '_> {
             }
             // Stop conditions, cheapest first; hard caps always apply.
             if cancel.is_cancelled() {
-                return Ok((StopReason::Cancelled, self.finish(&top), sufficiency));
+                return Ok((StopReason::Cancelled, self.finish(top), sufficiency));
             }
-            if let Some(reason) = self.until(&plan.until, &top, sufficiency, stale, depth_reached) {
-                return Ok((reason, self.finish(&top), sufficiency));
+            if let Some(reason) = self.until(
+                &plan.until,
+                &results,
+                window,
+                sufficiency,
+                stale,
+                depth_reached,
+            ) {
+                return Ok((reason, self.finish(top), sufficiency));
             }
             if self.started.elapsed() >= plan.time_cap {
-                return Ok((StopReason::TimeCap, self.finish(&top), sufficiency));
+                return Ok((StopReason::TimeCap, self.finish(top), sufficiency));
             }
             if self.stats.nodes_expanded >= u64::from(plan.budget) {
-                return Ok((StopReason::BudgetCap, self.finish(&top), sufficiency));
+                return Ok((StopReason::BudgetCap, self.finish(top), sufficiency));
             }
             // Candidates that may still be expanded at this depth cap.
             let mut selected: Vec<Candidate> = frontier
@@ -338,7 +355,7 @@ impl Run<'_, '_> {
                 } else {
                     StopReason::DepthCap
                 };
-                return Ok((reason, self.finish(&top), sufficiency));
+                return Ok((reason, self.finish(top), sufficiency));
             }
             // Frontier iteration order is arbitrary; this order is not: score, node, hops.
             selected.sort_by(|a, b| {
@@ -534,9 +551,13 @@ impl Run<'_, '_> {
                 }
             }
 
-            // Staleness: did the top results change this round?
+            // Staleness: did the best STOP_WINDOW results change this round?
             // A search that has found nothing yet is not stale, only not there yet.
-            let top: Vec<NodeId> = self.top(&results).iter().map(|c| c.node).collect();
+            let top: Vec<NodeId> = self
+                .best(&results, STOP_WINDOW)
+                .iter()
+                .map(|c| c.node)
+                .collect();
             if top == last_top && !top.is_empty() {
                 stale += 1;
             } else {
@@ -839,13 +860,13 @@ impl Run<'_, '_> {
         }
     }
 
-    /// Result candidates best first (score, then node id), at most the plan's limit.
-    fn top(&self, results: &HashMap<NodeId, Candidate>) -> Vec<Candidate> {
+    /// The best `limit` result candidates, best first (score, then node id): a prefix of the
+    /// one ranking of every result.
+    fn best(&self, results: &HashMap<NodeId, Candidate>, limit: usize) -> Vec<Candidate> {
         let mut all: Vec<Candidate> = results.values().copied().collect();
         let by_rank =
             |a: &Candidate, b: &Candidate| b.score.total_cmp(&a.score).then(a.node.cmp(&b.node));
-        let limit = self.plan.limit as usize;
-        if all.len() > limit {
+        if limit > 0 && all.len() > limit {
             all.select_nth_unstable_by(limit - 1, by_rank);
             all.truncate(limit);
         }
@@ -892,8 +913,9 @@ impl Run<'_, '_> {
         })
     }
 
-    /// λ·coverage + (1−λ)·relevance.
-    fn sufficiency(&self, top: &[Candidate]) -> f64 {
+    /// λ·coverage + (1−λ)·relevance: coverage over every result found, relevance over the best
+    /// three of `window`.
+    fn sufficiency(&self, results: &HashMap<NodeId, Candidate>, top: &[Candidate]) -> f64 {
         let label_of = |c: &Candidate| self.infos.get(&c.node).map(|i| i.label);
         let wanted = self.mentions.len() + self.plan.targets.len();
         let met = self.mentioned.len()
@@ -901,10 +923,10 @@ impl Run<'_, '_> {
                 .plan
                 .targets
                 .iter()
-                .filter(|t| top.iter().any(|c| label_of(c) == Some(t.id)))
+                .filter(|t| results.values().any(|c| label_of(c) == Some(t.id)))
                 .count();
         let coverage = if wanted == 0 {
-            if top.is_empty() {
+            if results.is_empty() {
                 0.0
             } else {
                 1.0
@@ -926,9 +948,12 @@ impl Run<'_, '_> {
         SUFFICIENCY_LAMBDA * coverage + (1.0 - SUFFICIENCY_LAMBDA) * relevance
     }
 
+    /// Whether `cond` holds. `results` is every result found so far (what `found n` counts),
+    /// `top` the best STOP_WINDOW of them (what the judge sees).
     fn until(
         &self,
         cond: &StopCondition,
+        results: &HashMap<NodeId, Candidate>,
         top: &[Candidate],
         sufficiency: f64,
         stale: u32,
@@ -937,8 +962,8 @@ impl Run<'_, '_> {
         match cond {
             StopCondition::Sufficient(x) => (sufficiency >= *x).then_some(StopReason::Sufficient),
             StopCondition::Found { count, label } => {
-                let n = top
-                    .iter()
+                let n = results
+                    .values()
                     .filter(|c| {
                         label.as_ref().is_none_or(|l| {
                             self.infos.get(&c.node).is_some_and(|i| i.label == l.id)
@@ -960,11 +985,11 @@ impl Run<'_, '_> {
             }
             StopCondition::Any(items) => items
                 .iter()
-                .find_map(|c| self.until(c, top, sufficiency, stale, depth)),
+                .find_map(|c| self.until(c, results, top, sufficiency, stale, depth)),
             StopCondition::All(items) => {
                 let reasons: Vec<StopReason> = items
                     .iter()
-                    .filter_map(|c| self.until(c, top, sufficiency, stale, depth))
+                    .filter_map(|c| self.until(c, results, top, sufficiency, stale, depth))
                     .collect();
                 (reasons.len() == items.len())
                     .then(|| reasons.last().copied())

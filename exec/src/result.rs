@@ -168,4 +168,6 @@ pub struct Exploration {
     pub stats: Stats,
     /// Every decision, when the plan asked for `RETURN TRACE` (or the caller for a trace).
     pub trace: Vec<TraceEvent>,
+    /// What the statement asked to see (`RETURN NODES`, `PATHS`, …): how a client shows it.
+    pub ret: cairn_query::ast::ReturnKind,
 }

@@ -26,7 +26,7 @@ fn build(
     let dir = tempfile::tempdir().unwrap();
     let graph = Graph::open(dir.path(), GraphOptions::default()).unwrap();
     let mut ids = HashMap::new();
-    let mut w = graph.writer();
+    let mut w = graph.writer().unwrap();
     for (label, key, name) in nodes {
         let id = w
             .upsert_node(label, key, [("name", Value::from(*name))], None)
@@ -612,4 +612,87 @@ fn connectivity_counts_the_edges_the_search_can_follow() {
         })
     };
     assert!(scored("team").unwrap() > scored("cited").unwrap());
+}
+
+mod limit {
+    use super::*;
+    use proptest::prelude::*;
+
+    const WORDS: &[&str] = &[
+        "graph", "mining", "stream", "poetry", "data", "pattern", "cluster",
+    ];
+
+    /// A random graph of `n` nodes labelled A or B, named from a small vocabulary.
+    fn graph(n: usize, names: &[(bool, u8, u8)], edges: &[(usize, usize, bool)]) -> Fixture {
+        let keys: Vec<String> = (0..n).map(|i| format!("n{i}")).collect();
+        let labelled: Vec<(&str, &str, String)> = (0..n)
+            .map(|i| {
+                // n0 (the entry) is an A, n1 a B: both labels exist.
+                let (b, w1, w2) = names[i];
+                let b = i == 1 || (b && i != 0);
+                let name = format!(
+                    "{} {}",
+                    WORDS[w1 as usize % WORDS.len()],
+                    WORDS[w2 as usize % WORDS.len()]
+                );
+                (if b { "B" } else { "A" }, keys[i].as_str(), name)
+            })
+            .collect();
+        let nodes: Vec<(&str, &str, &str)> = labelled
+            .iter()
+            .map(|(l, k, name)| (*l, *k, name.as_str()))
+            .collect();
+        let es: Vec<(&str, &str, &str)> = edges
+            .iter()
+            .map(|(a, b, r)| {
+                (
+                    keys[a % n].as_str(),
+                    if *r { "R" } else { "S" },
+                    keys[b % n].as_str(),
+                )
+            })
+            .collect();
+        build(&nodes, &es, &[])
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(24))]
+
+        /// LIMIT only cuts the ranking: for the same stop rule, the best k results are the
+        /// first k of the best k + 1 (issue 15, defect 4).
+        #[test]
+        fn top_k_is_a_prefix_of_top_k_plus_one(
+            n in 6usize..30,
+            names in proptest::collection::vec((any::<bool>(), any::<u8>(), any::<u8>()), 30),
+            edges in proptest::collection::vec((0usize..30, 0usize..30, any::<bool>()), 10..80),
+            rule in 0usize..5,
+            found in 1u32..12,
+        ) {
+            let f = graph(n, &names, &edges);
+            let until = [
+                String::new(),
+                format!("UNTIL found {found}"),
+                "UNTIL stale 1".to_owned(),
+                format!("UNTIL found {found} B OR stale 2"),
+                "UNTIL sufficient >= 0.6".to_owned(),
+            ][rule].clone();
+            let ranked = |k: u32| -> Vec<(String, u64)> {
+                run(&f, &format!(
+                    r#"EXPLORE "graph mining data" FROM A "n0" VIA ANY BEAM 2 DEPTH 4 {until} RETURN NODES LIMIT {k}"#
+                ))
+                .results
+                .iter()
+                .map(|r| (r.key.clone(), r.score.to_bits()))
+                .collect()
+            };
+            let mut longer = ranked(1);
+            for k in 1..8 {
+                let shorter = longer;
+                longer = ranked(k + 1);
+                prop_assert!(shorter.len() <= k as usize);
+                let cut = &longer[..shorter.len().min(longer.len())];
+                prop_assert_eq!(&shorter[..], cut, "LIMIT {} vs {} under `{}`", k, k + 1, until);
+            }
+        }
+    }
 }

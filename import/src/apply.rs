@@ -7,7 +7,7 @@ use super::{report, ImportError, ImportOptions, ImportSummary, LineError, Phase}
 use cairn_storage_format::records::{encode_u64, encode_vector};
 use cairn_storage_format::{
     Degree, EdgeProps, EmbedderDef, ExternalKey, InEdgeKey, LabelId, NodeId, NodeKey, NodeRecord,
-    OutEdgeKey, PropIndexKey, PropKeyId, RelId, Value,
+    OutEdgeKey, PropKeyId, RelId, Value,
 };
 use cairn_store::graph::Reader;
 use cairn_store::{
@@ -17,7 +17,6 @@ use hashbrown::{DefaultHashBuilder, HashMap, HashSet, HashTable};
 use std::hash::BuildHasher;
 use std::ops::Range;
 use std::sync::Arc;
-use std::time::Duration;
 
 /// A node of the import after merging duplicate lines.
 struct NodeIn {
@@ -26,7 +25,12 @@ struct NodeIn {
     props: Vec<(PropKeyId, Value)>,
     description: Option<String>,
     vector: Option<Vec<f32>>,
+    /// The line it was first read from (a repeat in the same file is worth a warning).
+    origin: crate::stage::Origin,
 }
+
+/// Warnings about ids repeated within one file: the first few are shown, the rest counted.
+const REPEAT_WARNINGS: usize = 5;
 
 /// An edge resolved to ids. `props` indexes `EdgeTable::props` (`NO_PROPS`: none).
 #[derive(Clone, Copy)]
@@ -219,7 +223,7 @@ pub(super) fn apply(
     options: &ImportOptions,
 ) -> Result<ImportSummary, ImportError> {
     staging.seal();
-    let mut bulk = graph.bulk_load();
+    let mut bulk = graph.bulk_load()?;
     let base_catalog = graph.catalog();
     let mut catalog: Catalog = (*base_catalog).clone();
     let reader = graph.reader();
@@ -235,6 +239,7 @@ pub(super) fn apply(
     let mut table = NodeTable::with_capacity(staging.nodes.len());
     let mut nodes: Vec<NodeIn> = Vec::with_capacity(staging.nodes.len());
     let mut vector_dim: Option<usize> = catalog.embedder().map(|e| e.dim as usize);
+    let mut repeats = 0usize;
     for n in std::mem::take(&mut staging.nodes) {
         let label = names.label(&mut catalog, &staging, n.label)?;
         let props = names.props(&mut catalog, &staging, n.props)?;
@@ -255,6 +260,21 @@ pub(super) fn apply(
         match found {
             Some(i) => {
                 let node = &mut nodes[i as usize];
+                // Within one file a repeated id is more likely a mistake than an update: the
+                // later line still wins (as across files), but not silently.
+                if node.origin.file == n.origin.file {
+                    repeats += 1;
+                    if repeats <= REPEAT_WARNINGS {
+                        let at = staging.error(
+                            n.origin,
+                            format!(
+                                "repeats the id `{}` of line {}; the later line's values win",
+                                n.key, node.origin.line
+                            ),
+                        );
+                        tracing::warn!("{at}");
+                    }
+                }
                 merge_props(&mut node.props, props);
                 if n.description.is_some() {
                     node.description = n.description;
@@ -271,10 +291,17 @@ pub(super) fn apply(
                     props,
                     description: n.description,
                     vector: n.vector,
+                    origin: n.origin,
                 });
                 table.insert(&nodes, hash, i);
             }
         }
+    }
+    if repeats > REPEAT_WARNINGS {
+        tracing::warn!(
+            "{} more ids repeated within their file (the later lines win)",
+            repeats - REPEAT_WARNINGS
+        );
     }
 
     // Existing ids: only labels the database already had can have existing nodes.
@@ -467,18 +494,6 @@ pub(super) fn apply(
 
     // Nodes: new ones go to files (records, vectors) and the batch (keys, index entries);
     // existing ones are updated in the batch like a Writer would.
-    let indexes = catalog.indexes().to_vec();
-    let index_key = |label: LabelId, prop: PropKeyId, value: &Value, node: NodeId| {
-        PropIndexKey {
-            label,
-            prop,
-            value: value.clone(),
-            node,
-        }
-        .encode()
-        .map_err(EngineError::corrupt("property index key"))
-    };
-    let mut touched: Vec<NodeId> = Vec::new();
     let mut new_nodes: Vec<(NodeId, NodeRecord, Option<Vec<f32>>)> =
         Vec::with_capacity((next - first_new) as usize);
     for (n, id) in nodes.into_iter().zip(ids.iter().copied()) {
@@ -490,11 +505,7 @@ pub(super) fn apply(
                 description: n.description,
             };
             // The `node_key` entry is added with the others, in key order, while SSTs are written.
-            for ix in indexes.iter().filter(|ix| ix.label == rec.label) {
-                if let Some(v) = rec.prop(ix.prop).filter(|v| v.is_indexable()) {
-                    bulk.put(Family::Prop, index_key(ix.label, ix.prop, v, id)?, [])?;
-                }
-            }
+            bulk.index_new_node(&catalog, id, &rec)?;
             summary.nodes_created += 1;
             new_nodes.push((id, rec, n.vector));
             continue;
@@ -508,7 +519,7 @@ pub(super) fn apply(
             rec.description = n.description;
         }
         if let Some(v) = &n.vector {
-            bulk.put(Family::Vector, NodeKey(id).encode(), encode_vector(v))?;
+            bulk.put_vector(id, v)?;
         }
         if rec == *old {
             if n.vector.is_none() {
@@ -519,23 +530,7 @@ pub(super) fn apply(
             continue;
         }
         summary.nodes_updated += 1;
-        for ix in indexes.iter().filter(|ix| ix.label == rec.label) {
-            let (ov, nv) = (
-                old.prop(ix.prop).filter(|v| v.is_indexable()),
-                rec.prop(ix.prop).filter(|v| v.is_indexable()),
-            );
-            if ov == nv {
-                continue;
-            }
-            if let Some(v) = ov {
-                bulk.delete(Family::Prop, index_key(ix.label, ix.prop, v, id)?)?;
-            }
-            if let Some(v) = nv {
-                bulk.put(Family::Prop, index_key(ix.label, ix.prop, v, id)?, [])?;
-            }
-        }
-        bulk.put(Family::Node, NodeKey(id).encode(), rec.encode())?;
-        touched.push(id);
+        bulk.update_node(&catalog, id, &old, &rec)?;
     }
     step.done("node writes planned");
 
@@ -625,13 +620,9 @@ pub(super) fn apply(
                 rel: e.rel,
                 dst: e.dst,
             };
-            if !src_new {
-                bulk.put(Family::Out, key.encode(), props_table.bytes(e))?;
-            }
+            bulk.put_edge(key, props_table.bytes(e), !src_new, !dst_new)?;
             if dst_new {
                 sst_in_len += 1;
-            } else {
-                bulk.put(Family::In, key.reversed().encode(), props_table.bytes(e))?;
             }
         }
         step.done("edge writes planned");
@@ -691,10 +682,11 @@ pub(super) fn apply(
         report(options, Phase::Commit, 0, None);
         bulk.ingest(files, first_new..next)?;
         step.done("SST files ingested");
+        #[cfg(feature = "test-hooks")]
         test_hook_pause();
     }
     report(options, Phase::Commit, 0, None);
-    bulk.commit(catalog, next, &touched)?;
+    bulk.commit(catalog, next)?;
     step.done("final batch committed");
     Ok(summary)
 }
@@ -1029,14 +1021,16 @@ fn embed_nodes(
 }
 
 /// A pause between ingesting files and committing, so that the kill test can hit that window.
-/// Only active when `CAIRN_TEST_IMPORT_PAUSE_MS` is set.
+/// Only in builds with the `test-hooks` feature, and only when `CAIRN_TEST_IMPORT_PAUSE_MS` is
+/// set.
+#[cfg(feature = "test-hooks")]
 fn test_hook_pause() {
     if let Some(ms) = std::env::var("CAIRN_TEST_IMPORT_PAUSE_MS")
         .ok()
         .and_then(|v| v.parse::<u64>().ok())
     {
         eprintln!("import: files ingested, pausing {ms} ms before commit");
-        std::thread::sleep(Duration::from_millis(ms));
+        std::thread::sleep(std::time::Duration::from_millis(ms));
     }
 }
 

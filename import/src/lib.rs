@@ -53,6 +53,10 @@ pub enum ImportError {
     BadLines { errors: Vec<LineError>, max: usize },
     #[error("{}: bad header: {reason}", path.display())]
     Header { path: PathBuf, reason: String },
+    /// A compressed file that ends early or holds bad data: nothing after the place can be
+    /// read, so `--max-errors` cannot skip it.
+    #[error("{0}; nothing was imported")]
+    Corrupt(LineError),
     #[error("{}: unknown dump format (expected a .jsonl, .ndjson, .csv, .tsv or .triples file, optionally .gz)", path.display())]
     UnknownFormat { path: PathBuf },
     #[error("{}: a .txt file is not guessed to be triples; pass --format triples to read it as `subject<TAB>relation<TAB>object` lines", path.display())]

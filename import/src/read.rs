@@ -162,23 +162,30 @@ fn read_jsonl(
     };
     let mut buf = Vec::new();
     let mut line_no = 0u64;
+    let mut empty = true;
     loop {
         buf.clear();
         let n = reader
             .read_until(b'\n', &mut buf)
-            .map_err(|source| ImportError::Io {
-                path: path.to_path_buf(),
-                source,
-            })?;
+            .map_err(|e| read_error(path, line_no + 1, e))?;
         if n == 0 {
+            if empty {
+                warn_empty(path);
+            }
             return Ok(true);
         }
         line_no += 1;
         progress.add(n as u64);
-        let text = buf.trim_ascii();
+        // A UTF-8 byte-order mark, as some editors write, is not part of the first record.
+        let line = match (line_no, buf.strip_prefix(UTF8_BOM)) {
+            (1, Some(rest)) => rest,
+            _ => &buf[..],
+        };
+        let text = line.trim_ascii();
         if text.is_empty() {
             continue;
         }
+        empty = false;
         match serde_json::from_slice::<DumpRecord>(text) {
             Ok(record) => match validate(&record) {
                 Ok(()) => emit(record, line_no, on_record),
@@ -197,6 +204,33 @@ fn read_jsonl(
     }
 }
 
+const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
+
+/// A read error at `line`: bad or truncated compressed data is bad input there (exit code 3
+/// with the place), anything else an I/O error.
+pub(crate) fn read_error(path: &Path, line: u64, e: std::io::Error) -> ImportError {
+    use std::io::ErrorKind;
+    match e.kind() {
+        ErrorKind::UnexpectedEof | ErrorKind::InvalidData | ErrorKind::InvalidInput => {
+            ImportError::Corrupt(LineError::new(
+                path,
+                line,
+                format!("the compressed data is truncated or corrupt ({e})"),
+            ))
+        }
+        _ => ImportError::Io {
+            path: path.to_path_buf(),
+            source: e,
+        },
+    }
+}
+
+/// An empty file (no bytes, or only blank lines) imports nothing, in every format; it is
+/// worth a word, since it is usually a mistake.
+fn warn_empty(path: &Path) {
+    tracing::warn!("{}: the file is empty, nothing to import", path.display());
+}
+
 fn json_reason(e: &serde_json::Error) -> String {
     let msg = e.to_string();
     // serde_json appends " at line 1 column N"; the line is ours, keep the column.
@@ -209,7 +243,20 @@ fn json_reason(e: &serde_json::Error) -> String {
     }
 }
 
-/// Checks what serde cannot: non-empty names and keys.
+/// Refuses a label or relation name with a control character: names are printed by every
+/// command and typed in statements, and an escape sequence in one would reach the terminal.
+pub(crate) fn check_name(what: &str, name: &str) -> Result<(), String> {
+    match name.chars().find(|c| c.is_control()) {
+        Some(c) => Err(format!(
+            "{what} `{}` contains the control character U+{:04X}",
+            name.escape_debug(),
+            c as u32
+        )),
+        None => Ok(()),
+    }
+}
+
+/// Checks what serde cannot: non-empty names and keys, names without control characters.
 fn validate(record: &DumpRecord) -> Result<(), String> {
     let name = |what: &str, s: &str| {
         if s.is_empty() {
@@ -221,13 +268,17 @@ fn validate(record: &DumpRecord) -> Result<(), String> {
     match record {
         DumpRecord::Node(n) => {
             name("label", &n.label)?;
+            check_name("label", &n.label)?;
             name("key", &n.key)
         }
         DumpRecord::Edge(e) => {
             name("relation type", &e.rel)?;
+            check_name("relation type", &e.rel)?;
             name("source label", &e.from.label)?;
+            check_name("source label", &e.from.label)?;
             name("source key", &e.from.key)?;
             name("target label", &e.to.label)?;
+            check_name("target label", &e.to.label)?;
             name("target key", &e.to.key)
         }
     }
@@ -264,6 +315,8 @@ enum PropType {
 }
 
 fn parse_header_field(field: &str) -> Result<Column, String> {
+    // A group in `:ID(Group)` becomes a label, a property name is shown like one.
+    check_name("header field", field)?;
     let (name, ty) = match field.rfind(':') {
         Some(i) => (&field[..i], &field[i + 1..]),
         None => (field, ""),
@@ -367,13 +420,11 @@ fn read_csv(
         path: path.to_path_buf(),
         reason,
     };
-    let io_or_line = |e: csv::Error| -> Result<LineError, ImportError> {
-        let line = e.position().map(|p| p.line()).unwrap_or(0);
+    let mut last_line = 0u64;
+    let io_or_line = |e: csv::Error, last_line: u64| -> Result<LineError, ImportError> {
+        let line = e.position().map(|p| p.line()).unwrap_or(last_line + 1);
         match e.into_kind() {
-            csv::ErrorKind::Io(source) => Err(ImportError::Io {
-                path: path.to_path_buf(),
-                source,
-            }),
+            csv::ErrorKind::Io(source) => Err(read_error(path, line, source)),
             csv::ErrorKind::Utf8 { .. } => Ok(LineError::new(path, line, "invalid UTF-8".into())),
             other => Ok(LineError::new(path, line, format!("{other:?}"))),
         }
@@ -381,12 +432,11 @@ fn read_csv(
     match csv.read_record(&mut row) {
         Ok(true) => {}
         Ok(false) => {
-            return Err(header_error(
-                "the file is empty (expected a header line)".into(),
-            ))
+            warn_empty(path);
+            return Ok(true);
         }
         Err(e) => {
-            let le = io_or_line(e)?;
+            let le = io_or_line(e, 0)?;
             return Err(header_error(le.reason));
         }
     }
@@ -455,7 +505,7 @@ fn read_csv(
             Ok(false) => return Ok(true),
             Ok(true) => {}
             Err(e) => {
-                let le = io_or_line(e)?;
+                let le = io_or_line(e, last_line)?;
                 if !on_error(le) {
                     return Ok(false);
                 }
@@ -463,6 +513,7 @@ fn read_csv(
             }
         }
         let line = row.position().map(|p| p.line()).unwrap_or(0);
+        last_line = line;
         progress.add(row.as_slice().len() as u64 + row.len() as u64);
         if row.len() == 1 && row.get(0) == Some("") {
             continue; // blank line
@@ -542,6 +593,7 @@ fn csv_row<'a>(
             let label = match label {
                 Some(i) => {
                     let l = field(*i, "label")?;
+                    check_name("label", l)?;
                     if l.contains(';') {
                         return Err(format!(
                             "node has several labels `{l}`; Cairn nodes have exactly one"
@@ -566,7 +618,8 @@ fn csv_row<'a>(
             end_group,
             rel,
         } => Ok(Record::Edge(EdgeRef {
-            rel: field(*rel, "relation type (:TYPE)")?,
+            rel: field(*rel, "relation type (:TYPE)")
+                .and_then(|r| check_name("relation type", r).map(|()| r))?,
             from_label: start_group.as_deref().unwrap_or_default(),
             from_key: field(*start, "start id")?,
             to_label: end_group.as_deref().unwrap_or_default(),

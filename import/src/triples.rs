@@ -197,12 +197,8 @@ fn read_file(
     let mut pending = 0u64;
     loop {
         buf.clear();
-        let n = std::io::BufRead::read_until(&mut reader, b'\n', &mut buf).map_err(|source| {
-            ImportError::Io {
-                path: path.to_path_buf(),
-                source,
-            }
-        })?;
+        let n = std::io::BufRead::read_until(&mut reader, b'\n', &mut buf)
+            .map_err(|e| crate::read::read_error(path, line + 1, e))?;
         if n == 0 {
             on_progress(pending);
             return Ok(true);
@@ -256,13 +252,7 @@ fn parse_line(raw: &[u8]) -> Result<Option<[&str; 3]>, String> {
             return Err(format!("the {what} field is empty"));
         }
     }
-    if let Some(c) = r.chars().find(|c| c.is_control()) {
-        return Err(format!(
-            "relation `{}` contains the control character U+{:04X}",
-            r.escape_debug(),
-            c as u32
-        ));
-    }
+    crate::read::check_name("relation", r)?;
     Ok(Some([s, r, o]))
 }
 

@@ -113,7 +113,7 @@ fn importing_into_a_non_empty_database_links_to_existing_nodes() {
     let dir = tempfile::tempdir().unwrap();
     let files = tempfile::tempdir().unwrap();
     let g = open(dir.path());
-    let mut w = g.writer();
+    let mut w = g.writer().unwrap();
     let old = w
         .upsert_node(
             "Author",
@@ -311,7 +311,7 @@ fn import_child() {
 /// Two nodes and an edge written before any import, in a fresh database at `dir`.
 fn seed_own_content(dir: &Path) {
     let g = open(dir);
-    let mut w = g.writer();
+    let mut w = g.writer().unwrap();
     let none = || Vec::<(&str, cairn_storage_format::Value)>::new();
     let a = w.upsert_node("Author", "keep", none(), None).unwrap();
     let b = w.upsert_node("Author", "keep2", none(), None).unwrap();
@@ -521,7 +521,7 @@ fn bulk_import_matches_edge_by_edge_writes() {
     let labels = ["A", "B"];
     let (existing, total) = (20, 220);
     let seed_db = |g: &Graph| {
-        let mut w = g.writer();
+        let mut w = g.writer().unwrap();
         for label in labels {
             for i in 0..existing {
                 w.upsert_node(label, &key(label, i), [("old", Value::Int(i as i64))], None)
@@ -574,7 +574,7 @@ fn bulk_import_matches_edge_by_edge_writes() {
     seed_db(&bulk);
     seed_db(&written);
     import_files(&bulk, &[&dump], &ImportOptions::default()).unwrap();
-    let mut w = written.writer();
+    let mut w = written.writer().unwrap();
     for (label, k, i) in &nodes {
         w.upsert_node(label, k, [("n", Value::Int(*i as i64))], None)
             .unwrap();

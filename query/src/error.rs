@@ -279,6 +279,9 @@ impl ErrorKind {
 pub struct QueryError {
     kind: Box<ErrorKind>,
     source: Option<NamedSource<String>>,
+    /// Where the statement starts in `source` (a script of several): the spans are the
+    /// statement's own.
+    offset: usize,
 }
 
 impl QueryError {
@@ -287,12 +290,23 @@ impl QueryError {
         QueryError {
             kind: Box::new(kind),
             source: None,
+            offset: 0,
         }
     }
 
     /// Attaches the statement text the spans point into.
     pub fn with_source(mut self, src: &str) -> Self {
         self.source = Some(NamedSource::new("query", src.to_owned()));
+        self.offset = 0;
+        self
+    }
+
+    /// Attaches the whole script `text` the statement came from, named `name` (a file), the
+    /// statement starting at byte `offset`: the error then points at the script's line and
+    /// column (`queries.explore:5:7`).
+    pub fn in_script(mut self, name: &str, text: &str, offset: usize) -> Self {
+        self.source = Some(NamedSource::new(name, text.to_owned()));
+        self.offset = offset;
         self
     }
 
@@ -350,12 +364,16 @@ impl Diagnostic for QueryError {
     }
 
     fn labels(&self) -> Option<Box<dyn Iterator<Item = LabeledSpan> + '_>> {
+        let shift = |s: Span| Span::new(s.start + self.offset, s.end + self.offset);
         let mut labels = vec![LabeledSpan::new_primary_with_span(
             Some(self.kind.label_text()),
-            self.kind.span(),
+            shift(self.kind.span()),
         )];
         if let Some((span, text)) = self.kind.secondary() {
-            labels.push(LabeledSpan::new_with_span(Some(text.to_owned()), span));
+            labels.push(LabeledSpan::new_with_span(
+                Some(text.to_owned()),
+                shift(span),
+            ));
         }
         Some(Box::new(labels.into_iter()))
     }

@@ -252,14 +252,18 @@ pub enum MetaKey {
     /// committing; holds the node-id range `[start, end)` the import allocated (two u64 BE).
     /// Opening a database that has it rolls the unfinished import back.
     ImportPending,
+    /// `commits`: the number of commits so far, u64 BE; written in the batch of every commit, so
+    /// a structure derived from the graph can tell whether it is current by comparing counters.
+    Commits,
 }
 
 impl MetaKey {
-    pub const ALL: [MetaKey; 4] = [
+    pub const ALL: [MetaKey; 5] = [
         MetaKey::Format,
         MetaKey::Catalog,
         MetaKey::NextNodeId,
         MetaKey::ImportPending,
+        MetaKey::Commits,
     ];
 
     pub fn encode(&self) -> &'static [u8] {
@@ -268,6 +272,7 @@ impl MetaKey {
             MetaKey::Catalog => b"catalog",
             MetaKey::NextNodeId => b"next_node_id",
             MetaKey::ImportPending => b"import_pending",
+            MetaKey::Commits => b"commits",
         }
     }
 

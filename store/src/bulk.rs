@@ -9,16 +9,18 @@
 
 use crate::catalog::Catalog;
 use crate::cf;
+use crate::changes::ChangeSet;
+use crate::commit::{self, Commit};
 use crate::error::{EngineError, Result};
-use crate::graph::{Graph, WriterState};
+use crate::graph::Graph;
+use crate::lock::WriterLock;
 use crate::marker;
-use crate::write::publish;
-use cairn_storage_format::records::{decode_u64, encode_u64};
-use cairn_storage_format::{MetaKey, NodeId};
-use parking_lot::MutexGuard;
+use cairn_storage_format::records::{decode_u64, encode_vector};
+use cairn_storage_format::{NodeId, NodeKey, NodeRecord, OutEdgeKey};
 use rocksdb::{IngestExternalFileOptions, SstFileWriter, WriteBatch};
 use std::ops::Range;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 /// Directory inside the database directory where a bulk load writes its SST files.
 const BULK_DIR: &str = "import-tmp";
@@ -125,13 +127,16 @@ impl SstFiles<'_> {
     }
 }
 
-/// A bulk load in progress: the writer lock, the batch of keys that do not go to files, and
-/// whether files were ingested (which makes the commit durable and its rollback necessary).
+/// A bulk load in progress: the writer lock, the batch of keys that do not go to files, whether
+/// files were ingested (which makes the commit durable and its rollback necessary), and what the
+/// batch changed of the existing graph (its change set).
 pub struct BulkLoad<'g> {
     graph: &'g Graph,
-    state: MutexGuard<'g, WriterState>,
+    state: WriterLock<'g>,
     batch: WriteBatch,
     ingested: bool,
+    first_new: u64,
+    changes: ChangeSet,
 }
 
 impl std::fmt::Debug for BulkLoad<'_> {
@@ -145,14 +150,18 @@ impl std::fmt::Debug for BulkLoad<'_> {
 }
 
 impl Graph {
-    /// Starts a bulk load. Blocks while another writer is active.
-    pub fn bulk_load(&self) -> BulkLoad<'_> {
-        BulkLoad {
+    /// Starts a bulk load, under the writer lock: [`EngineError::WriterBusy`] on a thread that
+    /// holds the writer, else waits for another thread's writer (like [`Graph::writer`]).
+    pub fn bulk_load(&self) -> Result<BulkLoad<'_>> {
+        let state = self.lock_writer(None)?;
+        Ok(BulkLoad {
             graph: self,
-            state: self.writer.lock(),
+            first_new: state.next_node_id,
+            state,
             batch: WriteBatch::default(),
             ingested: false,
-        }
+            changes: ChangeSet::default(),
+        })
     }
 }
 
@@ -181,7 +190,7 @@ impl<'g> BulkLoad<'g> {
             .collect()
     }
 
-    /// Adds a put to the final batch (keys of existing nodes, node keys, index entries).
+    /// Adds a put to the final batch (node keys of new nodes, degree values).
     pub fn put(
         &mut self,
         family: Family,
@@ -190,13 +199,6 @@ impl<'g> BulkLoad<'g> {
     ) -> Result<()> {
         let handle = self.graph.cf(family.cf())?;
         self.batch.put_cf(handle, key, value);
-        Ok(())
-    }
-
-    /// Adds a delete to the final batch.
-    pub fn delete(&mut self, family: Family, key: impl AsRef<[u8]>) -> Result<()> {
-        let handle = self.graph.cf(family.cf())?;
-        self.batch.delete_cf(handle, key);
         Ok(())
     }
 
@@ -209,6 +211,81 @@ impl<'g> BulkLoad<'g> {
     ) -> Result<()> {
         let handle = self.graph.cf(family.cf())?;
         self.batch.merge_cf(handle, key, value);
+        Ok(())
+    }
+
+    /// Rewrites existing node `id` from `old` to `new` in the final batch, with its
+    /// property-index entries under `catalog`'s indexes (the writer's upkeep, shared).
+    pub fn update_node(
+        &mut self,
+        catalog: &Catalog,
+        id: NodeId,
+        old: &NodeRecord,
+        new: &NodeRecord,
+    ) -> Result<()> {
+        self.index_entries(catalog, id, Some(old), Some(new))?;
+        self.put(Family::Node, NodeKey(id).encode(), new.encode())?;
+        self.changes.nodes_upserted.push(id);
+        if commit::props_differ(Some(old), Some(new)) {
+            self.changes.props_touched.push(id);
+        }
+        Ok(())
+    }
+
+    /// The property-index entries of new node `id` (its record goes to an SST file).
+    pub fn index_new_node(
+        &mut self,
+        catalog: &Catalog,
+        id: NodeId,
+        rec: &NodeRecord,
+    ) -> Result<()> {
+        self.index_entries(catalog, id, None, Some(rec))
+    }
+
+    fn index_entries(
+        &mut self,
+        catalog: &Catalog,
+        id: NodeId,
+        old: Option<&NodeRecord>,
+        new: Option<&NodeRecord>,
+    ) -> Result<()> {
+        let (deletes, puts) = commit::index_changes(catalog.indexes(), id, old, new)?;
+        let prop_cf = self.graph.cf(cf::PROP)?;
+        for k in deletes {
+            self.batch.delete_cf(prop_cf, k);
+        }
+        for k in puts {
+            self.batch.put_cf(prop_cf, k, []);
+        }
+        Ok(())
+    }
+
+    /// Writes the vector of existing node `id` in the final batch.
+    pub fn put_vector(&mut self, id: NodeId, vector: &[f32]) -> Result<()> {
+        self.put(Family::Vector, NodeKey(id).encode(), encode_vector(vector))?;
+        self.changes.vectors_touched.push(id);
+        Ok(())
+    }
+
+    /// Writes edge `key` with encoded properties `props` in the final batch: its `out` key when
+    /// the source existed before the load, its `in` key when the destination did (the others go
+    /// to files). An edge between two existing nodes is listed in the change set.
+    pub fn put_edge(
+        &mut self,
+        key: OutEdgeKey,
+        props: &[u8],
+        src_existed: bool,
+        dst_existed: bool,
+    ) -> Result<()> {
+        if src_existed {
+            self.put(Family::Out, key.encode(), props)?;
+        }
+        if dst_existed {
+            self.put(Family::In, key.reversed().encode(), props)?;
+        }
+        if src_existed && dst_existed {
+            self.changes.edges_added.push((key.src, key.rel, key.dst));
+        }
         Ok(())
     }
 
@@ -252,40 +329,29 @@ impl<'g> BulkLoad<'g> {
         Ok(())
     }
 
-    /// Commits the final batch with `catalog`, the next node id `next_node_id` and the removal
-    /// of the import marker, in one write (synced if files were ingested: the marker's removal
-    /// must not be lost after the files are in), through the writer's commit step.
-    /// `touched` are the existing nodes whose records the batch rewrites.
-    pub fn commit(mut self, catalog: Catalog, next_node_id: u64, touched: &[NodeId]) -> Result<()> {
-        let meta_cf = self.graph.cf(cf::META)?;
-        let mut batch = std::mem::take(&mut self.batch);
-        batch.put_cf(
-            meta_cf,
-            MetaKey::Catalog.encode(),
-            catalog.record().encode(),
-        );
-        batch.put_cf(
-            meta_cf,
-            MetaKey::NextNodeId.encode(),
-            encode_u64(next_node_id),
-        );
-        batch.delete_cf(meta_cf, MetaKey::ImportPending.encode());
-        let sync = self.graph.options.sync_writes || self.ingested;
-        publish(
-            self.graph,
-            &mut self.state,
-            batch,
-            sync,
-            touched,
-            Some(catalog),
+    /// Commits the final batch with `catalog` and the next node id `next_node_id` (and the
+    /// removal of the import marker) through the one commit protocol (synced if files were
+    /// ingested: the marker's removal must not be lost after the files are in). The change set
+    /// names the new ids as `imported`.
+    pub fn commit(mut self, catalog: Catalog, next_node_id: u64) -> Result<Option<Arc<ChangeSet>>> {
+        let mut changes = std::mem::take(&mut self.changes);
+        changes.imported = (next_node_id > self.first_new).then_some(self.first_new..next_node_id);
+        let catalog_changed = catalog.record() != self.graph.catalog().record();
+        let c = Commit {
+            batch: std::mem::take(&mut self.batch),
+            catalog: catalog_changed.then_some(catalog),
             next_node_id,
-        )?;
+            sync: self.graph.options.sync_writes || self.ingested,
+            clear_marker: self.ingested,
+            changes,
+        };
+        let changes = commit::commit(self.graph, &mut self.state, c)?;
         let _ = std::fs::remove_dir_all(self.graph.path.join(BULK_DIR));
         if self.ingested {
             // The batch put one `node_key` entry per new node into the memtable; flushing it now
             // (keys sorted, on a quiet database) spares the next open replaying them from the log.
             self.graph.db.flush_cf(self.graph.cf(cf::NODE_KEY)?)?;
         }
-        Ok(())
+        Ok(changes)
     }
 }

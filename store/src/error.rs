@@ -24,6 +24,10 @@ pub enum EngineError {
         what: &'static str,
         source: FormatError,
     },
+    /// A second writer where it would wait for ever (on the thread that holds the writer) or
+    /// longer than it asked to.
+    #[error("the writer of database {path} is busy: {reason}")]
+    WriterBusy { path: PathBuf, reason: String },
     #[error("node {0} does not exist")]
     NodeNotFound(NodeId),
     #[error("unknown {kind} `{name}`")]

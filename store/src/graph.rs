@@ -3,7 +3,9 @@
 use crate::cache::NodeCache;
 use crate::catalog::Catalog;
 use crate::cf;
+use crate::changes::Subscribers;
 use crate::error::{EngineError, Result};
+use crate::lock::{WriterLock, WriterSlot, WriterState};
 use crate::marker;
 use cairn_storage_format::keys::{edge_prefix, edge_rel_prefix};
 use cairn_storage_format::records::{decode_u64, decode_vector, decode_vector_into, encode_u64};
@@ -89,7 +91,11 @@ pub struct Graph {
     pub(crate) db: DB,
     pub(crate) path: PathBuf,
     pub(crate) catalog: RwLock<Arc<Catalog>>,
-    pub(crate) writer: Mutex<WriterState>,
+    /// The single writer's lock and state (see `lock.rs`).
+    writer: WriterSlot,
+    /// The commit counter as of the last commit, for readers (the writer's copy is in `writer`).
+    pub(crate) commits: AtomicU64,
+    pub(crate) subscribers: Subscribers,
     pub(crate) cache: NodeCache,
     pub(crate) options: GraphOptions,
     /// Shared by all column families; bulk import builds its SST files with the same options.
@@ -132,6 +138,8 @@ pub struct Freshness {
 struct Committed {
     catalog: CatalogRecord,
     next_node_id: u64,
+    /// The commit counter (`meta/commits`; 0 in databases written before it existed).
+    commits: u64,
     import_pending: bool,
 }
 
@@ -143,12 +151,6 @@ impl std::fmt::Debug for Graph {
             .field("cache", &self.cache)
             .finish()
     }
-}
-
-/// State owned by the single writer.
-#[derive(Debug)]
-pub(crate) struct WriterState {
-    pub(crate) next_node_id: u64,
 }
 
 /// The RocksDB directory inside a Cairn database directory. Other files next to it (the vector
@@ -279,9 +281,12 @@ impl Graph {
             db,
             path,
             catalog: RwLock::new(Arc::new(Catalog::from_record(committed.catalog))),
-            writer: Mutex::new(WriterState {
+            writer: WriterSlot::new(WriterState {
                 next_node_id: committed.next_node_id,
+                commits: committed.commits,
             }),
+            commits: AtomicU64::new(committed.commits),
+            subscribers: Subscribers::default(),
             cache: NodeCache::new(options.node_cache_capacity),
             options,
             block_cache,
@@ -345,6 +350,7 @@ impl Graph {
             .import_pending
             .store(committed.import_pending, Ordering::SeqCst);
         *self.catalog.write() = Arc::new(Catalog::from_record(committed.catalog));
+        self.commits.store(committed.commits, Ordering::SeqCst);
         self.cache.invalidate_all();
         Ok(true)
     }
@@ -491,6 +497,11 @@ impl Graph {
         &self.db
     }
 
+    /// Takes the single writer's lock (see `lock.rs` for the same-thread rule).
+    pub(crate) fn lock_writer(&self, wait: Option<std::time::Duration>) -> Result<WriterLock<'_>> {
+        self.writer.acquire(&self.path, wait)
+    }
+
     pub(crate) fn cf(&self, name: &str) -> Result<&ColumnFamily> {
         self.db
             .cf_handle(name)
@@ -548,12 +559,17 @@ fn read_committed(db: &DB) -> Result<Committed> {
         Some(bytes) => decode_u64(&bytes).map_err(EngineError::corrupt("node id counter"))?,
         None => 0,
     };
+    let commits = match db.get_cf(meta, MetaKey::Commits.encode())? {
+        Some(bytes) => decode_u64(&bytes).map_err(EngineError::corrupt("commit counter"))?,
+        None => 0,
+    };
     let import_pending = db
         .get_pinned_cf(meta, MetaKey::ImportPending.encode())?
         .is_some();
     Ok(Committed {
         catalog,
         next_node_id,
+        commits,
         import_pending,
     })
 }

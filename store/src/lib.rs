@@ -9,7 +9,7 @@
 //! use cairn_storage_format::{EdgeProps, Value};
 //! # fn main() -> Result<(), cairn_store::EngineError> {
 //! let graph = Graph::open("/tmp/example.cairn", GraphOptions::default())?;
-//! let mut w = graph.writer();
+//! let mut w = graph.writer()?;
 //! let ann = w.upsert_node("Author", "a1", [("name", Value::from("Ann Lee"))], None)?;
 //! let paper = w.upsert_node("Paper", "p1", [("title", Value::from("Graph exploration"))], None)?;
 //! w.add_edge(ann, "AUTHORED", paper, EdgeProps::default())?;
@@ -22,16 +22,20 @@ pub mod bulk;
 mod cache;
 pub mod catalog;
 mod cf;
+pub mod changes;
+mod commit;
 pub mod describe;
 pub mod error;
 pub mod graph;
+mod lock;
 mod marker;
 pub mod write;
 
 pub use bulk::{BulkLoad, Family, SstFile, SstFiles, SstSink};
 pub use catalog::Catalog;
+pub use changes::{ChangeSet, EdgeRef};
 pub use error::{EngineError, Result};
 pub use graph::{
     Direction, Freshness, Graph, GraphOptions, GraphRead, GraphSnapshot, Neighbor, OpenMode,
 };
-pub use write::{CommitStats, Writer};
+pub use write::{CommitStats, Savepoint, Writer};

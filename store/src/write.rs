@@ -6,17 +6,22 @@
 
 use crate::catalog::Catalog;
 use crate::cf;
+use crate::changes::ChangeSet;
+use crate::commit::{self, Commit};
 use crate::error::{EngineError, Result};
-use crate::graph::{Graph, WriterState};
+use crate::graph::{Graph, GraphOptions, Neighbor, ROCKSDB_DIR};
+use crate::lock::WriterLock;
+use crate::Direction;
 use cairn_storage_format::records::encode_u64;
 use cairn_storage_format::{
-    Degree, EdgeProps, ExternalKey, InEdgeKey, LabelId, MetaKey, NodeId, NodeKey, NodeRecord,
-    OutEdgeKey, PropIndexKey, PropKeyId, RelId, Value,
+    Degree, EdgeProps, ExternalKey, InEdgeKey, LabelId, NodeId, NodeKey, NodeRecord, OutEdgeKey,
+    PropKeyId, RelId, Value,
 };
-use parking_lot::MutexGuard;
-use rocksdb::{WriteBatch, WriteOptions};
+use rocksdb::WriteBatch;
 use std::collections::{BTreeMap, HashMap};
+use std::path::Path;
 use std::sync::Arc;
+use std::time::Duration;
 
 /// What a commit changed.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -25,16 +30,35 @@ pub struct CommitStats {
     pub operations: usize,
     /// Bytes in the batch.
     pub bytes: usize,
+    /// The commit counter the commit wrote (see [`Graph::commits`]); 0 when there was nothing
+    /// to commit.
+    pub commit: u64,
 }
 
 /// A write batch holding the database's single writer lock. See [`Graph::writer`].
+///
+/// Reads through the writer ([`Writer::node`], [`Writer::node_id`], [`Writer::neighbors`]) see
+/// the committed graph plus this batch. While the writer is held nothing else commits (the bulk
+/// loader takes the same lock), so the committed part is a snapshot as of [`Graph::writer`].
 pub struct Writer<'g> {
     graph: &'g Graph,
-    state: MutexGuard<'g, WriterState>,
+    state: WriterLock<'g>,
     batch: WriteBatch,
-    /// Copy-on-write catalog: `Some` once this batch added a name.
-    catalog: Option<Catalog>,
     base_catalog: Arc<Catalog>,
+    o: Overlay,
+    sync: bool,
+    savepoints: Vec<Saved>,
+    savepoint_ids: u64,
+    /// Overlay changes since the oldest savepoint, for [`Writer::rollback_to`]; empty (and not
+    /// written) while no savepoint is set.
+    undo: Vec<Undo>,
+}
+
+/// What the batch changed, as later operations of the same batch must see it.
+#[derive(Debug, Default)]
+struct Overlay {
+    /// Copy-on-write catalog: `Some` once this batch changed it.
+    catalog: Option<Catalog>,
     next_node_id: u64,
     nodes: HashMap<NodeId, Option<NodeRecord>>,
     keys: HashMap<(LabelId, String), Option<NodeId>>,
@@ -44,47 +68,88 @@ pub struct Writer<'g> {
     inc: BTreeMap<(NodeId, RelId, NodeId), bool>,
 }
 
+/// The writer as of a savepoint: the batch's size and count (RocksDB's own save points keep the
+/// same two numbers), where the undo log stood, and the two small parts of the overlay.
+struct Saved {
+    id: u64,
+    batch_bytes: usize,
+    batch_count: usize,
+    undo: usize,
+    catalog: Option<Catalog>,
+    next_node_id: u64,
+}
+
+/// An overlay entry's value before a change, logged while a savepoint is set (`None`: absent).
+#[derive(Debug)]
+enum Undo {
+    Node(NodeId, Option<Option<NodeRecord>>),
+    Key((LabelId, String), Option<Option<NodeId>>),
+    Out((NodeId, RelId, NodeId), Option<Option<EdgeProps>>),
+    Inc((NodeId, RelId, NodeId), Option<bool>),
+}
+
+/// A point in a batch to roll back to with [`Writer::rollback_to`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Savepoint {
+    id: u64,
+    depth: usize,
+}
+
 impl std::fmt::Debug for Writer<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Writer")
             .field("operations", &self.batch.len())
+            .field("savepoints", &self.savepoints.len())
             .finish()
     }
 }
 
 // Here rather than in graph.rs so that the graph does not import its writer (no module cycle).
 impl Graph {
-    /// Starts the write batch. Blocks while another writer is active; nothing is visible to
-    /// readers until [`Writer::commit`], and dropping the writer discards the batch.
-    pub fn writer(&self) -> Writer<'_> {
-        Writer::new(self, self.writer.lock())
+    /// Starts the write batch. Nothing is visible to readers until [`Writer::commit`], and
+    /// dropping the writer discards the batch.
+    ///
+    /// There is one writer at a time: on the thread that holds the writer (or a bulk load) this
+    /// fails with [`EngineError::WriterBusy`] at once, where waiting would deadlock; another
+    /// thread waits until the holder commits or drops (see [`Graph::writer_timeout`]).
+    pub fn writer(&self) -> Result<Writer<'_>> {
+        Ok(Writer::new(self, self.lock_writer(None)?))
+    }
+
+    /// [`Graph::writer`], waiting at most `wait` for another thread's writer, then
+    /// [`EngineError::WriterBusy`].
+    pub fn writer_timeout(&self, wait: Duration) -> Result<Writer<'_>> {
+        Ok(Writer::new(self, self.lock_writer(Some(wait))?))
     }
 }
 
 impl<'g> Writer<'g> {
-    pub(crate) fn new(graph: &'g Graph, state: MutexGuard<'g, WriterState>) -> Self {
+    fn new(graph: &'g Graph, state: WriterLock<'g>) -> Self {
         let next_node_id = state.next_node_id;
         Writer {
             graph,
             state,
             batch: WriteBatch::default(),
-            catalog: None,
             base_catalog: graph.catalog(),
-            next_node_id,
-            nodes: HashMap::new(),
-            keys: HashMap::new(),
-            out: BTreeMap::new(),
-            inc: BTreeMap::new(),
+            o: Overlay {
+                next_node_id,
+                ..Overlay::default()
+            },
+            sync: graph.options.sync_writes,
+            savepoints: Vec::new(),
+            savepoint_ids: 0,
+            undo: Vec::new(),
         }
     }
 
     /// The catalog including names added in this batch.
     pub fn catalog(&self) -> &Catalog {
-        self.catalog.as_ref().unwrap_or(&self.base_catalog)
+        self.o.catalog.as_ref().unwrap_or(&self.base_catalog)
     }
 
     fn catalog_mut(&mut self) -> &mut Catalog {
-        self.catalog
+        self.o
+            .catalog
             .get_or_insert_with(|| (*self.base_catalog).clone())
     }
 
@@ -95,6 +160,103 @@ impl<'g> Writer<'g> {
 
     pub fn is_empty(&self) -> bool {
         self.batch.is_empty()
+    }
+
+    /// Whether the commit fsyncs the write-ahead log; the default is
+    /// [`GraphOptions::sync_writes`] (off: a commit survives a killed process, not power loss).
+    pub fn set_sync(&mut self, sync: bool) {
+        self.sync = sync;
+    }
+
+    // ---- savepoints ----
+
+    /// Marks the batch as it is now, to come back to with [`Writer::rollback_to`]. Cheap: from
+    /// here on the writer logs the previous value of each overlay entry it changes (and copies
+    /// the catalog once, here); the batch itself is only cut back on a rollback.
+    pub fn savepoint(&mut self) -> Savepoint {
+        self.savepoint_ids += 1;
+        self.savepoints.push(Saved {
+            id: self.savepoint_ids,
+            batch_bytes: self.batch.size_in_bytes(),
+            batch_count: self.batch.len(),
+            undo: self.undo.len(),
+            catalog: self.o.catalog.clone(),
+            next_node_id: self.o.next_node_id,
+        });
+        Savepoint {
+            id: self.savepoint_ids,
+            depth: self.savepoints.len() - 1,
+        }
+    }
+
+    fn saved(&self, savepoint: Savepoint) -> Result<&Saved> {
+        match self.savepoints.get(savepoint.depth) {
+            Some(s) if s.id == savepoint.id => Ok(s),
+            _ => Err(EngineError::Invalid(
+                "no such savepoint in this batch (it was released or rolled back past)".into(),
+            )),
+        }
+    }
+
+    /// Undoes everything the batch did since `savepoint`, which stays valid (roll back to it
+    /// again later); savepoints taken after it are gone.
+    pub fn rollback_to(&mut self, savepoint: Savepoint) -> Result<()> {
+        let saved = self.saved(savepoint)?;
+        let (bytes, count, undo) = (saved.batch_bytes, saved.batch_count, saved.undo);
+        let (catalog, next_node_id) = (saved.catalog.clone(), saved.next_node_id);
+        self.o.catalog = catalog;
+        self.o.next_node_id = next_node_id;
+        self.batch = truncated(&self.batch, bytes, count)?;
+        let o = &mut self.o;
+        for entry in self.undo.drain(undo..).rev() {
+            match entry {
+                Undo::Node(k, Some(v)) => drop(o.nodes.insert(k, v)),
+                Undo::Node(k, None) => drop(o.nodes.remove(&k)),
+                Undo::Key(k, Some(v)) => drop(o.keys.insert(k, v)),
+                Undo::Key(k, None) => drop(o.keys.remove(&k)),
+                Undo::Out(k, Some(v)) => drop(o.out.insert(k, v)),
+                Undo::Out(k, None) => drop(o.out.remove(&k)),
+                Undo::Inc(k, Some(v)) => drop(o.inc.insert(k, v)),
+                Undo::Inc(k, None) => drop(o.inc.remove(&k)),
+            }
+        }
+        self.savepoints.truncate(savepoint.depth + 1);
+        Ok(())
+    }
+
+    /// Forgets `savepoint` and those after it, keeping what the batch holds now.
+    pub fn release(&mut self, savepoint: Savepoint) -> Result<()> {
+        self.saved(savepoint)?;
+        self.savepoints.truncate(savepoint.depth);
+        if self.savepoints.is_empty() {
+            self.undo.clear();
+        }
+        Ok(())
+    }
+
+    /// The overlay writes, logging the previous value while a savepoint is set.
+    fn set_node(&mut self, id: NodeId, rec: Option<NodeRecord>) {
+        let old = self.o.nodes.insert(id, rec);
+        if !self.savepoints.is_empty() {
+            self.undo.push(Undo::Node(id, old));
+        }
+    }
+
+    fn set_key(&mut self, key: (LabelId, String), id: Option<NodeId>) {
+        let old = self.o.keys.insert(key.clone(), id);
+        if !self.savepoints.is_empty() {
+            self.undo.push(Undo::Key(key, old));
+        }
+    }
+
+    fn set_edge(&mut self, (src, rel, dst): (NodeId, RelId, NodeId), props: Option<EdgeProps>) {
+        let live = props.is_some();
+        let old_out = self.o.out.insert((src, rel, dst), props);
+        let old_in = self.o.inc.insert((dst, rel, src), live);
+        if !self.savepoints.is_empty() {
+            self.undo.push(Undo::Out((src, rel, dst), old_out));
+            self.undo.push(Undo::Inc((dst, rel, src), old_in));
+        }
     }
 
     // ---- names ----
@@ -136,14 +298,14 @@ impl<'g> Writer<'g> {
 
     /// The node as this batch would leave it.
     pub fn node(&self, id: NodeId) -> Result<Option<NodeRecord>> {
-        match self.nodes.get(&id) {
+        match self.o.nodes.get(&id) {
             Some(rec) => Ok(rec.clone()),
             None => Ok(self.graph.reader().node(id)?.map(|r| (*r).clone())),
         }
     }
 
     fn node_exists(&self, id: NodeId) -> Result<Option<LabelId>> {
-        match self.nodes.get(&id) {
+        match self.o.nodes.get(&id) {
             Some(rec) => Ok(rec.as_ref().map(|r| r.label)),
             None => Ok(self.graph.reader().node(id)?.map(|r| r.label)),
         }
@@ -151,17 +313,75 @@ impl<'g> Writer<'g> {
 
     /// The id of node (label, key) as this batch would leave it.
     pub fn node_id(&self, label: LabelId, key: &str) -> Result<Option<NodeId>> {
-        match self.keys.get(&(label, key.to_owned())) {
+        match self.o.keys.get(&(label, key.to_owned())) {
             Some(id) => Ok(*id),
             None => self.graph.reader().node_id(label, key),
         }
     }
 
-    fn edge(&self, src: NodeId, rel: RelId, dst: NodeId) -> Result<Option<EdgeProps>> {
-        match self.out.get(&(src, rel, dst)) {
+    /// The properties of edge `src -[rel]-> dst` as this batch would leave it.
+    pub fn edge(&self, src: NodeId, rel: RelId, dst: NodeId) -> Result<Option<EdgeProps>> {
+        match self.o.out.get(&(src, rel, dst)) {
             Some(e) => Ok(e.clone()),
             None => self.graph.reader().edge(src, rel, dst),
         }
+    }
+
+    /// Edges of `node` as this batch would leave them, like [`crate::GraphRead::neighbors`]:
+    /// in `direction` (outgoing first for `Both`), restricted to `rels` (all when empty),
+    /// each direction in (relation, other node) order.
+    pub fn neighbors(
+        &self,
+        node: NodeId,
+        direction: Direction,
+        rels: &[RelId],
+    ) -> Result<Vec<Neighbor>> {
+        let mut out = Vec::new();
+        for dir in [Direction::Out, Direction::In] {
+            if direction != Direction::Both && direction != dir {
+                continue;
+            }
+            let mut stored = Vec::new();
+            self.graph
+                .reader()
+                .neighbors_into(node, dir, rels, &mut stored)?;
+            let edge_of = |rel: RelId, other: NodeId| match dir {
+                Direction::In => (other, rel, node),
+                _ => (node, rel, other),
+            };
+            // Stored edges this batch changed are replaced by the batch's version below.
+            stored.retain(|n| !self.o.out.contains_key(&edge_of(n.rel, n.node)));
+            let lo = (node, RelId(0), NodeId(0));
+            let hi = (node, RelId(u32::MAX), NodeId(u64::MAX));
+            let wanted = |rel: &RelId| rels.is_empty() || rels.contains(rel);
+            if dir == Direction::Out {
+                for ((_, rel, other), props) in self.o.out.range(lo..=hi) {
+                    if let (Some(props), true) = (props, wanted(rel)) {
+                        stored.push(Neighbor {
+                            rel: *rel,
+                            node: *other,
+                            direction: dir,
+                            props: props.clone(),
+                        });
+                    }
+                }
+            } else {
+                for ((_, rel, other), live) in self.o.inc.range(lo..=hi) {
+                    let props = self.o.out.get(&(*other, *rel, node)).cloned().flatten();
+                    if let (true, Some(props), true) = (*live, props, wanted(rel)) {
+                        stored.push(Neighbor {
+                            rel: *rel,
+                            node: *other,
+                            direction: dir,
+                            props,
+                        });
+                    }
+                }
+            }
+            stored.sort_by_key(|n| (n.rel, n.node));
+            out.extend(stored);
+        }
+        Ok(out)
     }
 
     // ---- nodes ----
@@ -201,8 +421,9 @@ impl<'g> Writer<'g> {
         let (id, old) = match existing {
             Some(id) => (id, self.node(id)?),
             None => {
-                let id = NodeId(self.next_node_id);
-                self.next_node_id = self
+                let id = NodeId(self.o.next_node_id);
+                self.o.next_node_id = self
+                    .o
                     .next_node_id
                     .checked_add(1)
                     .ok_or_else(|| EngineError::Invalid("node id space exhausted".into()))?;
@@ -236,7 +457,7 @@ impl<'g> Writer<'g> {
             .encode();
             self.batch
                 .put_cf(self.graph.cf(cf::NODE_KEY)?, ek, encode_u64(id.0));
-            self.keys.insert((label, key.to_owned()), Some(id));
+            self.set_key((label, key.to_owned()), Some(id));
         }
         Ok(id)
     }
@@ -249,46 +470,12 @@ impl<'g> Writer<'g> {
         new: Option<&NodeRecord>,
     ) -> Result<()> {
         let prop_cf = self.graph.cf(cf::PROP)?;
-        let indexes: Vec<_> = self.catalog().indexes().to_vec();
-        for index in indexes {
-            let old_v = old
-                .filter(|r| r.label == index.label)
-                .and_then(|r| r.prop(index.prop))
-                .filter(|v| v.is_indexable());
-            let new_v = new
-                .filter(|r| r.label == index.label)
-                .and_then(|r| r.prop(index.prop))
-                .filter(|v| v.is_indexable());
-            if old_v == new_v {
-                continue;
-            }
-            if let Some(v) = old_v {
-                let k = PropIndexKey {
-                    label: index.label,
-                    prop: index.prop,
-                    value: v.clone(),
-                    node: id,
-                };
-                self.batch.delete_cf(
-                    prop_cf,
-                    k.encode()
-                        .map_err(EngineError::corrupt("property index key"))?,
-                );
-            }
-            if let Some(v) = new_v {
-                let k = PropIndexKey {
-                    label: index.label,
-                    prop: index.prop,
-                    value: v.clone(),
-                    node: id,
-                };
-                self.batch.put_cf(
-                    prop_cf,
-                    k.encode()
-                        .map_err(EngineError::corrupt("property index key"))?,
-                    [],
-                );
-            }
+        let (deletes, puts) = commit::index_changes(self.catalog().indexes(), id, old, new)?;
+        for k in deletes {
+            self.batch.delete_cf(prop_cf, k);
+        }
+        for k in puts {
+            self.batch.put_cf(prop_cf, k, []);
         }
         let node_cf = self.graph.cf(cf::NODE)?;
         match new {
@@ -297,7 +484,7 @@ impl<'g> Writer<'g> {
                 .put_cf(node_cf, NodeKey(id).encode(), rec.encode()),
             None => self.batch.delete_cf(node_cf, NodeKey(id).encode()),
         }
-        self.nodes.insert(id, new.cloned());
+        self.set_node(id, new.cloned());
         Ok(())
     }
 
@@ -317,7 +504,7 @@ impl<'g> Writer<'g> {
         }
         .encode();
         self.batch.delete_cf(self.graph.cf(cf::NODE_KEY)?, ek);
-        self.keys.insert((record.label, record.key), None);
+        self.set_key((record.label, record.key), None);
         self.batch
             .delete_cf(self.graph.cf(cf::DEGREE)?, NodeKey(id).encode());
         self.batch
@@ -327,35 +514,17 @@ impl<'g> Writer<'g> {
 
     /// Every edge touching `id` as this batch would leave it, as `(src, rel, dst)`.
     fn edges_of(&self, id: NodeId) -> Result<Vec<(NodeId, RelId, NodeId)>> {
-        let mut stored = Vec::new();
-        self.graph
-            .reader()
-            .neighbors_into(id, crate::Direction::Both, &[], &mut stored)?;
-        let mut edges: Vec<(NodeId, RelId, NodeId)> = stored
-            .iter()
+        let mut edges: Vec<_> = self
+            .neighbors(id, Direction::Both, &[])?
+            .into_iter()
             .map(|n| match n.direction {
-                crate::Direction::In => (n.node, n.rel, id),
+                Direction::In => (n.node, n.rel, id),
                 _ => (id, n.rel, n.node),
             })
             .collect();
-        let lo = (id, RelId(0), NodeId(0));
-        let hi = (id, RelId(u32::MAX), NodeId(u64::MAX));
-        edges.extend(
-            self.out
-                .range(lo..=hi)
-                .filter(|(_, v)| v.is_some())
-                .map(|(k, _)| *k),
-        );
-        edges.extend(
-            self.inc
-                .range(lo..=hi)
-                .filter(|(_, v)| **v)
-                .map(|((d, r, s), _)| (*s, *r, *d)),
-        );
+        // A self-loop is listed in both directions.
         edges.sort();
         edges.dedup();
-        // Drop edges this batch already removed.
-        edges.retain(|e| !matches!(self.out.get(e), Some(None)));
         Ok(edges)
     }
 
@@ -416,8 +585,7 @@ impl<'g> Writer<'g> {
                 self.catalog_mut().note_endpoints(rel, src_label, dst_label);
             }
         }
-        self.out.insert((src, rel, dst), Some(props));
-        self.inc.insert((dst, rel, src), true);
+        self.set_edge((src, rel, dst), Some(props));
         Ok(is_new)
     }
 
@@ -441,8 +609,7 @@ impl<'g> Writer<'g> {
             .delete_cf(self.graph.cf(cf::IN)?, in_key.encode());
         self.bump_degree(src, Degree { out: -1, inc: 0 })?;
         self.bump_degree(dst, Degree { out: 0, inc: -1 })?;
-        self.out.insert((src, rel, dst), None);
-        self.inc.insert((dst, rel, src), false);
+        self.set_edge((src, rel, dst), None);
         Ok(true)
     }
 
@@ -468,31 +635,23 @@ impl<'g> Writer<'g> {
         let prop_cf = self.graph.cf(cf::PROP)?;
         let mut ids = self.graph.reader().label_nodes(label)?;
         ids.extend(
-            self.keys
+            self.o
+                .keys
                 .iter()
                 .filter(|((l, _), v)| *l == label && v.is_some())
                 .filter_map(|(_, v)| *v),
         );
         ids.sort();
         ids.dedup();
+        let index = cairn_storage_format::IndexDef { label, prop };
         for id in ids {
             let Some(rec) = self.node(id)? else { continue };
-            if rec.label != label {
-                continue;
-            }
-            if let Some(v) = rec.prop(prop).filter(|v| v.is_indexable()) {
-                let k = PropIndexKey {
-                    label,
-                    prop,
-                    value: v.clone(),
-                    node: id,
-                };
-                self.batch.put_cf(
-                    prop_cf,
-                    k.encode()
-                        .map_err(EngineError::corrupt("property index key"))?,
-                    [],
-                );
+            if let (true, Some(v)) = (
+                rec.label == label,
+                rec.prop(prop).filter(|v| v.is_indexable()),
+            ) {
+                self.batch
+                    .put_cf(prop_cf, commit::index_key(&index, v, id)?, []);
             }
         }
         Ok(true)
@@ -500,66 +659,132 @@ impl<'g> Writer<'g> {
 
     // ---- commit ----
 
-    /// Applies the batch atomically. On error nothing is applied.
-    pub fn commit(mut self) -> Result<CommitStats> {
-        let meta = self.graph.cf(cf::META)?;
-        if let Some(catalog) = &self.catalog {
-            self.batch
-                .put_cf(meta, MetaKey::Catalog.encode(), catalog.record().encode());
-        }
-        if self.next_node_id != self.state.next_node_id {
-            self.batch.put_cf(
-                meta,
-                MetaKey::NextNodeId.encode(),
-                encode_u64(self.next_node_id),
-            );
-        }
-        let stats = CommitStats {
+    /// Applies the batch atomically (on error nothing is applied) through the one commit
+    /// protocol, which sends its change set to [`Graph::subscribe`]rs.
+    pub fn commit(self) -> Result<CommitStats> {
+        Ok(self.commit_changes()?.0)
+    }
+
+    /// [`Writer::commit`], also returning the change set (`None`: nothing to commit).
+    pub fn commit_changes(mut self) -> Result<(CommitStats, Option<Arc<ChangeSet>>)> {
+        let changes = self.changes()?;
+        let mut stats = CommitStats {
             operations: self.batch.len(),
             bytes: self.batch.size_in_bytes(),
+            commit: 0,
         };
-        if self.batch.is_empty() {
-            return Ok(stats);
+        let c = Commit {
+            batch: std::mem::take(&mut self.batch),
+            catalog: self.o.catalog.take(),
+            next_node_id: self.o.next_node_id,
+            sync: self.sync,
+            clear_marker: false,
+            changes,
+        };
+        let changes = commit::commit(self.graph, &mut self.state, c)?;
+        stats.commit = changes.as_ref().map_or(0, |c| c.commit);
+        Ok((stats, changes))
+    }
+
+    /// The change set of the batch: the overlay compared with the committed graph, so that a
+    /// change undone within the batch (or by a savepoint) is not reported.
+    fn changes(&self) -> Result<ChangeSet> {
+        let reader = self.graph.reader();
+        // Ids this batch handed out were never stored: nothing to read for them or their edges,
+        // so a batch that only creates (the common bulk case) reads nothing here.
+        let first_new = self.state.next_node_id;
+        let stored_node = |id: NodeId| -> Result<Option<Arc<NodeRecord>>> {
+            if id.0 >= first_new {
+                Ok(None)
+            } else {
+                reader.node(id)
+            }
+        };
+        let mut changes = ChangeSet::default();
+        for (id, rec) in &self.o.nodes {
+            let stored = stored_node(*id)?;
+            let stored = stored.as_deref();
+            if stored == rec.as_ref() {
+                continue;
+            }
+            match rec {
+                Some(_) => changes.nodes_upserted.push(*id),
+                None => changes.nodes_removed.push(*id),
+            }
+            if commit::props_differ(stored, rec.as_ref()) {
+                changes.props_touched.push(*id);
+            }
         }
-        let batch = std::mem::take(&mut self.batch);
-        let touched: Vec<NodeId> = self.nodes.keys().copied().collect();
-        publish(
-            self.graph,
-            &mut self.state,
-            batch,
-            self.graph.options.sync_writes,
-            &touched,
-            self.catalog.take(),
-            self.next_node_id,
+        let had_vector = reader.vectors(&changes.nodes_removed)?;
+        changes.vectors_touched = changes
+            .nodes_removed
+            .iter()
+            .zip(had_vector)
+            .filter(|(_, v)| v.is_some())
+            .map(|(id, _)| *id)
+            .collect();
+        for (edge, props) in &self.o.out {
+            let stored = if edge.0 .0 >= first_new || edge.2 .0 >= first_new {
+                None
+            } else {
+                reader.edge(edge.0, edge.1, edge.2)?
+            };
+            match props {
+                Some(p) if stored.as_ref() != Some(p) => changes.edges_added.push(*edge),
+                None if stored.is_some() => changes.edges_removed.push(*edge),
+                _ => {}
+            }
+        }
+        Ok(changes)
+    }
+
+    /// A private copy of the database as this batch would leave it, at `dir` (an empty or
+    /// missing directory): a RocksDB checkpoint of the committed graph (hard links to its
+    /// files, the memtable flushed) with the batch committed into it. For readers that cannot
+    /// read through the overlay, such as the executor's node table; nothing of the copy reaches
+    /// this database. Delete `dir` after use.
+    pub fn fork(&self, dir: &Path) -> Result<Graph> {
+        let io = |source| EngineError::Io {
+            path: dir.to_path_buf(),
+            source,
+        };
+        std::fs::create_dir_all(dir).map_err(io)?;
+        rocksdb::checkpoint::Checkpoint::new(&self.graph.db)?
+            .create_checkpoint(dir.join(ROCKSDB_DIR))?;
+        let copy = Graph::open(
+            dir,
+            GraphOptions {
+                create_if_missing: false,
+                sync_writes: false,
+                ..self.graph.options.clone()
+            },
         )?;
-        Ok(stats)
+        {
+            let mut state = copy.lock_writer(None)?;
+            let c = Commit {
+                batch: WriteBatch::from_data(self.batch.data()),
+                catalog: self.o.catalog.clone(),
+                next_node_id: self.o.next_node_id,
+                ..Commit::default()
+            };
+            commit::commit(&copy, &mut state, c)?;
+        }
+        Ok(copy)
     }
 }
 
-/// The last step of every commit, shared by [`Writer::commit`] and the bulk loader: write `batch`
-/// (already holding the catalog and next-id keys if they changed) with the node cache's epoch
-/// around it, then publish the new next node id and catalog to readers. Phase 2 moves the rest of
-/// the protocol (catalog and counter keys, property-index upkeep) here and emits change sets.
-pub(crate) fn publish(
-    graph: &Graph,
-    state: &mut WriterState,
-    batch: WriteBatch,
-    sync: bool,
-    touched: &[NodeId],
-    catalog: Option<Catalog>,
-    next_node_id: u64,
-) -> Result<()> {
-    graph.ensure_writable()?;
-    let mut opts = WriteOptions::default();
-    opts.set_sync(sync);
-    graph.cache.begin_commit(touched.iter().copied());
-    let result = graph.db.write_opt(batch, &opts);
-    // Invalidate even on error: a failed write changed nothing, and an extra miss is harmless.
-    graph.cache.end_commit(touched.iter().copied());
-    result?;
-    state.next_node_id = next_node_id;
-    if let Some(catalog) = catalog {
-        *graph.catalog.write() = Arc::new(catalog);
-    }
-    Ok(())
+/// `batch` cut back to its first `bytes` bytes, holding `count` operations. RocksDB's batch
+/// format is a 12-byte header (sequence number, then the operation count as a little-endian
+/// u32) followed by the operations in order; its own save points cut it back the same way.
+fn truncated(batch: &WriteBatch, bytes: usize, count: usize) -> Result<WriteBatch> {
+    let data = batch
+        .data()
+        .get(..bytes)
+        .filter(|d| d.len() >= 12)
+        .ok_or_else(|| EngineError::Invalid("savepoint beyond the batch".into()))?;
+    let mut data = data.to_vec();
+    let count = u32::try_from(count)
+        .map_err(|_| EngineError::Invalid("batch too large for a savepoint".into()))?;
+    data[8..12].copy_from_slice(&count.to_le_bytes());
+    Ok(WriteBatch::from_data(&data))
 }

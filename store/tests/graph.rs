@@ -20,7 +20,7 @@ fn reopen_keeps_nodes_edges_catalog_and_counters() {
     let dir = tempfile::tempdir().unwrap();
     let (a, p) = {
         let g = open(dir.path());
-        let mut w = g.writer();
+        let mut w = g.writer().unwrap();
         let a = w
             .upsert_node(
                 "Author",
@@ -77,7 +77,7 @@ fn reopen_keeps_nodes_edges_catalog_and_counters() {
         vec![a]
     );
     // New ids continue after the persisted counter.
-    let mut w = g.writer();
+    let mut w = g.writer().unwrap();
     let b = w
         .upsert_node("Author", "a2", Vec::<(&str, Value)>::new(), None)
         .unwrap();
@@ -89,7 +89,7 @@ fn reopen_keeps_nodes_edges_catalog_and_counters() {
 fn upsert_merges_properties_and_dedupes_keys() {
     let dir = tempfile::tempdir().unwrap();
     let g = open(dir.path());
-    let mut w = g.writer();
+    let mut w = g.writer().unwrap();
     let a = w
         .upsert_node(
             "Author",
@@ -121,7 +121,7 @@ fn upsert_merges_properties_and_dedupes_keys() {
 fn removing_a_node_leaves_no_dangling_edge_in_either_direction() {
     let dir = tempfile::tempdir().unwrap();
     let g = open(dir.path());
-    let mut w = g.writer();
+    let mut w = g.writer().unwrap();
     let hub = w
         .upsert_node("N", "hub", Vec::<(&str, Value)>::new(), None)
         .unwrap();
@@ -144,7 +144,7 @@ fn removing_a_node_leaves_no_dangling_edge_in_either_direction() {
     w.commit().unwrap();
     assert_eq!(g.degree(hub).unwrap().out, 4);
 
-    let mut w = g.writer();
+    let mut w = g.writer().unwrap();
     assert!(w.remove_node(hub).unwrap());
     assert!(!w.remove_node(hub).unwrap());
     w.commit().unwrap();
@@ -171,7 +171,7 @@ fn removing_a_node_leaves_no_dangling_edge_in_either_direction() {
 fn degree_stays_correct_through_adds_duplicates_and_removes() {
     let dir = tempfile::tempdir().unwrap();
     let g = open(dir.path());
-    let mut w = g.writer();
+    let mut w = g.writer().unwrap();
     let a = w
         .upsert_node("N", "a", Vec::<(&str, Value)>::new(), None)
         .unwrap();
@@ -185,7 +185,7 @@ fn degree_stays_correct_through_adds_duplicates_and_removes() {
     );
     assert!(w.add_edge(a, "S", b, EdgeProps::default()).unwrap());
     w.commit().unwrap();
-    let mut w = g.writer();
+    let mut w = g.writer().unwrap();
     assert!(
         !w.add_edge(a, "R", b, EdgeProps::default()).unwrap(),
         "duplicate across batches"
@@ -204,7 +204,7 @@ fn degree_stays_correct_through_adds_duplicates_and_removes() {
         .unwrap());
     w.commit().unwrap();
     assert_eq!((g.degree(a).unwrap().out, g.degree(b).unwrap().inc), (2, 2));
-    let mut w = g.writer();
+    let mut w = g.writer().unwrap();
     assert!(w.remove_edge(a, "R", b).unwrap());
     assert!(!w.remove_edge(a, "R", b).unwrap());
     assert!(!w.remove_edge(a, "NOPE", b).unwrap());
@@ -219,7 +219,7 @@ fn degree_stays_correct_through_adds_duplicates_and_removes() {
 fn edges_need_existing_endpoints_and_a_dropped_writer_applies_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let g = open(dir.path());
-    let mut w = g.writer();
+    let mut w = g.writer().unwrap();
     let a = w
         .upsert_node("N", "a", Vec::<(&str, Value)>::new(), None)
         .unwrap();
@@ -242,7 +242,7 @@ fn edges_need_existing_endpoints_and_a_dropped_writer_applies_nothing() {
 fn neighbours_filter_by_relation_and_direction() {
     let dir = tempfile::tempdir().unwrap();
     let g = open(dir.path());
-    let mut w = g.writer();
+    let mut w = g.writer().unwrap();
     let x = w
         .upsert_node("N", "x", Vec::<(&str, Value)>::new(), None)
         .unwrap();
@@ -293,7 +293,7 @@ fn neighbours_filter_by_relation_and_direction() {
 fn property_index_equality_range_backfill_and_maintenance() {
     let dir = tempfile::tempdir().unwrap();
     let g = open(dir.path());
-    let mut w = g.writer();
+    let mut w = g.writer().unwrap();
     let mut by_year = Vec::new();
     for (i, year) in [2001i64, 1999, 2010, 2005, 2010, -3].iter().enumerate() {
         by_year.push((
@@ -315,7 +315,7 @@ fn property_index_equality_range_backfill_and_maintenance() {
     w.commit().unwrap();
     // Without an index the same answers come from a label scan.
     let scan = g.find_eq("Paper", "year", &Value::Int(2010)).unwrap();
-    let mut w = g.writer();
+    let mut w = g.writer().unwrap();
     assert!(w.create_index("Paper", "year").unwrap());
     assert!(!w.create_index("Paper", "year").unwrap());
     w.commit().unwrap();
@@ -350,7 +350,7 @@ fn property_index_equality_range_backfill_and_maintenance() {
         .unwrap();
     assert_eq!(strings, vec![odd]);
     // Updates move index entries; removals delete them.
-    let mut w = g.writer();
+    let mut w = g.writer().unwrap();
     w.upsert_node("Paper", "p0", [("year", Value::Int(2010))], None)
         .unwrap();
     w.remove_node(by_year[2].1).unwrap();
@@ -372,7 +372,7 @@ fn property_index_equality_range_backfill_and_maintenance() {
 fn relation_hierarchy_refuses_cycles() {
     let dir = tempfile::tempdir().unwrap();
     let g = open(dir.path());
-    let mut w = g.writer();
+    let mut w = g.writer().unwrap();
     w.set_relation_parent("WORKS_AT", Some("AFFILIATED_WITH"))
         .unwrap();
     w.set_relation_parent("AFFILIATED_WITH", Some("RELATED_TO"))
@@ -489,7 +489,7 @@ fn readers_never_see_half_a_batch() {
     let dir = tempfile::tempdir().unwrap();
     let g = std::sync::Arc::new(open(dir.path()));
     let hub = {
-        let mut w = g.writer();
+        let mut w = g.writer().unwrap();
         let hub = w
             .upsert_node("N", "hub", [("count", Value::Int(0))], None)
             .unwrap();
@@ -503,7 +503,7 @@ fn readers_never_see_half_a_batch() {
         let g = g.clone();
         std::thread::spawn(move || {
             for b in 0..BATCHES {
-                let mut w = g.writer();
+                let mut w = g.writer().unwrap();
                 for i in 0..PER_BATCH {
                     let n = w
                         .upsert_node("N", &format!("n{b}-{i}"), Vec::<(&str, Value)>::new(), None)
@@ -564,7 +564,7 @@ fn cache_never_serves_a_stale_record() {
     let dir = tempfile::tempdir().unwrap();
     let g = std::sync::Arc::new(open(dir.path()));
     let id = {
-        let mut w = g.writer();
+        let mut w = g.writer().unwrap();
         let id = w
             .upsert_node("N", "x", [("v", Value::Int(0))], None)
             .unwrap();
@@ -586,7 +586,7 @@ fn cache_never_serves_a_stale_record() {
         })
     };
     for i in 1..=300 {
-        let mut w = g.writer();
+        let mut w = g.writer().unwrap();
         w.upsert_node("N", "x", [("v", Value::Int(i))], None)
             .unwrap();
         w.commit().unwrap();

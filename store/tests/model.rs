@@ -1,5 +1,6 @@
-//! Model-based property test: random sequences of writes, committed in random batches and
-//! across reopens, leave the store equal to a plain in-memory model of the graph.
+//! Model-based property test: random sequences of writes, savepoints, rollbacks (to a savepoint
+//! or of a whole batch) and index declarations, committed in random batches and across reopens,
+//! leave the store — graph, catalog, property index — equal to a plain in-memory model.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use cairn_storage_format::{EdgeProps, NodeId, Value};
@@ -9,20 +10,28 @@ use std::collections::{BTreeMap, BTreeSet};
 
 #[derive(Clone, Debug)]
 enum Op {
-    Upsert { label: u8, key: u8, v: i64 },
+    Upsert { key: u8, v: i64 },
     AddEdge { src: u8, rel: u8, dst: u8 },
     RemoveEdge { src: u8, rel: u8, dst: u8 },
     RemoveNode { key: u8 },
+    CreateIndex { label: u8 },
+    Savepoint,
+    RollbackToSavepoint,
+    Rollback,
     Commit,
     Reopen,
 }
 
 fn op() -> impl Strategy<Value = Op> {
     prop_oneof![
-        4 => (0..2u8, 0..8u8, -3..3i64).prop_map(|(label, key, v)| Op::Upsert { label, key, v }),
+        4 => (0..8u8, -3..3i64).prop_map(|(key, v)| Op::Upsert { key, v }),
         6 => (0..8u8, 0..2u8, 0..8u8).prop_map(|(src, rel, dst)| Op::AddEdge { src, rel, dst }),
         2 => (0..8u8, 0..2u8, 0..8u8).prop_map(|(src, rel, dst)| Op::RemoveEdge { src, rel, dst }),
         1 => (0..8u8).prop_map(|key| Op::RemoveNode { key }),
+        1 => (0..2u8).prop_map(|label| Op::CreateIndex { label }),
+        1 => Just(Op::Savepoint),
+        1 => Just(Op::RollbackToSavepoint),
+        1 => Just(Op::Rollback),
         2 => Just(Op::Commit),
         1 => Just(Op::Reopen),
     ]
@@ -37,6 +46,8 @@ type ModelEdge = ((u8, u8), u8, (u8, u8));
 struct Model {
     nodes: BTreeMap<(u8, u8), i64>,
     edges: BTreeSet<ModelEdge>,
+    /// Labels with an index on `v`.
+    indexed: BTreeSet<u8>,
 }
 
 fn node_of(k: u8) -> (u8, u8) {
@@ -44,53 +55,66 @@ fn node_of(k: u8) -> (u8, u8) {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 32, ..ProptestConfig::default() })]
     #[test]
     fn store_matches_model(ops in proptest::collection::vec(op(), 1..60)) {
         let dir = tempfile::tempdir().unwrap();
         let mut graph = Some(Graph::open(dir.path(), GraphOptions::default()).unwrap());
         let mut committed = Model::default();
         let mut pending = committed.clone();
-        let mut ids: BTreeMap<(u8, u8), NodeId> = BTreeMap::new();
+        // The model at each savepoint of the open batch.
+        let mut saved: Vec<Model> = Vec::new();
         let labels = ["L0", "L1"];
         let rels = ["R0", "R1"];
         let mut batch: Vec<Op> = Vec::new();
-        let apply = |g: &Graph, batch: &mut Vec<Op>, ids: &mut BTreeMap<(u8, u8), NodeId>| {
-            let mut w = g.writer();
+        // Replays a batch on a writer; node ids are looked up through the writer, since ids of
+        // rolled-back nodes are handed out again.
+        let apply = |g: &Graph, batch: &mut Vec<Op>| {
+            let mut w = g.writer().unwrap();
+            let mut savepoints = Vec::new();
+            let id = |w: &cairn_store::Writer<'_>, k: u8| -> Option<NodeId> {
+                let (l, k) = node_of(k);
+                let label = w.catalog().label_id(labels[l as usize])?;
+                w.node_id(label, &k.to_string()).unwrap()
+            };
             for op in batch.drain(..) {
                 match op {
-                    Op::Upsert { label, key, v } => {
-                        let _ = label;
+                    Op::Upsert { key, v } => {
                         let (l, k) = node_of(key);
-                        let id = w.upsert_node(labels[l as usize], &k.to_string(), [("v", Value::Int(v))], None).unwrap();
-                        ids.insert((l, k), id);
+                        w.upsert_node(labels[l as usize], &k.to_string(), [("v", Value::Int(v))], None).unwrap();
                     }
                     Op::AddEdge { src, rel, dst } => {
-                        let (s, d) = (ids.get(&node_of(src)).copied(), ids.get(&node_of(dst)).copied());
-                        if let (Some(s), Some(d)) = (s, d) {
-                            if w.node(s).unwrap().is_some() && w.node(d).unwrap().is_some() {
-                                w.add_edge(s, rels[rel as usize], d, EdgeProps::default()).unwrap();
-                            }
+                        if let (Some(s), Some(d)) = (id(&w, src), id(&w, dst)) {
+                            w.add_edge(s, rels[rel as usize], d, EdgeProps::default()).unwrap();
                         }
                     }
                     Op::RemoveEdge { src, rel, dst } => {
-                        if let (Some(s), Some(d)) = (ids.get(&node_of(src)), ids.get(&node_of(dst))) {
-                            w.remove_edge(*s, rels[rel as usize], *d).unwrap();
+                        if let (Some(s), Some(d)) = (id(&w, src), id(&w, dst)) {
+                            w.remove_edge(s, rels[rel as usize], d).unwrap();
                         }
                     }
                     Op::RemoveNode { key } => {
-                        if let Some(id) = ids.get(&node_of(key)) {
-                            w.remove_node(*id).unwrap();
+                        if let Some(id) = id(&w, key) {
+                            assert!(w.remove_node(id).unwrap());
                         }
                     }
-                    Op::Commit | Op::Reopen => {}
+                    Op::CreateIndex { label } => {
+                        w.create_index(labels[label as usize], "v").unwrap();
+                    }
+                    Op::Savepoint => savepoints.push(w.savepoint()),
+                    Op::RollbackToSavepoint => {
+                        if let Some(sp) = savepoints.last() {
+                            w.rollback_to(*sp).unwrap();
+                        }
+                    }
+                    Op::Rollback | Op::Commit | Op::Reopen => {}
                 }
             }
             w.commit().unwrap();
         };
         for op in ops {
             match &op {
-                Op::Upsert { key, v, .. } => {
+                Op::Upsert { key, v } => {
                     pending.nodes.insert(node_of(*key), *v);
                 }
                 Op::AddEdge { src, rel, dst } => {
@@ -107,26 +131,37 @@ proptest! {
                     pending.nodes.remove(&n);
                     pending.edges.retain(|(s, _, d)| *s != n && *d != n);
                 }
+                Op::CreateIndex { label } => {
+                    pending.indexed.insert(*label);
+                }
+                Op::Savepoint => saved.push(pending.clone()),
+                Op::RollbackToSavepoint => {
+                    if let Some(m) = saved.last() {
+                        pending = m.clone();
+                    }
+                }
                 Op::Commit => {
-                    apply(graph.as_ref().unwrap(), &mut batch, &mut ids);
+                    apply(graph.as_ref().unwrap(), &mut batch);
                     committed = pending.clone();
+                    saved.clear();
                     continue;
                 }
-                Op::Reopen => {
+                Op::Rollback | Op::Reopen => {
                     // Uncommitted work is lost with the writer; the model forgets it too.
                     batch.clear();
+                    saved.clear();
                     pending = committed.clone();
-                    // Ids of nodes created in the discarded batch stay in `ids`; ops check
-                    // existence through the writer before using them.
-                    drop(graph.take());
-                    graph = Some(Graph::open(dir.path(), GraphOptions::default()).unwrap());
+                    if matches!(op, Op::Reopen) {
+                        drop(graph.take());
+                        graph = Some(Graph::open(dir.path(), GraphOptions::default()).unwrap());
+                    }
                     continue;
                 }
             }
             batch.push(op);
         }
         let g = graph.as_ref().unwrap();
-        apply(g, &mut batch, &mut ids);
+        apply(g, &mut batch);
         committed = pending;
 
         // Compare: nodes, values, edges in both directions, degrees.
@@ -153,6 +188,24 @@ proptest! {
                     }
                     None => prop_assert!(id.is_none()),
                 }
+            }
+        }
+        // Catalog: the declared indexes; property index: every value's nodes, by index or scan.
+        for l in 0..2u8 {
+            let declared = match (cat.label_id(labels[l as usize]), v) {
+                (Some(label), Some(p)) => cat.has_index(label, p),
+                _ => false,
+            };
+            prop_assert_eq!(declared, committed.indexed.contains(&l), "index on L{}", l);
+            for val in -3..3i64 {
+                let mut found = g.find_eq(labels[l as usize], "v", &Value::Int(val)).unwrap();
+                found.sort();
+                let mut expected: Vec<NodeId> = committed.nodes.iter()
+                    .filter(|((nl, _), x)| *nl == l && **x == val)
+                    .map(|((nl, k), _)| g.node_id(labels[*nl as usize], &k.to_string()).unwrap().unwrap())
+                    .collect();
+                expected.sort();
+                prop_assert_eq!(found, expected, "L{} v = {}", l, val);
             }
         }
     }

@@ -19,7 +19,7 @@ fn reader(dir: &std::path::Path) -> Graph {
 /// A writable database holding one author, "a1" named Ann.
 fn with_ann(dir: &std::path::Path) -> (Graph, NodeId) {
     let w = writer(dir);
-    let mut b = w.writer();
+    let mut b = w.writer().unwrap();
     let ann = b
         .upsert_node("Author", "a1", [("name", Value::from("Ann"))], None)
         .unwrap();
@@ -37,7 +37,7 @@ fn name_of(g: &Graph, id: NodeId) -> Option<Value> {
 fn a_reader_sees_the_writers_commits_after_catching_up() {
     let dir = tempfile::tempdir().unwrap();
     let (w, ann) = with_ann(dir.path());
-    let mut b = w.writer();
+    let mut b = w.writer().unwrap();
     let p = b
         .upsert_node("Paper", "p1", [("name", Value::from("Beams"))], None)
         .unwrap();
@@ -56,7 +56,7 @@ fn a_reader_sees_the_writers_commits_after_catching_up() {
     assert!(!fresh.import_pending);
     assert!(w.freshness().is_none());
 
-    let mut b = w.writer();
+    let mut b = w.writer().unwrap();
     b.upsert_node("Author", "a1", [("name", Value::from("Ann Lee"))], None)
         .unwrap();
     let v = b
@@ -96,16 +96,16 @@ fn a_reader_refuses_every_write_and_leaves_the_database_as_it_was() {
     let dir = tempfile::tempdir().unwrap();
     drop(with_ann(dir.path()));
     let r = reader(dir.path());
-    let mut b = r.writer();
+    let mut b = r.writer().unwrap();
     b.upsert_node("Author", "a2", [("name", Value::from("Bo"))], None)
         .unwrap();
     let err = b.commit().unwrap_err();
     assert!(matches!(err, EngineError::ReadOnly { .. }), "{err}");
     assert!(err.to_string().contains("read-only"), "{err}");
-    let mut b = r.writer();
+    let mut b = r.writer().unwrap();
     b.create_index("Author", "name").unwrap();
     assert!(matches!(b.commit(), Err(EngineError::ReadOnly { .. })));
-    let bulk = r.bulk_load();
+    let bulk = r.bulk_load().unwrap();
     assert!(matches!(
         bulk.sst_files(),
         Err(EngineError::ReadOnly { .. })
@@ -168,7 +168,7 @@ fn a_reader_does_not_see_an_import_that_has_not_committed() {
     let (w, ann) = with_ann(dir.path());
     let r = reader(dir.path());
 
-    let mut bulk = w.bulk_load();
+    let mut bulk = w.bulk_load().unwrap();
     let first = bulk.next_node_id();
     let new: Vec<u64> = (first..first + 3).collect();
     let catalog = w.catalog();
@@ -258,7 +258,7 @@ fn a_reader_does_not_see_an_import_that_has_not_committed() {
         bulk.put(Family::NodeKey, key.encode(), NodeKey(NodeId(*id)).encode())
             .unwrap();
     }
-    bulk.commit(rel, first + 3, &[]).unwrap();
+    bulk.commit(rel, first + 3).unwrap();
 
     assert!(r.catch_up().unwrap());
     assert!(!r.freshness().unwrap().import_pending);
@@ -285,7 +285,7 @@ fn a_damaged_table_is_not_reported_as_locked() {
     let dir = tempfile::tempdir().unwrap();
     {
         let w = writer(dir.path());
-        let mut b = w.writer();
+        let mut b = w.writer().unwrap();
         for i in 0..200 {
             b.upsert_node(
                 "Author",

@@ -1,0 +1,401 @@
+//! How `cairn query` and the REPL show an exploration: one form per `RETURN` kind, as a table
+//! or as JSON (docs/LANGUAGE.md, "RETURN").
+
+use super::display::cell;
+use super::{Failure, OutputFormat};
+use cairn::agent::TraceEvent;
+use cairn::query::ast::ReturnKind;
+use cairn::{Cairn, Exploration, GraphRead, NodeId, ResultNode};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::time::Duration;
+
+/// A trace can hold thousands of events on a large graph; past this many the rest is counted.
+const TRACE_LIMIT: usize = 1000;
+
+/// Prints `e` as its statement's `RETURN` kind asks.
+pub(crate) fn exploration(
+    cairn: &Cairn,
+    e: &Exploration,
+    format: OutputFormat,
+    elapsed: Duration,
+) -> Result<(), Failure> {
+    match (e.ret, format) {
+        (ReturnKind::Nodes, OutputFormat::Table) => print_table(cairn, e, elapsed),
+        (ReturnKind::Paths, OutputFormat::Table) => print_paths(cairn, e, elapsed),
+        (ReturnKind::Subgraph, OutputFormat::Table) => print_subgraph(cairn, e, elapsed),
+        (ReturnKind::Answer, OutputFormat::Table) => print_answer(cairn, e),
+        (ReturnKind::Trace, OutputFormat::Table) => {
+            print_trace(cairn, &e.trace)?;
+            outln!("{}", summary(e, elapsed));
+            Ok(())
+        }
+        (kind, OutputFormat::Json) => {
+            let mut doc = match kind {
+                ReturnKind::Nodes => nodes_json(cairn, e)?,
+                ReturnKind::Paths => paths_json(cairn, e)?,
+                ReturnKind::Subgraph => subgraph_json(cairn, e)?,
+                ReturnKind::Answer => answer_json(cairn, e)?,
+                ReturnKind::Trace => serde_json::json!({
+                    "trace": trace_lines(cairn, &e.trace)?, "events": e.trace.len(),
+                }),
+            };
+            doc["return"] = serde_json::json!(kind.to_string());
+            doc["stop"] = serde_json::json!(e.stop.to_string());
+            doc["sufficiency"] = serde_json::json!(e.sufficiency);
+            doc["stats"] = stats_json(e);
+            outln!("{doc}");
+            Ok(())
+        }
+    }
+}
+
+/// The last line of every table form: how the search went.
+fn summary(e: &Exploration, elapsed: Duration) -> String {
+    format!(
+        "{} result(s); stopped: {}; sufficiency {:.2}; {} expanded, {} edges scanned, {} scored; {:.1} ms",
+        e.results.len(),
+        e.stop,
+        e.sufficiency,
+        e.stats.nodes_expanded,
+        e.stats.edges_scanned,
+        e.stats.nodes_scored,
+        elapsed.as_secs_f64() * 1e3
+    )
+}
+
+fn stats_json(e: &Exploration) -> serde_json::Value {
+    serde_json::json!({"nodes_expanded": e.stats.nodes_expanded, "edges_scanned": e.stats.edges_scanned, "nodes_scored": e.stats.nodes_scored,
+                       "cache_hits": e.stats.cache_hits, "rounds": e.stats.rounds, "elapsed_ms": e.stats.elapsed.as_secs_f64() * 1e3})
+}
+
+/// Prints rows under a header, columns padded to their widest cell; the last column is not
+/// padded.
+fn print_rows<const N: usize>(header: [&str; N], rows: &[[String; N]]) {
+    let mut width = header.map(str::len);
+    for row in rows {
+        for (w, c) in width.iter_mut().zip(row) {
+            *w = (*w).max(c.chars().count());
+        }
+    }
+    let line = |cells: [&str; N]| {
+        let mut s = String::new();
+        for (i, c) in cells.iter().enumerate() {
+            if i + 1 == N {
+                s.push_str(c);
+            } else {
+                s.push_str(&format!("{c:<w$}  ", w = width[i]));
+            }
+        }
+        s.trim_end().to_owned()
+    };
+    outln!("{}", line(header));
+    for row in rows {
+        outln!("{}", line(row.each_ref().map(String::as_str)));
+    }
+}
+
+fn path_text(cairn: &Cairn, r: &ResultNode) -> Result<String, Failure> {
+    let mut ids: Vec<cairn::NodeId> = r.path.iter().map(|s| s.from).collect();
+    ids.push(r.node);
+    let names = cairn.names(&ids)?;
+    let mut out = names[0].clone();
+    for (step, name) in r.path.iter().zip(names.iter().skip(1)) {
+        if step.reversed {
+            out.push_str(&format!(" <-{}- {name}", step.relation));
+        } else {
+            out.push_str(&format!(" -{}-> {name}", step.relation));
+        }
+    }
+    Ok(out)
+}
+
+/// A table of one row per result, `row` making the cells from the rank, the result and its
+/// evidence path (escaped), then the summary line.
+fn print_results<const N: usize>(
+    cairn: &Cairn,
+    e: &Exploration,
+    elapsed: Duration,
+    header: [&str; N],
+    row: impl Fn(usize, &ResultNode, String) -> [String; N],
+) -> Result<(), Failure> {
+    let rows: Vec<[String; N]> = e
+        .results
+        .iter()
+        .enumerate()
+        .map(|(i, r)| Ok(row(i + 1, r, cell(&path_text(cairn, r)?).into_owned())))
+        .collect::<Result<_, Failure>>()?;
+    print_rows(header, &rows);
+    outln!("{}", summary(e, elapsed));
+    Ok(())
+}
+
+/// `RETURN NODES`: one row per result, with its key (two nodes may share a name) and evidence.
+fn print_table(cairn: &Cairn, e: &Exploration, elapsed: Duration) -> Result<(), Failure> {
+    let header = ["#", "score", "label", "key", "name", "evidence"];
+    print_results(cairn, e, elapsed, header, |i, r, path| {
+        [
+            i.to_string(),
+            format!("{:.3}", r.score),
+            cell(&r.label).into_owned(),
+            cell(&r.key).into_owned(),
+            cell(&r.name).into_owned(),
+            path,
+        ]
+    })
+}
+
+fn path_json(r: &ResultNode) -> serde_json::Value {
+    serde_json::json!(r
+        .path
+        .iter()
+        .map(|s| serde_json::json!({"from": s.from.0, "relation": s.relation, "reversed": s.reversed, "to": s.to.0}))
+        .collect::<Vec<_>>())
+}
+
+fn nodes_json(cairn: &Cairn, e: &Exploration) -> Result<serde_json::Value, Failure> {
+    let mut results = Vec::new();
+    for r in &e.results {
+        results.push(serde_json::json!({
+            "node": r.node.0, "label": r.label, "key": r.key, "name": r.name, "score": r.score,
+            "semantic": r.semantic, "hops": r.hops, "evidence": path_text(cairn, r)?,
+            "path": path_json(r),
+        }));
+    }
+    Ok(serde_json::json!({ "results": results }))
+}
+
+/// `RETURN PATHS`: the evidence paths themselves, best result first, one per row.
+fn print_paths(cairn: &Cairn, e: &Exploration, elapsed: Duration) -> Result<(), Failure> {
+    let header = ["#", "score", "hops", "path"];
+    print_results(cairn, e, elapsed, header, |i, r, path| {
+        [
+            i.to_string(),
+            format!("{:.3}", r.score),
+            r.hops.to_string(),
+            path,
+        ]
+    })
+}
+
+fn paths_json(cairn: &Cairn, e: &Exploration) -> Result<serde_json::Value, Failure> {
+    let mut paths = Vec::new();
+    for r in &e.results {
+        let mut ids: Vec<NodeId> = r.path.iter().map(|s| s.from).collect();
+        ids.push(r.node);
+        let names = cairn.names(&ids)?;
+        let nodes: Vec<serde_json::Value> = ids
+            .iter()
+            .zip(&names)
+            .map(|(id, name)| serde_json::json!({"node": id.0, "name": name}))
+            .collect();
+        paths.push(serde_json::json!({
+            "score": r.score, "hops": r.hops, "end": r.node.0, "nodes": nodes, "edges": path_json(r),
+            "text": path_text(cairn, r)?,
+        }));
+    }
+    Ok(serde_json::json!({ "paths": paths }))
+}
+
+/// The nodes and edges of the results' evidence paths, each once, in id order.
+struct Subgraph {
+    /// id → (label, key, name).
+    nodes: BTreeMap<NodeId, (String, String, String)>,
+    /// (from, relation, to), the direction the edge is stored in.
+    edges: BTreeSet<(NodeId, String, NodeId)>,
+}
+
+fn subgraph(cairn: &Cairn, e: &Exploration) -> Result<Subgraph, Failure> {
+    let mut edges = BTreeSet::new();
+    let mut ids = BTreeSet::new();
+    for r in &e.results {
+        ids.insert(r.node);
+        for s in &r.path {
+            ids.extend([s.from, s.to]);
+            let (a, b) = if s.reversed {
+                (s.to, s.from)
+            } else {
+                (s.from, s.to)
+            };
+            edges.insert((a, s.relation.clone(), b));
+        }
+    }
+    let ids: Vec<NodeId> = ids.into_iter().collect();
+    let names = cairn.names(&ids)?;
+    let graph = cairn.graph();
+    let catalog = graph.catalog();
+    let records = graph
+        .nodes(&ids)
+        .map_err(|e| Failure::from(cairn::CairnError::from(e)))?;
+    let nodes = ids
+        .iter()
+        .zip(names)
+        .zip(records)
+        .map(|((id, name), rec)| {
+            let (label, key) = rec.map_or_else(Default::default, |r| {
+                (
+                    catalog.label_name(r.label).unwrap_or("?").to_owned(),
+                    r.key.clone(),
+                )
+            });
+            (*id, (label, key, name))
+        })
+        .collect();
+    Ok(Subgraph { nodes, edges })
+}
+
+/// `RETURN SUBGRAPH`: the nodes, then the edges, of the subgraph the evidence paths form.
+fn print_subgraph(cairn: &Cairn, e: &Exploration, elapsed: Duration) -> Result<(), Failure> {
+    let g = subgraph(cairn, e)?;
+    let nodes: Vec<[String; 4]> = g
+        .nodes
+        .iter()
+        .map(|(id, (label, key, name))| {
+            [
+                id.to_string(),
+                cell(label).into_owned(),
+                cell(key).into_owned(),
+                cell(name).into_owned(),
+            ]
+        })
+        .collect();
+    print_rows(["node", "label", "key", "name"], &nodes);
+    let name = |id: &NodeId| g.nodes.get(id).map_or("?", |n| n.2.as_str());
+    let edges: Vec<[String; 3]> = g
+        .edges
+        .iter()
+        .map(|(a, rel, b)| {
+            [
+                cell(name(a)).into_owned(),
+                cell(rel).into_owned(),
+                cell(name(b)).into_owned(),
+            ]
+        })
+        .collect();
+    outln!();
+    print_rows(["from", "relation", "to"], &edges);
+    outln!(
+        "{} node(s), {} edge(s) from {}",
+        g.nodes.len(),
+        g.edges.len(),
+        summary(e, elapsed)
+    );
+    Ok(())
+}
+
+fn subgraph_json(cairn: &Cairn, e: &Exploration) -> Result<serde_json::Value, Failure> {
+    let g = subgraph(cairn, e)?;
+    let nodes: Vec<serde_json::Value> = g
+        .nodes
+        .iter()
+        .map(|(id, (label, key, name))| serde_json::json!({"node": id.0, "label": label, "key": key, "name": name}))
+        .collect();
+    let edges: Vec<serde_json::Value> = g
+        .edges
+        .iter()
+        .map(|(a, rel, b)| serde_json::json!({"from": a.0, "relation": rel, "to": b.0}))
+        .collect();
+    Ok(serde_json::json!({"nodes": nodes, "edges": edges}))
+}
+
+/// The answer an EXPLORE gives without a question: the result names, best first.
+fn answer_text(e: &Exploration) -> String {
+    if e.results.is_empty() {
+        return "Nothing in the graph answers the exploration.".to_owned();
+    }
+    let names: Vec<&str> = e.results.iter().map(|r| r.name.as_str()).collect();
+    format!("{}.", names.join("; "))
+}
+
+/// `RETURN ANSWER`: one answer line, then each result's evidence.
+fn print_answer(cairn: &Cairn, e: &Exploration) -> Result<(), Failure> {
+    outln!("answer: {}", cell(&answer_text(e)));
+    for (i, r) in e.results.iter().enumerate() {
+        outln!(
+            "  {:>2}. {}  [{} {}]  evidence: {}",
+            i + 1,
+            cell(&r.name),
+            cell(&r.label),
+            cell(&r.key),
+            cell(&path_text(cairn, r)?)
+        );
+    }
+    outln!("stopped: {}; sufficiency {:.2}", e.stop, e.sufficiency);
+    Ok(())
+}
+
+fn answer_json(cairn: &Cairn, e: &Exploration) -> Result<serde_json::Value, Failure> {
+    let mut doc = nodes_json(cairn, e)?;
+    doc["answer"] = serde_json::json!(answer_text(e));
+    Ok(doc)
+}
+
+/// The search decisions as lines (unescaped), nodes by display name; at most TRACE_LIMIT of
+/// them.
+fn trace_lines(cairn: &Cairn, trace: &[TraceEvent]) -> Result<Vec<String>, Failure> {
+    let shown = &trace[..trace.len().min(TRACE_LIMIT)];
+    let mut ids: Vec<NodeId> = Vec::new();
+    for ev in shown {
+        match ev {
+            TraceEvent::Entry { node, .. }
+            | TraceEvent::Expand { node, .. }
+            | TraceEvent::Revisit { node, .. }
+            | TraceEvent::Sampled { node, .. }
+            | TraceEvent::Fallback { node, .. } => ids.push(*node),
+            TraceEvent::Scored { node, from, .. } => ids.extend([*node, *from]),
+            TraceEvent::Adapt { .. } | TraceEvent::Round { .. } | TraceEvent::Stop { .. } => {}
+        }
+    }
+    ids.sort_unstable();
+    ids.dedup();
+    let names: HashMap<NodeId, String> = ids.iter().copied().zip(cairn.names(&ids)?).collect();
+    let name = |n: &NodeId| names.get(n).cloned().unwrap_or_else(|| n.to_string());
+    let mut lines = Vec::with_capacity(shown.len());
+    for ev in shown {
+        let line = match ev {
+            TraceEvent::Entry { node, score } => format!("entry     {} score {score:.3}", name(node)),
+            TraceEvent::Expand { round, node, hops, score } => {
+                format!("expand    round {round}: {} ({hops} hops, score {score:.3})", name(node))
+            }
+            TraceEvent::Scored { node, from, relation, semantic, connectivity, distance, score } => format!(
+                "score     {} -{relation}- {}: {score:.3} (semantic {semantic:.3}, connectivity {connectivity:.3}, distance {distance:.3})",
+                name(from),
+                name(node)
+            ),
+            TraceEvent::Revisit { node, old_score, new_score } => {
+                format!("revisit   {}: {old_score:.3} -> {new_score:.3}", name(node))
+            }
+            TraceEvent::Sampled { node, kept, of } => {
+                format!("sample    {}: kept {kept} of {of} neighbours", name(node))
+            }
+            TraceEvent::Fallback { node, relation, parent, siblings } => format!(
+                "fallback  {}: no {relation}; tried {parent} ({})",
+                name(node),
+                siblings.join(", ")
+            ),
+            TraceEvent::Adapt { beam, depth, sufficiency } => {
+                format!("adapt     beam {beam}, depth {depth} (sufficiency {sufficiency:.2})")
+            }
+            TraceEvent::Round { round, frontier, results, sufficiency } => format!(
+                "round     {round}: frontier {frontier}, {results} results, sufficiency {sufficiency:.2}"
+            ),
+            TraceEvent::Stop { reason, sufficiency } => {
+                format!("stop      {reason} (sufficiency {sufficiency:.2})")
+            }
+        };
+        lines.push(line);
+    }
+    Ok(lines)
+}
+
+/// Prints the search decisions (`RETURN TRACE`, or `.trace on` in the REPL).
+pub(crate) fn print_trace(cairn: &Cairn, trace: &[TraceEvent]) -> Result<(), Failure> {
+    let lines = trace_lines(cairn, trace)?;
+    outln!("trace ({} events):", trace.len());
+    for line in &lines {
+        outln!("  {}", cell(line));
+    }
+    if trace.len() > lines.len() {
+        outln!("  … {} more events", trace.len() - lines.len());
+    }
+    Ok(())
+}
