@@ -3,8 +3,9 @@
 #   librocksdb-dev  RocksDB 7.8, linked dynamically (see docs/BUILD.md: the bundled C++ build
 #                   takes over an hour on 2 cores)
 #   libclang-dev    for bindgen in librocksdb-sys
+#   wordnet-base    WordNet 3.0 files the planner reads for synonyms (docs/AGENTS.md)
 set -euo pipefail
-packages=(librocksdb-dev libclang-dev)
+packages=(librocksdb-dev libclang-dev wordnet-base)
 missing=()
 for p in "${packages[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

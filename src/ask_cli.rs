@@ -3,6 +3,7 @@
 use super::display::cell;
 use super::{Failure, OutputFormat};
 use cairn::agent::eval::{evaluate, questions};
+use cairn::agent::qa::{evaluate_questions, load_questions};
 use cairn::agent::{AskOutcome, Asker, LlmAgents, LlmBackend, OpenAiChat, PathStep};
 use cairn::{Cairn, CairnError, CancelToken, Graph, GraphOptions};
 use cairn_embed::{Embedder, HashEmbedder};
@@ -247,17 +248,7 @@ fn eval_in(
         report.uncertain
     );
     for m in report.misses.iter().take(show_misses) {
-        outln!(
-            "miss [{}] {} gold={:?} got={:?}{}",
-            m.qtype,
-            m.question,
-            m.gold,
-            m.got.iter().take(10).collect::<Vec<_>>(),
-            m.error
-                .as_deref()
-                .map(|e| format!(" error: {e}"))
-                .unwrap_or_default()
-        );
+        print_miss(&m.qtype, &m.question, &m.gold, &m.got, m.error.as_deref());
     }
     let mut json = report.to_json();
     if let Some(obj) = json.as_object_mut() {
@@ -268,4 +259,64 @@ fn eval_in(
     std::fs::write(out, text).map_err(|e| failure(1, format!("{}: {e}", out.display())))?;
     outln!("wrote {}", out.display());
     Ok(())
+}
+
+/// `cairn eval --questions FILE`: ask a question file against `db` in one process.
+pub(crate) fn eval_questions(
+    db: &Path,
+    file: &Path,
+    json: Option<&Path>,
+    llm: Option<&str>,
+    show_misses: usize,
+) -> Result<(), Failure> {
+    let questions = load_questions(file).map_err(|e| failure(3, e))?;
+    let cairn = super::open_db(db)?;
+    let table = cairn.node_table()?;
+    let agents = llm_agents(llm)?;
+    let chat = backend(agents)?;
+    let embedder = cairn.embedder();
+    let mut asker = Asker::new(cairn.graph(), embedder.as_ref(), &table);
+    if let (Some(c), Some(a)) = (&chat, agents) {
+        asker = asker.with_llm(c, a);
+    }
+    let report = evaluate_questions(&asker, &questions, &CancelToken::default());
+    outln!("{}", report.table());
+    outln!(
+        "{} question(s) in {:.1}s; ASK latency median {:.1} ms, p90 {:.1} ms",
+        report.records.len(),
+        report.elapsed.as_secs_f64(),
+        report.median.as_secs_f64() * 1e3,
+        report.p90.as_secs_f64() * 1e3
+    );
+    for r in report.records.iter().filter(|r| !r.hit1).take(show_misses) {
+        print_miss(
+            &r.qtype,
+            &r.question,
+            &r.gold,
+            &r.answers,
+            r.error.as_deref(),
+        );
+    }
+    outln!("summary {}", report.summary_json());
+    if let Some(path) = json {
+        std::fs::write(path, report.records_jsonl())
+            .map_err(|e| failure(1, format!("{}: {e}", path.display())))?;
+        outln!("wrote {}", path.display());
+    }
+    Ok(())
+}
+
+/// One wrong answer of an evaluation, on one line (the first 10 answers).
+fn print_miss(
+    qtype: &dyn std::fmt::Display,
+    question: &str,
+    gold: &[String],
+    got: &[String],
+    error: Option<&str>,
+) {
+    outln!(
+        "miss [{qtype}] {question} gold={gold:?} got={:?}{}",
+        got.iter().take(10).collect::<Vec<_>>(),
+        error.map(|e| format!(" error: {e}")).unwrap_or_default()
+    );
 }

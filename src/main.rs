@@ -141,11 +141,19 @@ enum Command {
         #[arg(long, value_enum, default_value_t = OutputFormat::Table)]
         format: OutputFormat,
     },
-    /// Measure question answering on a generated academic graph (Accuracy, F1, Hit@1 per type).
+    /// Measure question answering (Accuracy, F1, Hits@1 per type): on a generated academic
+    /// graph, or with `--questions FILE` on --db (JSON lines `{"question","answers","type"}` or
+    /// `question <TAB> a1|a2`).
     #[command(
-        after_help = "Example:\n  cairn eval --nodes 10000 --seed 42 --per-type 100 --out eval.json"
+        after_help = "Examples:\n  cairn eval --nodes 10000 --seed 42 --per-type 100 --out eval.json\n  cairn --db ./kg.cairn eval --questions questions.jsonl --json records.jsonl"
     )]
     Eval {
+        /// Ask the questions of this file against --db instead of generating a graph.
+        #[arg(long)]
+        questions: Option<PathBuf>,
+        /// With --questions: write one JSON record per question (plan, entity, answer, correct?).
+        #[arg(long)]
+        json: Option<PathBuf>,
         /// Approximate number of nodes of the generated graph.
         #[arg(long, default_value_t = 10_000)]
         nodes: usize,
@@ -412,6 +420,13 @@ fn run(cli: Cli) -> Result<(), Failure> {
             format,
         ),
         Command::Eval {
+            questions: Some(questions),
+            json,
+            llm,
+            misses,
+            ..
+        } => ask_cli::eval_questions(&cli.db, &questions, json.as_deref(), llm.as_deref(), misses),
+        Command::Eval {
             nodes,
             seed,
             per_type,
@@ -419,6 +434,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
             out,
             llm,
             misses,
+            ..
         } => ask_cli::eval(nodes, seed, per_type, workdir, &out, llm.as_deref(), misses),
         Command::Repl { history } => repl::run(&cli.db, history, read_only),
     }

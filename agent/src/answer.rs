@@ -14,7 +14,7 @@ use crate::error::AgentError;
 use crate::llm::{data_block, json_object, LlmBackend, Message, DATA_RULE};
 use crate::planner::{numeric, Aggregate, QueryPlan, QuestionType, Step};
 use crate::result::{Exploration, PathStep};
-use crate::walk::{rank, walk, Reached, WALK_MAX_EDGES};
+use crate::walk::{rank, there_and_back, walk, walk_keeping, Reached, WALK_MAX_EDGES};
 use cairn_storage_format::{NodeId, Value};
 use cairn_store::describe::display_name;
 use cairn_store::{Catalog, Graph, GraphRead};
@@ -66,6 +66,19 @@ impl Answer {
             return self.items.iter().filter_map(|i| i.value.clone()).collect();
         }
         self.items.iter().map(|i| i.key.clone()).collect()
+    }
+}
+
+/// Answer items as a sentence: up to 20 names, then how many more.
+fn list_text(items: &[AnswerItem]) -> String {
+    let names: Vec<&str> = items.iter().take(20).map(|i| i.name.as_str()).collect();
+    let more = items.len().saturating_sub(names.len());
+    if items.is_empty() {
+        "Nothing in the graph answers the question.".into()
+    } else if more > 0 {
+        format!("{} and {more} more.", names.join("; "))
+    } else {
+        format!("{}.", names.join("; "))
     }
 }
 
@@ -192,15 +205,45 @@ impl<'g> Answerer<'g> {
                     }
                 }
             }
+            QuestionType::Relation | QuestionType::MultiHop if !plan.path.is_empty() => {
+                // The exact ends of the planned path (the beam search's visited set would hide
+                // an answer that is the entry itself: a spouse's spouse).
+                let (mut reached, mut truncated) =
+                    walk(self.graph, &catalog, &entries, &plan.path, WALK_MAX_EDGES)?;
+                if reached.is_empty() && there_and_back(&plan.path) {
+                    // "X 's parent 's son" with no brother: the entry is the answer.
+                    (reached, truncated) = walk_keeping(
+                        self.graph,
+                        &catalog,
+                        &entries,
+                        &plan.path,
+                        WALK_MAX_EDGES,
+                        true,
+                    )?;
+                }
+                answer.partial |= truncated;
+                let mut reached = self.of_target(reached, plan, &catalog)?;
+                if let Some((other, path)) = &plan.conjunct {
+                    let (also, cut) =
+                        walk(self.graph, &catalog, &other.nodes, path, WALK_MAX_EDGES)?;
+                    answer.partial |= cut;
+                    let also: HashSet<NodeId> = also.into_iter().map(|r| r.node).collect();
+                    // The answers are what both constraints reach, never the named entities.
+                    reached.retain(|r| {
+                        also.contains(&r.node)
+                            && !other.nodes.contains(&r.node)
+                            && !entries.contains(&r.node)
+                    });
+                }
+                reached.sort_by_key(|r| (std::cmp::Reverse(r.paths), r.node));
+                answer.items = self.items(&reached, |_| None)?;
+                answer.text = list_text(&answer.items);
+            }
             QuestionType::Relation | QuestionType::MultiHop => {
                 let target = plan.target.as_deref();
                 let entry_set: HashSet<NodeId> = entries.iter().copied().collect();
-                let structured = !plan.path.is_empty();
                 for r in &exploration.results {
-                    if entry_set.contains(&r.node)
-                        || target.is_some_and(|t| t != r.label)
-                        || (structured && r.hops as usize != plan.path.len())
-                    {
+                    if entry_set.contains(&r.node) || target.is_some_and(|t| t != r.label) {
                         continue;
                     }
                     answer.items.push(AnswerItem {
@@ -213,20 +256,7 @@ impl<'g> Answerer<'g> {
                         evidence: r.path.clone(),
                     });
                 }
-                let names: Vec<&str> = answer
-                    .items
-                    .iter()
-                    .take(20)
-                    .map(|i| i.name.as_str())
-                    .collect();
-                let more = answer.items.len().saturating_sub(names.len());
-                answer.text = if answer.items.is_empty() {
-                    "Nothing in the graph answers the question.".into()
-                } else if more > 0 {
-                    format!("{} and {more} more.", names.join("; "))
-                } else {
-                    format!("{}.", names.join("; "))
-                };
+                answer.text = list_text(&answer.items);
             }
         }
         Ok(answer)

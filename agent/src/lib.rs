@@ -9,7 +9,9 @@ pub mod error;
 pub mod eval;
 pub mod llm;
 pub mod planner;
+pub mod qa;
 pub mod validate;
+pub mod vocab;
 pub mod walk;
 
 pub use cairn_exec::{catalog, explore, result, table};

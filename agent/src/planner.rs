@@ -19,12 +19,13 @@
 use crate::catalog::EngineCatalog;
 use crate::explore::EntrySearch;
 use crate::llm::{data_block, json_object, LlmBackend, Message, DATA_RULE};
+use crate::vocab::{self, is_stopword, lexicon, schema_words, word_match, SchemaWord};
 use crate::AgentError;
 use cairn_embed::{cosine, Embedder};
 use cairn_query::{prepare, Compiled, Plan};
 use cairn_storage_format::{LabelId, NodeId, Value};
 use cairn_store::describe::{description, display_name};
-use cairn_store::{Catalog, Graph, GraphRead};
+use cairn_store::{Catalog, Direction, Graph, GraphRead};
 use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::sync::{Arc, OnceLock};
@@ -102,17 +103,14 @@ pub struct Entity {
     pub keys: Vec<String>,
     pub name: String,
     pub method: LinkMethod,
+    /// The asker marked the mention as a name (underscores, capitals, quotes).
+    pub marked: bool,
     /// Word positions of the mention in the question, `[start, end)`.
     span: (usize, usize),
 }
 
-/// One relation step of the planned path.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct Step {
-    pub relation: String,
-    /// Followed against its direction (`<R`).
-    pub reversed: bool,
-}
+pub use crate::walk::Step;
+use crate::walk::{there_and_back, walk};
 
 impl fmt::Display for Step {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -154,6 +152,10 @@ pub struct QueryPlan {
     pub entity: Option<Entity>,
     /// Other linked mentions, for the record.
     pub other_entities: Vec<Entity>,
+    /// A second constraint ("which player in club X is from country Y"): answers must also be
+    /// reached from this entity by this path. The agent intersects the two walks; EXPLORE has
+    /// no intersection yet, so the plan text carries the first constraint only.
+    pub conjunct: Option<(Entity, Vec<Step>)>,
     pub target: Option<String>,
     pub path: Vec<Step>,
     /// The property an attribute question asks for.
@@ -184,7 +186,6 @@ pub struct Planner<'g> {
     search: Option<&'g dyn EntrySearch>,
     llm: Option<&'g dyn LlmBackend>,
     names: OnceLock<Arc<NameIndex>>,
-    lexicon: Lexicon,
 }
 
 impl fmt::Debug for Planner<'_> {
@@ -195,12 +196,24 @@ impl fmt::Debug for Planner<'_> {
     }
 }
 
+/// Two paths whose ends meet: from the main entity, and from the conjunct.
+type PathPair = (Vec<Step>, Vec<Step>);
+/// A relation sequence found in the data, with the labels of the nodes it ends at and a few
+/// of those nodes.
+type DataPath = (Vec<Step>, HashSet<LabelId>, Vec<NodeId>);
+
 /// Longest mention tried, in words.
 const MAX_MENTION_WORDS: usize = 16;
 /// Minimum cosine for a vector-linked mention.
 const VECTOR_LINK_MIN: f32 = 0.55;
 /// Paths longer than this are not considered.
-const MAX_PATH: usize = 3;
+const MAX_PATH: usize = 4;
+/// Frontier nodes expanded per relation sequence when paths are read off the data.
+const PATH_FRONTIER: usize = 64;
+/// Relation sequences kept per length when paths are read off the data.
+const PATH_SEQUENCES: usize = 4000;
+/// Edges read in all while paths are read off the data.
+const PATH_EDGES: usize = 40_000;
 
 impl<'g> Planner<'g> {
     pub fn new(graph: &'g Graph, embedder: &'g dyn Embedder) -> Self {
@@ -210,7 +223,6 @@ impl<'g> Planner<'g> {
             search: None,
             llm: None,
             names: OnceLock::new(),
-            lexicon: Lexicon::default(),
         }
     }
 
@@ -264,6 +276,7 @@ impl<'g> Planner<'g> {
         entities.sort_by_key(|e| {
             (
                 e.method != LinkMethod::Exact,
+                !e.marked,
                 std::cmp::Reverse(e.span.1 - e.span.0),
                 e.span.0,
             )
@@ -288,26 +301,57 @@ impl<'g> Planner<'g> {
                 Err(e) => tracing::warn!(error = %e, "LLM planner failed; using the offline plan"),
             }
         }
-        let start_label = entity.as_ref().map(|e| e.label.clone());
-        let (qtype, path) = match (analysis.qtype, &start_label, &analysis.target) {
-            (Some(QuestionType::Attribute), _, _) => (QuestionType::Attribute, Vec::new()),
-            (t, Some(start), Some(target)) => {
+        let mut conjunct = None;
+        let (qtype, path) = match (analysis.qtype, &entity) {
+            (Some(QuestionType::Attribute), _) => (QuestionType::Attribute, Vec::new()),
+            (t, Some(e)) => {
                 let (min, max) = match t {
                     Some(QuestionType::Relation) => (1, 1),
                     Some(QuestionType::MultiHop) => (2, MAX_PATH),
                     _ => (1, MAX_PATH),
                 };
-                let path = self.best_path(
-                    start,
-                    target,
-                    &free,
-                    &words,
-                    entity.as_ref(),
-                    &analysis.consumed,
-                    &catalog,
-                    min,
-                    max,
-                );
+                let consumed = analysis.consumed.clone();
+                let rank = |target: Option<&str>| {
+                    self.ranked_paths(target, &free, &words, e, &consumed, &catalog, min, max)
+                };
+                let mut ranked = rank(analysis.target.as_deref())?;
+                // A label the question seemed to ask for that no path from the entity reaches
+                // was a misreading ("recording" is not the label `RecordLabel`): drop it.
+                if ranked.is_empty() && analysis.target.is_some() {
+                    analysis.target = None;
+                    ranked = rank(None)?;
+                }
+                let mut path = ranked.first().map(|(_, p)| p.clone()).unwrap_or_default();
+                // Two marked entities and a relation question: a conjunction of two paths
+                // that meet at the answers.
+                if let Some(second) = others
+                    .iter()
+                    .find(|o| o.marked && e.marked && t != Some(QuestionType::Aggregation))
+                {
+                    let second_ranked = self.ranked_paths(
+                        analysis.target.as_deref(),
+                        &free,
+                        &words,
+                        second,
+                        &analysis.consumed,
+                        &catalog,
+                        1,
+                        2,
+                    )?;
+                    // Each constraint is short ("in club X", "from country Y"): at most two
+                    // hops from either entity.
+                    let first_ranked: Vec<(f64, Vec<Step>)> = ranked
+                        .iter()
+                        .filter(|(_, p)| p.len() <= 2)
+                        .cloned()
+                        .collect();
+                    if let Some((p1, p2)) =
+                        self.meeting_paths(e, &first_ranked, second, &second_ranked, &catalog)?
+                    {
+                        path = p1;
+                        conjunct = Some((second.clone(), p2));
+                    }
+                }
                 let qtype = match t {
                     Some(q) => q,
                     None if path.len() <= 1 => QuestionType::Relation,
@@ -315,7 +359,7 @@ impl<'g> Planner<'g> {
                 };
                 (qtype, path)
             }
-            (t, _, _) => (t.unwrap_or(QuestionType::Relation), Vec::new()),
+            (t, None) => (t.unwrap_or(QuestionType::Relation), Vec::new()),
         };
         let aggregate = if qtype == QuestionType::Aggregation {
             Some(analysis.aggregate.clone().unwrap_or(Aggregate::Count))
@@ -327,6 +371,7 @@ impl<'g> Planner<'g> {
             qtype,
             entity,
             other_entities: others,
+            conjunct,
             target: analysis.target.clone(),
             path,
             attribute: analysis.attribute.clone(),
@@ -442,6 +487,20 @@ impl<'g> Planner<'g> {
         catalog: &Catalog,
     ) -> Result<Vec<Entity>, AgentError> {
         let index = self.name_index(catalog)?;
+        let schema = schema_stems(catalog);
+        let element_names: HashSet<String> = catalog
+            .labels()
+            .map(|(_, n)| n.to_owned())
+            .chain(catalog.relations().map(|(_, r)| r.name.clone()))
+            .chain(catalog.prop_keys().map(|(_, n)| n.to_owned()))
+            .flat_map(|n| {
+                let last = n.rsplit("__").next().unwrap_or(&n).to_owned();
+                [
+                    vocab::name_words(&n).join(" "),
+                    vocab::name_words(&last).join(" "),
+                ]
+            })
+            .collect();
         let mut taken = vec![false; words.len()];
         let mut out = Vec::new();
         let max = index.longest.min(MAX_MENTION_WORDS);
@@ -451,9 +510,12 @@ impl<'g> Planner<'g> {
                     continue;
                 }
                 let span = &words[start..start + len];
-                if len == 1
-                    && (STOPWORDS.contains(&span[0].norm.as_str()) || span[0].norm.len() < 3)
-                {
+                // A mention covers whole question tokens (`a_b` is one mention or none).
+                let whole = (start == 0 || words[start - 1].group != span[0].group)
+                    && words
+                        .get(start + len)
+                        .is_none_or(|w| w.group != span[len - 1].group);
+                if !whole || !linkable(span, &schema) {
                     continue;
                 }
                 let key = span
@@ -461,6 +523,10 @@ impl<'g> Planner<'g> {
                     .map(|w| w.norm.as_str())
                     .collect::<Vec<_>>()
                     .join(" ");
+                // `place_of_birth` in a question names the relation, not a node, unless quoted.
+                if !span.iter().all(|w| w.quoted) && element_names.contains(&key) {
+                    continue;
+                }
                 let Some(ids) = index.names.get(&key) else {
                     continue;
                 };
@@ -483,6 +549,7 @@ impl<'g> Planner<'g> {
                     label,
                     (start, start + len),
                     LinkMethod::Exact,
+                    span.iter().all(|w| w.marked),
                     catalog,
                 )?);
                 taken[start..start + len].iter_mut().for_each(|t| *t = true);
@@ -500,6 +567,7 @@ impl<'g> Planner<'g> {
                     label,
                     span,
                     LinkMethod::Vector,
+                    true,
                     catalog,
                 )?);
                 taken[span.0..span.1].iter_mut().for_each(|t| *t = true);
@@ -508,6 +576,7 @@ impl<'g> Planner<'g> {
         Ok(out)
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn entity(
         &self,
         mention: &str,
@@ -515,6 +584,7 @@ impl<'g> Planner<'g> {
         label: LabelId,
         span: (usize, usize),
         method: LinkMethod,
+        marked: bool,
         catalog: &Catalog,
     ) -> Result<Entity, AgentError> {
         nodes.sort();
@@ -534,6 +604,7 @@ impl<'g> Planner<'g> {
             keys,
             name,
             method,
+            marked,
             span,
         })
     }
@@ -593,10 +664,23 @@ impl<'g> Planner<'g> {
         };
         let own_label = entity.map(|e| e.label.as_str());
         // Label nouns outside the mention; the first one is the question's focus.
-        let label_at = |i: usize| self.lexicon.label_of(&words[i].stem, catalog);
+        let label_at = |i: usize| label_of(&words[i], catalog);
+        // A word that names a relation whose objects carry the label it names ("children" with
+        // labels inferred from relations) names a hop, not the answer type.
+        let hop_label = |i: usize, label: &str| {
+            let Some(l) = catalog.label_id(label) else {
+                return false;
+            };
+            catalog.relations().any(|(_, r)| {
+                r.endpoints.iter().any(|(_, d)| *d == l)
+                    && element_match(&words[i], &schema_words(&r.name)) >= 0.8
+            })
+        };
         let nouns: Vec<(usize, String)> = free
             .iter()
             .filter_map(|(i, _)| label_at(*i).map(|l| (*i, l)))
+            // … unless it is the wh-phrase's noun ("which *topic*", "what *topics*").
+            .filter(|(i, l)| in_wh_phrase(words, *i) || !hop_label(*i, l))
             .collect();
         let mut a = Analysis::default();
 
@@ -608,7 +692,7 @@ impl<'g> Planner<'g> {
             Some(e) => self.props_of(e.nodes.first().copied(), catalog)?,
             None => Vec::new(),
         };
-        let property_cue = self.lexicon.property_cue(free, &entity_props);
+        let property_cue = property_cue(free, &entity_props, catalog);
 
         if count {
             // "how many <noun>": the noun right after names what is counted.
@@ -632,7 +716,7 @@ impl<'g> Planner<'g> {
         if superlative {
             if let Some((_, t)) = nouns.first() {
                 let target_props = self.props_of(self.any_node(t, catalog)?, catalog)?;
-                let by = self.lexicon.ranking_property(free, &target_props);
+                let by = ranking_property(free, &target_props);
                 if let Some((_, consumed)) = &by {
                     a.consumed.extend(consumed.iter().copied());
                 }
@@ -653,7 +737,16 @@ impl<'g> Planner<'g> {
                 return Ok(a);
             }
         }
-        a.target = nouns.first().map(|(_, l)| l.clone());
+        // The answer type is the noun farthest along the chain: the first word before the
+        // mention ("the *nationality* of X 's children", "*who* wrote …"), else the last after
+        // it ("X 's children 's *nationality*").
+        let mention = entity.map(|e| e.span.0).unwrap_or(usize::MAX);
+        a.target = nouns
+            .iter()
+            .filter(|(i, _)| *i < mention)
+            .min_by_key(|(i, _)| *i)
+            .or_else(|| nouns.iter().max_by_key(|(i, _)| *i))
+            .map(|(_, l)| l.clone());
         Ok(a)
     }
 
@@ -686,105 +779,258 @@ impl<'g> Planner<'g> {
             .copied())
     }
 
-    /// The best-ranked relation path from `start` to `target` with `min..=max` steps.
-    #[allow(clippy::too_many_arguments)]
-    fn best_path(
+    /// Evidence from a path's end nodes: 0.6 if a question word no relation names is near
+    /// their names in WordNet (woman → `female`), 0.4 if "where" is asked and they are places.
+    fn answer_words_bonus(
         &self,
-        start: &str,
-        target: &str,
+        ends: &[NodeId],
+        unknown: &[&Word],
+        asks_place: bool,
+        catalog: &Catalog,
+    ) -> Result<f64, AgentError> {
+        let Some(lx) = lexicon() else { return Ok(0.0) };
+        let names: Vec<String> = self
+            .graph
+            .nodes(ends)?
+            .iter()
+            .flatten()
+            .map(|r| display_name(r, catalog))
+            .collect();
+        let mut bonus = 0.0;
+        let words: Vec<SchemaWord> = names.iter().flat_map(|n| schema_words(n)).collect();
+        if unknown
+            .iter()
+            .any(|w| words.iter().any(|s| word_match(&w.norm, &w.stem, s) >= 0.7))
+        {
+            bonus += 0.6;
+        }
+        if asks_place
+            && names.iter().take(3).any(|n| {
+                let lemma = normalize(n).replace(' ', "_");
+                lx.is_a(&lemma, "location")
+            })
+        {
+            bonus += 0.4;
+        }
+        Ok(bonus)
+    }
+
+    /// The best-scoring pair of paths, one from each entity, whose ends meet (among the top
+    /// 40 of each; a hop beyond one each costs 1.0, since both paths are scored on all the
+    /// question's words), or `None` when no two meet.
+    fn meeting_paths(
+        &self,
+        a: &Entity,
+        a_ranked: &[(f64, Vec<Step>)],
+        b: &Entity,
+        b_ranked: &[(f64, Vec<Step>)],
+        catalog: &Catalog,
+    ) -> Result<Option<PathPair>, AgentError> {
+        const TOP: usize = 40;
+        let named: HashSet<NodeId> = a.nodes.iter().chain(&b.nodes).copied().collect();
+        let ends = |e: &Entity, p: &[Step]| -> Result<HashSet<NodeId>, AgentError> {
+            let (reached, _) = walk(self.graph, catalog, &e.nodes, p, 50_000)?;
+            Ok(reached
+                .into_iter()
+                .map(|r| r.node)
+                .filter(|n| !named.contains(n))
+                .collect())
+        };
+        let a_ends: Vec<HashSet<NodeId>> = a_ranked
+            .iter()
+            .take(TOP)
+            .map(|(_, p)| ends(a, p))
+            .collect::<Result<_, _>>()?;
+        let b_ends: Vec<HashSet<NodeId>> = b_ranked
+            .iter()
+            .take(TOP)
+            .map(|(_, p)| ends(b, p))
+            .collect::<Result<_, _>>()?;
+        let mut best: Option<(f64, usize, usize)> = None;
+        for (i, ea) in a_ends.iter().enumerate() {
+            for (j, eb) in b_ends.iter().enumerate() {
+                if ea.is_disjoint(eb) {
+                    continue;
+                }
+                // Shorter constraints first: the two paths share the question's words.
+                let hops = a_ranked[i].1.len() + b_ranked[j].1.len();
+                let score = a_ranked[i].0 + b_ranked[j].0 - 1.0 * (hops - 2) as f64;
+                if best.is_none_or(|(s, _, _)| score > s + 1e-9) {
+                    best = Some((score, i, j));
+                }
+            }
+        }
+        Ok(best.map(|(_, i, j)| (a_ranked[i].1.clone(), b_ranked[j].1.clone())))
+    }
+
+    /// Relation sequences that exist in the data from `entries` (both directions, up to `max`
+    /// steps), each with the labels of the nodes it ends at. Bounded: at most
+    /// [`PATH_FRONTIER`] nodes expanded per sequence, [`PATH_SEQUENCES`] sequences per length
+    /// and [`PATH_EDGES`] edges read.
+    fn data_paths(
+        &self,
+        entries: &[NodeId],
+        max: usize,
+        catalog: &Catalog,
+    ) -> Result<Vec<DataPath>, AgentError> {
+        let mut out = Vec::new();
+        let mut level: Vec<(Vec<Step>, Vec<NodeId>)> = vec![(Vec::new(), entries.to_vec())];
+        let mut edges = 0usize;
+        let mut buf = Vec::new();
+        for _ in 0..max {
+            let mut next: Vec<(Vec<Step>, Vec<NodeId>)> = Vec::new();
+            for (steps, frontier) in &level {
+                let mut grouped: HashMap<(cairn_storage_format::RelId, bool), Vec<NodeId>> =
+                    HashMap::new();
+                for node in frontier.iter().take(PATH_FRONTIER) {
+                    buf.clear();
+                    self.graph
+                        .neighbors_into(*node, Direction::Both, &[], &mut buf)?;
+                    edges += buf.len();
+                    for n in &buf {
+                        grouped
+                            .entry((n.rel, n.direction == Direction::In))
+                            .or_default()
+                            .push(n.node);
+                    }
+                }
+                let mut keys: Vec<_> = grouped.into_iter().collect();
+                keys.sort_by_key(|((r, rev), _)| (r.0, *rev));
+                for ((rel, reversed), mut nodes) in keys {
+                    let Some(name) = catalog.relation_name(rel) else {
+                        continue;
+                    };
+                    nodes.sort();
+                    nodes.dedup();
+                    let mut p = steps.clone();
+                    p.push(Step {
+                        relation: name.to_owned(),
+                        reversed,
+                    });
+                    next.push((p, nodes));
+                }
+                if edges > PATH_EDGES || next.len() > PATH_SEQUENCES {
+                    break;
+                }
+            }
+            let index = self.name_index(catalog)?;
+            for (steps, nodes) in &next {
+                let labels: HashSet<LabelId> = nodes
+                    .iter()
+                    .take(64)
+                    .filter_map(|n| index.labels.get(n).copied())
+                    .collect();
+                out.push((
+                    steps.clone(),
+                    labels,
+                    nodes.iter().take(8).copied().collect(),
+                ));
+            }
+            if edges > PATH_EDGES {
+                break;
+            }
+            level = next;
+        }
+        Ok(out)
+    }
+
+    /// Relation paths with `min..=max` steps from the entity, best first: read off the data,
+    /// ending at `target` when a label is asked for, ranked by [`path_score`].
+    #[allow(clippy::too_many_arguments)]
+    fn ranked_paths(
+        &self,
+        target: Option<&str>,
         free: &[(usize, &Word)],
         words: &[Word],
-        entity: Option<&Entity>,
+        entity: &Entity,
         consumed: &HashSet<usize>,
         catalog: &Catalog,
         min: usize,
         max: usize,
-    ) -> Vec<Step> {
-        let (Some(s), Some(t)) = (catalog.label_id(start), catalog.label_id(target)) else {
-            return Vec::new();
-        };
-        let hints: Vec<&Word> = free
-            .iter()
-            .filter(|(i, _)| !consumed.contains(i))
-            .map(|(_, w)| *w)
-            .collect();
-        // Which relations the question names, and where.
-        let named: HashMap<String, usize> = catalog
+    ) -> Result<Vec<(f64, Vec<Step>)>, AgentError> {
+        let target = target.and_then(|t| catalog.label_id(t));
+        // A word naming a label and no relation names the answer type ("which *papers*"), not
+        // a hop.
+        let relation_words: Vec<Vec<SchemaWord>> = catalog
             .relations()
-            .filter_map(|(_, r)| {
-                words
-                    .iter()
-                    .enumerate()
-                    .find(|(i, w)| {
-                        hints.iter().any(|h| std::ptr::eq(*h, *w))
-                            && self.lexicon.names_relation(&r.name, &w.stem)
-                            && !consumed.contains(i)
-                    })
-                    .map(|(i, _)| (r.name.clone(), i))
+            .map(|(_, r)| schema_words(&r.name))
+            .collect();
+        let label_words: HashSet<usize> = free
+            .iter()
+            .filter(|(_, w)| {
+                !is_stopword(&w.norm)
+                    && label_of(w, catalog).is_some()
+                    // "children" may be a label and a relation: then it names a hop too.
+                    && !relation_words.iter().any(|r| element_match(w, r) >= 0.8)
+            })
+            .map(|(i, _)| *i)
+            .collect();
+        let consumed: HashSet<usize> = consumed.union(&label_words).copied().collect();
+        let cues = cues(free, words, entity, &consumed);
+        // A path longer than the words that could name its hops or its end (plus one unnamed) is not
+        // what the question asks; not reading it off the data saves most of the work.
+        let max = max.min(cues.len() + label_words.len() + 1).max(min);
+        // Each cue against each relation once, not once per candidate path.
+        let vocab: HashMap<String, Vec<SchemaWord>> = catalog
+            .relations()
+            .map(|(_, r)| (r.name.clone(), schema_words(&r.name)))
+            .collect();
+        let matches: HashMap<String, Vec<(f64, usize)>> = vocab
+            .iter()
+            .map(|(r, w)| {
+                let per_cue = cues.iter().map(|c| best_word_match(c.word, w)).collect();
+                (r.clone(), per_cue)
             })
             .collect();
-        let mention_at = entity.map(|e| e.span.0).unwrap_or(0);
-        let mut best: Option<(f64, Vec<Step>)> = None;
-        let mut stack: Vec<(LabelId, Vec<(Step, bool)>)> = vec![(s, Vec::new())];
-        while let Some((at, path)) = stack.pop() {
-            if path.len() >= min && at == t {
-                let distinct: HashSet<&str> = path
-                    .iter()
-                    .map(|(st, _)| st.relation.as_str())
-                    .filter(|r| named.contains_key(*r))
-                    .collect();
-                let mut score = 2.0 * distinct.len() as f64 - path.len() as f64;
-                // Relations between nodes of one label read their direction from word order.
-                for (step, self_loop) in &path {
-                    if *self_loop {
-                        if let Some(&at_word) = named.get(&step.relation) {
-                            let incoming = incoming_reading(words, at_word, mention_at);
-                            score += if incoming == step.reversed { 0.5 } else { -0.5 };
-                        }
-                    }
-                }
-                let better = match &best {
-                    None => true,
-                    Some((b, bp)) => {
-                        score > *b + 1e-9 || ((score - b).abs() < 1e-9 && path.len() < bp.len())
-                    }
-                };
-                if better {
-                    best = Some((score, path.iter().map(|(s, _)| s.clone()).collect()));
-                }
-            }
-            if path.len() >= max {
+        let mut person: HashMap<String, bool> = HashMap::new();
+        let asks_place = free.iter().any(|(_, w)| w.norm == "where");
+        let asks_person = free
+            .iter()
+            .any(|(_, w)| matches!(w.norm.as_str(), "who" | "whom"));
+        let mut ranked: Vec<(f64, Vec<Step>, Vec<NodeId>)> = Vec::new();
+        for (steps, labels, ends) in self.data_paths(&entity.nodes, max, catalog)? {
+            if steps.len() < min || target.is_some_and(|t| !labels.contains(&t)) {
                 continue;
             }
-            for (_, r) in catalog.relations() {
-                for (src, dst) in &r.endpoints {
-                    let self_loop = src == dst;
-                    if *src == at {
-                        let mut p = path.clone();
-                        p.push((
-                            Step {
-                                relation: r.name.clone(),
-                                reversed: false,
-                            },
-                            self_loop,
-                        ));
-                        stack.push((*dst, p));
-                    }
-                    if *dst == at {
-                        let mut p = path.clone();
-                        p.push((
-                            Step {
-                                relation: r.name.clone(),
-                                reversed: true,
-                            },
-                            self_loop,
-                        ));
-                        stack.push((*src, p));
+            let mut score = path_score(&steps, &cues, &matches, words, asks_place);
+            if asks_person && target.is_none() {
+                if let Some(last) = steps.last() {
+                    let is_person = *person.entry(last.relation.clone()).or_insert_with(|| {
+                        vocab.get(&last.relation).is_some_and(|ws| {
+                            ws.iter()
+                                .any(|w| lexicon().is_some_and(|lx| lx.is_a(&w.word, "person")))
+                        })
+                    });
+                    if is_person {
+                        score += 0.3;
                     }
                 }
             }
+            tracing::trace!(score, path = ?steps, "candidate path");
+            ranked.push((score, steps, ends));
         }
-        best.map(|(_, p)| p).unwrap_or_default()
+        let order = |r: &mut Vec<(f64, Vec<Step>, Vec<NodeId>)>| {
+            // Best score first; ties go to the shorter path, then to the order found.
+            r.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.len().cmp(&b.1.len())));
+        };
+        order(&mut ranked);
+        // The best few, read once more with what their end nodes are: a word the relations do
+        // not name may name the answers ("a man or a woman" → `female`), and "where" asks for
+        // places.
+        let unknown: Vec<&Word> = cues
+            .iter()
+            .enumerate()
+            .filter(|(ci, _)| matches.values().all(|m| m[*ci].0 == 0.0))
+            .map(|(_, c)| c.word)
+            .collect();
+        if (asks_place || !unknown.is_empty()) && lexicon().is_some() {
+            let top = ranked.len().min(40);
+            for r in ranked.iter_mut().take(top) {
+                r.0 += self.answer_words_bonus(&r.2, &unknown, asks_place, catalog)?;
+            }
+            order(&mut ranked);
+        }
+        Ok(ranked.into_iter().map(|(s, p, _)| (s, p)).collect())
     }
 
     fn llm_classify(
@@ -879,17 +1125,215 @@ impl Analysis {
     }
 }
 
-/// "Which papers cite X" (the relation word before the mention) reads as incoming; "Which
-/// papers does X cite" as outgoing; "cited by X" flips it.
-fn incoming_reading(words: &[Word], relation_word: usize, mention_at: usize) -> bool {
-    let passive_by = words.get(relation_word + 1).is_some_and(|w| w.norm == "by")
-        && words[relation_word].norm.ends_with("ed");
-    let mention_after = mention_at > relation_word;
-    if passive_by {
-        !mention_after
-    } else {
-        mention_after
+/// A content word of the question with its place in the chain of relations: words after the
+/// mention come first ("X 's R1 's R2"), then the words before it, nearest first ("the R2 of R1
+/// of X"), so the word nearer the entity is the earlier hop.
+#[derive(Clone, Debug)]
+struct Cue<'w> {
+    word: &'w Word,
+    at: usize,
+    order: usize,
+    /// After the mention ("X 's R").
+    after: bool,
+    /// In the wh-phrase (the content words right after "which", "what" or "name a"), or the
+    /// verb of "… does X *verb*".
+    wh_phrase: bool,
+}
+
+fn cues<'w>(
+    free: &[(usize, &'w Word)],
+    words: &[Word],
+    entity: &Entity,
+    consumed: &HashSet<usize>,
+) -> Vec<Cue<'w>> {
+    let content: Vec<(usize, &Word)> = free
+        .iter()
+        .filter(|(i, w)| {
+            !consumed.contains(i)
+                && !is_stopword(&w.norm)
+                && !w.norm.chars().all(|c| c.is_ascii_digit())
+        })
+        .map(|(i, w)| (*i, *w))
+        .collect();
+    let mut after: Vec<(usize, &Word)> = content
+        .iter()
+        .filter(|(i, _)| *i >= entity.span.1)
+        .copied()
+        .collect();
+    after.sort_by_key(|(i, _)| *i);
+    let mut before: Vec<(usize, &Word)> = content
+        .iter()
+        .filter(|(i, _)| *i < entity.span.0)
+        .copied()
+        .collect();
+    before.sort_by_key(|(i, _)| std::cmp::Reverse(*i));
+    after
+        .into_iter()
+        .chain(before)
+        .enumerate()
+        .map(|(order, (at, word))| Cue {
+            word,
+            at,
+            order,
+            after: at >= entity.span.1,
+            // "What topics does X *cover*": the verb relates X to the wh-phrase's noun.
+            wh_phrase: in_wh_phrase(words, at)
+                || (at == entity.span.1
+                    && entity.span.0 > 0
+                    && matches!(
+                        words[entity.span.0 - 1].norm.as_str(),
+                        "do" | "does" | "did"
+                    )),
+        })
+        .collect()
+}
+
+/// Whether the word at `at` follows "which", "what" or "name (a)" with only content words
+/// between.
+fn in_wh_phrase(words: &[Word], at: usize) -> bool {
+    let mut i = at;
+    while i > 0 {
+        i -= 1;
+        let w = words[i].norm.as_str();
+        if matches!(w, "which" | "what" | "name") {
+            return true;
+        }
+        if is_stopword(w) && !matches!(w, "a" | "an") {
+            return false;
+        }
     }
+    false
+}
+
+/// How well a relation path reads the question: each cue counts the best match among the
+/// path's relations, a hop no cue names costs 0.7 (0.2 when an unknown word is there to name
+/// it), cues that name hops out of order cost 0.3 a pair, and the first hop's direction
+/// follows the wording ("papers that cite X" is `<CITES`, "X 's parents" is `parents`).
+fn path_score(
+    steps: &[Step],
+    cues: &[Cue<'_>],
+    matches: &HashMap<String, Vec<(f64, usize)>>,
+    words: &[Word],
+    asks_place: bool,
+) -> f64 {
+    let none = vec![(0.0, 0); cues.len()];
+    let rel_match: Vec<&Vec<(f64, usize)>> = steps
+        .iter()
+        .map(|s| matches.get(&s.relation).unwrap_or(&none))
+        .collect();
+    let mut score = 0.0;
+    let mut named = vec![false; steps.len()];
+    let mut matched: Vec<(usize, usize)> = Vec::new();
+    // (hop, schema word) pairs already credited, with the token that took them: "X 's
+    // children 's children" needs two hops, "religious belief" is one phrase for one.
+    let mut used: HashMap<(usize, usize), usize> = HashMap::new();
+    let mut unknown_starts: Vec<usize> = Vec::new();
+    let mut last_unknown: Option<usize> = None;
+    let mut unknown_cues: Vec<usize> = Vec::new();
+    for (ci, c) in cues.iter().enumerate() {
+        let mut hops: Vec<(usize, f64, usize)> = rel_match
+            .iter()
+            .enumerate()
+            .map(|(h, m)| (h, m[ci].0, m[ci].1))
+            .filter(|(h, s, w)| {
+                *s > 0.0
+                    && used
+                        .get(&(*h, *w))
+                        .is_none_or(|g| g.abs_diff(c.word.group) == 1)
+            })
+            .collect();
+        hops.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        if let Some(&(hop, s, w)) = hops.first() {
+            score += s;
+            named[hop] = true;
+            used.insert((hop, w), c.word.group);
+            matched.push((c.order, hop));
+        } else {
+            unknown_cues.push(ci);
+        }
+    }
+    for &ci in &unknown_cues {
+        let c = &cues[ci];
+        // The words of the wh-phrase ("which *professional football team*") name the answer,
+        // which the path's last hop yields: no hop of their own.
+        if c.wh_phrase {
+            continue;
+        }
+        // A word next to a named one modifies it ("*soccer* club", "play *professional*").
+        let modifier = cues
+            .iter()
+            .enumerate()
+            .any(|(cj, d)| !unknown_cues.contains(&cj) && d.word.group.abs_diff(c.word.group) == 1);
+        if modifier {
+            continue;
+        }
+        // Adjacent unknown words ("other half") are one unknown phrase.
+        if last_unknown.is_none_or(|o| o + 1 != c.order) {
+            unknown_starts.push(c.order);
+        }
+        last_unknown = Some(c.order);
+    }
+    // "where" asks for a place: a hop of its own may be needed to reach one.
+    if asks_place {
+        unknown_starts.push(usize::MAX);
+    }
+    let unknown_groups = unknown_starts.len();
+    // An unknown phrase stands for an unnamed hop between the named hops around it (in the
+    // question's order); with no such hop the path reads the words out of order.
+    for u in &unknown_starts {
+        let lo = matched.iter().filter(|(o, _)| o < u).map(|(_, h)| *h).max();
+        let hi = matched.iter().filter(|(o, _)| o > u).map(|(_, h)| *h).min();
+        let fits = (0..steps.len())
+            .any(|h| !named[h] && lo.is_none_or(|l| h > l) && hi.is_none_or(|x| h < x));
+        if !fits {
+            score -= 0.3;
+        }
+    }
+    let unnamed = named.iter().filter(|n| !**n).count();
+    let explained = unnamed.min(unknown_groups);
+    score -= 0.2 * explained as f64 + 0.7 * (unnamed - explained) as f64;
+    score -= 0.3 * unknown_groups.saturating_sub(unnamed) as f64;
+    for (i, a) in matched.iter().enumerate() {
+        for b in &matched[i + 1..] {
+            if (a.0 < b.0 && a.1 > b.1) || (a.0 > b.0 && a.1 < b.1) {
+                score -= 0.3;
+            }
+        }
+    }
+    // The first hop's direction, from the wording around the word that names it.
+    if let Some(first) = steps.first() {
+        if let Some(c) = cues
+            .iter()
+            .enumerate()
+            .filter(|(ci, _)| rel_match[0][*ci].0 > 0.0)
+            .map(|(_, c)| c)
+            .min_by_key(|c| c.order)
+        {
+            let incoming = incoming_reading(words, c);
+            score += if incoming == first.reversed {
+                0.25
+            } else {
+                -0.25
+            };
+        }
+    }
+    // Going back the way one came is rarely what a question asks when another hop fits as well.
+    if there_and_back(steps) {
+        score -= 0.15;
+    }
+    score - 0.05 * steps.len() as f64
+}
+
+/// "Which papers cite X" (a verb before the mention) reads as incoming; "X 's parents",
+/// "the parents of X", "papers X cites" and "papers cited by X" as outgoing.
+fn incoming_reading(words: &[Word], cue: &Cue<'_>) -> bool {
+    if cue.after {
+        return false;
+    }
+    let next = words.get(cue.at + 1).map(|w| w.norm.as_str());
+    let noun_of = next == Some("of");
+    let passive_by = next == Some("by") && cue.word.norm.ends_with("ed");
+    !(noun_of || passive_by)
 }
 
 /// "top 3", "3 most", "three most".
@@ -958,43 +1402,68 @@ fn placeholder_plan() -> Plan {
 
 // ---- words ----
 
-/// A word of the question: normalised (lower case, letters and digits) and stemmed.
+/// A word of the question: normalised (lower case, letters and digits), stemmed, and whether
+/// the asker marked it as a name (underscores, capitals, quotes or brackets).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Word {
     pub(crate) norm: String,
     pub(crate) stem: String,
+    /// Part of a marked mention: `frederica_of_mecklenburg`, `Tigres_UANL`, `"…"`, `[…]`, or
+    /// capitalised after the first word.
+    pub(crate) marked: bool,
+    /// Inside quotes or brackets: a name even if it spells a schema element.
+    pub(crate) quoted: bool,
+    /// Index of the whitespace-separated token the word came from.
+    pub(crate) group: usize,
 }
 
-/// Splits on whitespace; drops possessive `'s`; keeps letters, digits and inner hyphens.
+/// Splits on whitespace; drops possessive `'s`; keeps letters, digits and inner hyphens; `_`
+/// separates words of one token.
 pub(crate) fn tokenize(text: &str) -> Vec<Word> {
-    text.split_whitespace()
-        .flat_map(|raw| {
-            let raw = raw.trim_end_matches(['?', '!', ',', ';', ':', '.', '"', '\'', ')']);
-            let raw = raw
-                .strip_suffix("'s")
-                .or_else(|| raw.strip_suffix("’s"))
-                .unwrap_or(raw);
-            let cleaned: String = raw
-                .chars()
-                .map(|c| {
-                    if c.is_alphanumeric() || c == '-' {
-                        c.to_lowercase().next().unwrap_or(c)
-                    } else {
-                        ' '
-                    }
-                })
-                .collect();
-            cleaned
-                .split_whitespace()
-                .map(|p| p.trim_matches('-').to_owned())
-                .filter(|p| !p.is_empty())
-                .collect::<Vec<_>>()
-        })
-        .map(|norm| Word {
-            stem: stem(&norm),
-            norm,
-        })
-        .collect()
+    let mut out = Vec::new();
+    let mut quoted = false;
+    for (group, raw) in text.split_whitespace().enumerate() {
+        let opens = raw.starts_with(['"', '[', '(', '“']);
+        let inside = quoted || opens;
+        let quotes = raw.matches('"').count();
+        if quotes % 2 == 1 {
+            quoted = !quoted;
+        }
+        if raw.ends_with([']', '”']) {
+            quoted = false;
+        }
+        let raw = raw.trim_end_matches(['?', '!', ',', ';', ':', '.', '"', '\'', ')', ']', '”']);
+        let raw = raw
+            .strip_suffix("'s")
+            .or_else(|| raw.strip_suffix("’s"))
+            .unwrap_or(raw);
+        let marked =
+            inside || raw.contains('_') || (group > 0 && raw.chars().any(char::is_uppercase));
+        let cleaned: String = raw
+            .chars()
+            .map(|c| {
+                if c.is_alphanumeric() || c == '-' {
+                    c.to_lowercase().next().unwrap_or(c)
+                } else {
+                    ' '
+                }
+            })
+            .collect();
+        for p in cleaned.split_whitespace() {
+            let norm = p.trim_matches('-').to_owned();
+            if norm.is_empty() {
+                continue;
+            }
+            out.push(Word {
+                stem: stem(&norm),
+                norm,
+                marked,
+                quoted: inside,
+                group,
+            });
+        }
+    }
+    out
 }
 
 /// A name as the index keys it: its words, normalised like question words, joined by spaces.
@@ -1006,24 +1475,45 @@ pub(crate) fn normalize(text: &str) -> String {
         .join(" ")
 }
 
-/// A crude suffix stripper: enough to meet "cite", "cites", "cited", "citing" at "cit".
+/// The stem of a question word (Snowball English; a hyphenated word by its last part, so
+/// "co-authors" meets `AUTHORED`).
 pub(crate) fn stem(word: &str) -> String {
-    let w = word.to_lowercase();
-    for (suffix, keep) in [
-        ("ies", "y"),
-        ("ing", ""),
-        ("ed", ""),
-        ("es", ""),
-        ("s", ""),
-        ("e", ""),
-    ] {
-        if let Some(base) = w.strip_suffix(suffix) {
-            if base.chars().count() >= 3 {
-                return format!("{base}{keep}");
-            }
-        }
+    vocab::stem(word.rsplit('-').next().unwrap_or(word))
+}
+
+/// The words of every label, relation and property name: words that name the schema are not
+/// node mentions unless marked.
+fn schema_stems(catalog: &Catalog) -> Vec<SchemaWord> {
+    let mut out: Vec<SchemaWord> = catalog
+        .labels()
+        .map(|(_, n)| n.to_owned())
+        .chain(catalog.relations().map(|(_, r)| r.name.clone()))
+        .chain(catalog.prop_keys().map(|(_, n)| n.to_owned()))
+        .flat_map(|n| schema_words(&n))
+        .collect();
+    out.sort_by(|a, b| a.stem.cmp(&b.stem));
+    out.dedup_by(|a, b| a.stem == b.stem);
+    out
+}
+
+/// Whether a run of question words may name a node: marked runs always; unmarked ones only if
+/// some word is neither a function word nor a schema word ("film", "the" and "director" are
+/// question words, not the nodes that happen to carry those names).
+fn linkable(span: &[Word], schema: &[SchemaWord]) -> bool {
+    if span.iter().all(|w| w.marked) {
+        return true;
     }
-    w
+    span.iter().any(|w| {
+        !is_stopword(&w.norm)
+            && w.norm.len() >= 3
+            && !w.norm.chars().all(|c| c.is_ascii_digit())
+            && !schema.iter().any(|s| {
+                s.stem == w.stem
+                    || (s.stem.len() >= 4
+                        && w.stem.len() >= 4
+                        && (s.stem.starts_with(&w.stem) || w.stem.starts_with(&s.stem)))
+            })
+    })
 }
 
 /// Quoted phrases and the word spans they cover.
@@ -1047,166 +1537,145 @@ fn quoted(question: &str, words: &[Word]) -> Vec<(String, (usize, usize))> {
     out
 }
 
-const STOPWORDS: &[&str] = &[
-    "a", "an", "the", "of", "in", "on", "for", "and", "or", "to", "by", "with", "is", "was", "are",
-    "were", "has", "have", "had", "did", "does", "do", "what", "which", "who", "whom", "when",
-    "where", "how", "many", "much", "most", "top", "list", "name", "that", "this", "it", "its",
-    "their", "his", "her", "be", "been", "about", "all",
-];
-
-/// Words for labels, relations and properties: their own names, stemmed, and a few synonyms
-/// common in scholarly questions. A schema with other names still matches on its own words.
-#[derive(Debug)]
-struct Lexicon {
-    label_synonyms: Vec<(&'static str, &'static [&'static str])>,
-    relation_synonyms: Vec<(&'static str, &'static [&'static str])>,
-    property_synonyms: Vec<(&'static str, &'static [&'static str])>,
-}
-
-impl Default for Lexicon {
-    fn default() -> Self {
-        Lexicon {
-            label_synonyms: vec![
-                (
-                    "author",
-                    &[
-                        "who",
-                        "whom",
-                        "co-author",
-                        "coauthor",
-                        "collaborator",
-                        "researcher",
-                        "writer",
-                        "person",
-                        "people",
-                    ],
-                ),
-                ("paper", &["publication", "article", "work"]),
-                ("venue", &["where", "conference", "journal"]),
-                ("topic", &["area", "field", "subject"]),
-            ],
-            relation_synonyms: vec![
-                (
-                    "author",
-                    &[
-                        "wrote",
-                        "writ",
-                        "written",
-                        "write",
-                        "co-author",
-                        "coauthor",
-                        "collaborat",
-                        "prolific",
-                        "work",
-                    ],
-                ),
-                (
-                    "publish",
-                    &["venue", "appear", "conference", "journal", "where"],
-                ),
-                ("cit", &["citation", "reference", "referenc"]),
-                ("topic", &["about", "area", "field", "subject", "cover"]),
-            ],
-            property_synonyms: vec![
-                ("year", &["when", "year"]),
-                ("citation", &["citation"]),
-                ("kind", &["kind", "type", "sort"]),
-            ],
-        }
+/// The nouns a wh-word asks for (general English, matched to the schema like any word).
+fn wh_nouns(word: &str) -> &'static [&'static str] {
+    match word {
+        "where" => &["place", "location", "country", "city", "venue"],
+        "when" => &["year", "date", "time"],
+        "who" | "whom" => &["person"],
+        _ => &[],
     }
 }
 
-impl Lexicon {
-    /// The label a question word names, if any.
-    fn label_of(&self, word_stem: &str, catalog: &Catalog) -> Option<String> {
-        catalog
+/// How well a question word names a schema element (the best of its words, weighted).
+fn element_match(w: &Word, element: &[SchemaWord]) -> f64 {
+    element
+        .iter()
+        .map(|s| word_match(&w.norm, &w.stem, s) * s.weight)
+        .fold(0.0, f64::max)
+}
+
+/// The best-matching schema word of an element for a question word: (score, word index).
+fn best_word_match(w: &Word, element: &[SchemaWord]) -> (f64, usize) {
+    element
+        .iter()
+        .enumerate()
+        .map(|(i, s)| (word_match(&w.norm, &w.stem, s) * s.weight, i))
+        .fold((0.0, 0), |b, x| if x.0 > b.0 { x } else { b })
+}
+
+/// Whether a label is person-like: WordNet says one of its words is a kind of person.
+fn person_like(label: &str) -> bool {
+    lexicon().is_some_and(|lx| {
+        vocab::name_words(label)
+            .iter()
+            .any(|w| lx.is_a(w, "person"))
+    })
+}
+
+/// The label a question word names, if any: by the label's own words, else (for a wh-word) a
+/// label its answer nouns name.
+fn label_of(w: &Word, catalog: &Catalog) -> Option<String> {
+    let best = catalog
+        .labels()
+        .map(|(_, n)| (element_match(w, &schema_words(n)), n))
+        // Stems and prefixes only: WordNet's reach is too wide for a label noun
+        // ("published" is near "author").
+        .filter(|(s, _)| *s >= 0.8)
+        .max_by(|a, b| a.0.total_cmp(&b.0));
+    if let Some((_, n)) = best {
+        return Some(n.to_owned());
+    }
+    let nouns = wh_nouns(&w.norm);
+    if nouns.is_empty() {
+        return None;
+    }
+    if nouns == ["person"] {
+        return catalog
             .labels()
-            .find(|(_, name)| {
-                let own = stem(&name.to_lowercase());
-                own == word_stem
-                    || word_stem
-                        .strip_prefix("co-")
-                        .is_some_and(|w| w == own && own == "author")
-                    || self.label_synonyms.iter().any(|(l, syns)| {
-                        stem(l) == own
-                            && syns.iter().any(|s| stem(s) == word_stem || *s == word_stem)
-                    })
+            .map(|(_, n)| n)
+            .find(|n| person_like(n))
+            .map(str::to_owned);
+    }
+    catalog
+        .labels()
+        .map(|(_, n)| n)
+        .find(|n| {
+            let words = schema_words(n);
+            nouns.iter().any(|x| {
+                words.iter().any(|s| s.stem == vocab::stem(x))
+                    || lexicon().is_some_and(|lx| lx.is_a(&s_word(&words), x))
             })
-            .map(|(_, n)| n.to_owned())
-    }
-
-    /// Whether a question word (stem) names relation `relation`.
-    fn names_relation(&self, relation: &str, word_stem: &str) -> bool {
-        let parts: Vec<String> = relation
-            .split(['_', '-', ' '])
-            .map(|p| stem(&p.to_lowercase()))
-            .filter(|p| p.len() >= 3 && !matches!(p.as_str(), "has" | "hav"))
-            .collect();
-        parts.iter().any(|p| {
-            let p = p.as_str();
-            word_stem == p
-                || (p.len() >= 4 && word_stem.contains(p))
-                || self.relation_synonyms.iter().any(|(base, syns)| {
-                    p.starts_with(base)
-                        && (word_stem.starts_with(base)
-                            || syns.iter().any(|s| word_stem.starts_with(s)))
-                })
         })
-    }
+        .map(str::to_owned)
+}
 
-    /// The property an attribute question asks for: a property named (or cued) in the words.
-    fn property_cue(&self, free: &[(usize, &Word)], props: &[String]) -> Option<String> {
-        let norms: Vec<&str> = free.iter().map(|(_, w)| w.norm.as_str()).collect();
-        let has_pair = |a: &str, b: &str| norms.windows(2).any(|p| p[0] == a && p[1] == b);
-        for prop in props {
-            let own = stem(&prop.to_lowercase());
-            if matches!(own.as_str(), "name" | "titl") {
-                continue;
-            }
-            let named = free.iter().any(|(_, w)| w.stem == own);
-            let synonym = self.property_synonyms.iter().any(|(p, syns)| {
-                own == stem(p)
-                    && free
-                        .iter()
-                        .any(|(_, w)| syns.iter().any(|s| stem(s) == w.stem))
-            });
-            // "how often" / "how many times" ask for a count kept as a property.
-            let times = own.starts_with("citation")
-                && (has_pair("how", "often") || has_pair("many", "times"));
-            if named || synonym || times {
-                return Some(prop.clone());
-            }
+fn s_word(words: &[SchemaWord]) -> String {
+    words.last().map(|w| w.word.clone()).unwrap_or_default()
+}
+
+/// The property an attribute question asks for: one a content word names, or one a wh-word's
+/// nouns name ("when" → a year or date).
+fn property_cue(free: &[(usize, &Word)], props: &[String], catalog: &Catalog) -> Option<String> {
+    let norms: Vec<&str> = free.iter().map(|(_, w)| w.norm.as_str()).collect();
+    // "how often" / "how many times" ask for a count kept as a property.
+    let how_often = norms
+        .windows(2)
+        .any(|p| p == ["how", "often"] || p == ["many", "times"]);
+    let relations: Vec<Vec<SchemaWord>> = catalog
+        .relations()
+        .map(|(_, r)| schema_words(&r.name))
+        .collect();
+    let mut best: Option<(f64, String)> = None;
+    for prop in props {
+        let words = schema_words(prop);
+        if words.iter().any(|w| w.word == "name" || w.word == "title") {
+            continue;
         }
-        None
-    }
-
-    /// The numeric property a superlative ranks by ("most *cited*"), and the words it used.
-    fn ranking_property(
-        &self,
-        free: &[(usize, &Word)],
-        props: &[String],
-    ) -> Option<(String, Vec<usize>)> {
-        for prop in props {
-            let own = stem(&prop.to_lowercase());
-            if matches!(own.as_str(), "name" | "titl") {
-                continue;
-            }
-            let root: String = own.chars().take(4).collect();
-            let used: Vec<usize> = free
+        for (_, w) in free {
+            let named = if is_stopword(&w.norm) {
+                0.0
+            } else {
+                element_match(w, &words)
+            };
+            let wh = wh_nouns(&w.norm)
                 .iter()
-                .filter(|(_, w)| {
-                    w.stem.len() >= 3
-                        && !STOPWORDS.contains(&w.norm.as_str())
-                        && (own.starts_with(&w.stem) || w.stem.starts_with(&root))
-                })
-                .map(|(i, _)| *i)
-                .collect();
-            if !used.is_empty() {
-                return Some((prop.clone(), used));
+                .any(|x| words.iter().any(|s| s.stem == vocab::stem(x)));
+            let score = if wh { named.max(0.9) } else { named };
+            // A word that names a relation better is a relation question ("which papers
+            // does X *cite*"), unless the question asks how often.
+            let as_relation = relations
+                .iter()
+                .map(|r| element_match(w, r))
+                .fold(0.0, f64::max);
+            if !wh && !how_often && as_relation > score {
+                continue;
+            }
+            if score >= 0.6 && best.as_ref().is_none_or(|(b, _)| score > *b) {
+                best = Some((score, prop.clone()));
             }
         }
-        None
     }
+    best.map(|(_, p)| p)
+}
+
+/// The numeric property a superlative ranks by ("most *cited*"), and the words it used.
+fn ranking_property(free: &[(usize, &Word)], props: &[String]) -> Option<(String, Vec<usize>)> {
+    for prop in props {
+        let words = schema_words(prop);
+        if words.iter().any(|w| w.word == "name" || w.word == "title") {
+            continue;
+        }
+        let used: Vec<usize> = free
+            .iter()
+            .filter(|(_, w)| !is_stopword(&w.norm) && element_match(w, &words) >= 0.6)
+            .map(|(i, _)| *i)
+            .collect();
+        if !used.is_empty() {
+            return Some((prop.clone(), used));
+        }
+    }
+    None
 }
 
 /// The numeric value of a property, for ranking.

@@ -3,11 +3,18 @@
 //! which is right for finding evidence and wrong for counting.
 
 use crate::error::AgentError;
-use crate::planner::Step;
 use crate::result::PathStep;
 use cairn_storage_format::NodeId;
 use cairn_store::{Catalog, Direction, Graph, GraphRead};
 use std::collections::{HashMap, HashSet};
+
+/// One relation step of the planned path.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Step {
+    pub relation: String,
+    /// Followed against its direction (`<R`).
+    pub reversed: bool,
+}
 
 /// A node reached by walking a relation path.
 #[derive(Clone, Debug)]
@@ -19,8 +26,9 @@ pub struct Reached {
     pub evidence: Vec<PathStep>,
 }
 
-/// Walks `path` exactly from `entries` and returns the distinct end nodes other than the entries
-/// themselves (an author is not their own co-author), in node-id order. `max_edges` bounds the
+/// Walks `path` exactly from `entries` and returns the distinct end nodes, in node-id order,
+/// without the entries themselves when the path goes there and back through one relation (an
+/// author is not their own co-author; a spouse's spouse is the entry). `max_edges` bounds the
 /// work; the flag says whether it was reached (the result is then partial).
 pub fn walk(
     graph: &Graph,
@@ -28,6 +36,25 @@ pub fn walk(
     entries: &[NodeId],
     path: &[Step],
     max_edges: usize,
+) -> Result<(Vec<Reached>, bool), AgentError> {
+    walk_keeping(
+        graph,
+        catalog,
+        entries,
+        path,
+        max_edges,
+        !there_and_back(path),
+    )
+}
+
+/// [`walk`], keeping the entries among the ends or not as `keep_entries` says.
+pub fn walk_keeping(
+    graph: &Graph,
+    catalog: &Catalog,
+    entries: &[NodeId],
+    path: &[Step],
+    max_edges: usize,
+    keep_entries: bool,
 ) -> Result<(Vec<Reached>, bool), AgentError> {
     let mut layer: HashMap<NodeId, (u64, Vec<PathStep>)> =
         entries.iter().map(|e| (*e, (1, Vec::new()))).collect();
@@ -71,7 +98,11 @@ pub fn walk(
             break;
         }
     }
-    let entry_set: HashSet<NodeId> = entries.iter().copied().collect();
+    let entry_set: HashSet<NodeId> = if keep_entries {
+        HashSet::new()
+    } else {
+        entries.iter().copied().collect()
+    };
     let mut out: Vec<Reached> = layer
         .into_iter()
         .filter(|(n, _)| !entry_set.contains(n))
@@ -83,6 +114,13 @@ pub fn walk(
         .collect();
     out.sort_by_key(|r| r.node);
     Ok((out, truncated))
+}
+
+/// Whether a step is followed at once by its own reverse (`AUTHORED -> <AUTHORED`): the path
+/// asks for *others* related the same way.
+pub fn there_and_back(path: &[Step]) -> bool {
+    path.windows(2)
+        .any(|w| w[0].relation == w[1].relation && w[0].reversed != w[1].reversed)
 }
 
 /// Work bound of an exact walk, in edges listed.

@@ -1,0 +1,542 @@
+//! Words for a schema, derived from its own names, and how question words meet them.
+//!
+//! Every label, relation and property name is split into words (`DIRECTED_BY`, `plays_in_club`,
+//! `__film__cinematographer__film`, `camelCase`) and stemmed with the Snowball English stemmer,
+//! so "nationality" meets "nation" and "authors" meets `AUTHORED`. Nothing here is written for
+//! one schema: the only word lists are English function words and the wh-words' answer nouns.
+//!
+//! When WordNet is installed (Debian's `wordnet-base`, read from `CAIRN_WORDNET_DIR` or
+//! `/usr/share/wordnet`; `CAIRN_WORDNET=off` turns it off), a question word also meets a schema
+//! word through synonyms, one hypernym up and derivations ("wrote" → write → writer ≈ author,
+//! "husband" → spouse). docs/BENCHMARKS.md has the figures with and without it.
+
+use rust_stemmers::{Algorithm, Stemmer};
+use std::collections::{HashMap, HashSet};
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, OnceLock};
+
+/// English function words: never a relation hint, never linked to a node unless marked.
+pub(crate) const STOPWORDS: &[&str] = &[
+    "a", "an", "the", "of", "in", "on", "at", "for", "from", "and", "or", "to", "by", "with", "is",
+    "was", "are", "were", "be", "been", "being", "has", "have", "had", "did", "does", "do", "what",
+    "which", "who", "whom", "whose", "when", "where", "why", "how", "many", "much", "most", "top",
+    "list", "name", "give", "tell", "me", "that", "this", "these", "those", "it", "its", "their",
+    "his", "her", "they", "them", "he", "she", "there", "as", "about", "all", "any", "some", "s",
+    "into", "than", "then", "also", "can", "could", "would", "will", "under", "over", "out", "up",
+    "per", "whom", "whose", "i", "you", "we", "our", "my",
+];
+
+/// Whether `word` (lower case) is an English function word.
+pub(crate) fn is_stopword(word: &str) -> bool {
+    STOPWORDS.contains(&word)
+}
+
+fn stemmer() -> &'static Stemmer {
+    static S: OnceLock<Stemmer> = OnceLock::new();
+    S.get_or_init(|| Stemmer::create(Algorithm::English))
+}
+
+/// The Snowball English stem of a lower-case word.
+pub(crate) fn stem(word: &str) -> String {
+    stemmer().stem(&word.to_lowercase()).into_owned()
+}
+
+/// The words of a schema name: split at `_`, `-`, `.`, spaces and camelCase, lower-cased.
+pub(crate) fn name_words(name: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let mut prev_lower = false;
+    for c in name.chars() {
+        if !c.is_alphanumeric() {
+            if !cur.is_empty() {
+                out.push(std::mem::take(&mut cur));
+            }
+            prev_lower = false;
+            continue;
+        }
+        if c.is_uppercase() && prev_lower && !cur.is_empty() {
+            out.push(std::mem::take(&mut cur));
+        }
+        prev_lower = c.is_lowercase() || c.is_ascii_digit();
+        cur.extend(c.to_lowercase());
+    }
+    if !cur.is_empty() {
+        out.push(cur);
+    }
+    out
+}
+
+/// A schema word: its stem and how much it says about the element (the last segment of a
+/// Freebase-style `__domain__type__property` name says most).
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct SchemaWord {
+    pub(crate) word: String,
+    pub(crate) stem: String,
+    pub(crate) weight: f64,
+}
+
+/// The words of a relation, label or property name, weighted.
+pub(crate) fn schema_words(name: &str) -> Vec<SchemaWord> {
+    let segments: Vec<&str> = name.split("__").filter(|s| !s.is_empty()).collect();
+    let n = segments.len();
+    let mut out: Vec<SchemaWord> = Vec::new();
+    for (i, seg) in segments.iter().enumerate() {
+        // The last segment names the element; earlier ones its domain and type.
+        let weight = if i + 1 == n { 1.0 } else { 0.4 };
+        for w in name_words(seg) {
+            if is_stopword(&w) || w == "inverse" || w.chars().all(|c| c.is_ascii_digit()) {
+                continue;
+            }
+            let stem = stem(&w);
+            if let Some(e) = out.iter_mut().find(|e| e.stem == stem) {
+                e.weight = e.weight.max(weight);
+            } else {
+                out.push(SchemaWord {
+                    word: w,
+                    stem,
+                    weight,
+                });
+            }
+        }
+    }
+    out
+}
+
+/// How well a question word (lower case, with its stem) names a schema word, in [0, 1].
+pub(crate) fn word_match(norm: &str, q_stem: &str, s: &SchemaWord) -> f64 {
+    if q_stem == s.stem || norm == s.word {
+        return 1.0;
+    }
+    // "player" / "plays": one stem a prefix of the other, both long enough to mean something.
+    let (a, b) = if q_stem.len() <= s.stem.len() {
+        (q_stem, s.stem.as_str())
+    } else {
+        (s.stem.as_str(), q_stem)
+    };
+    if a.len() >= 4 && b.starts_with(a) {
+        return 0.8;
+    }
+    // "cite" / "citat(ion)": all but the last letter of the shorter stem shared.
+    let common = a.chars().zip(b.chars()).take_while(|(x, y)| x == y).count();
+    if a.len() >= 4 && common + 1 >= a.len() {
+        return 0.6;
+    }
+    match lexicon() {
+        Some(lx) if lx.relates(norm, &s.stem) || lx.relates(&s.word, q_stem) => 0.7,
+        // "son" and `children`: kinds of one thing (offspring), a weaker hint.
+        Some(lx) if lx.siblings(norm, &s.word) => 0.5,
+        _ => 0.0,
+    }
+}
+
+/// A WordNet part of speech this module reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum Pos {
+    Noun,
+    Verb,
+}
+
+/// A synset: part of speech and byte offset in its `data.*` file.
+type SynsetId = (Pos, usize);
+
+/// A synset's words and its pointers (symbol, target).
+type Synset = (Vec<String>, Vec<(String, SynsetId)>);
+
+/// Debian's WordNet files, read whole and searched in place: `index.*` is sorted by lemma, so a
+/// lookup is a binary search, and a synset's id is its byte offset in `data.*`. Nothing is
+/// parsed up front, so a fresh `cairn ask` pays a few milliseconds, not a full parse.
+struct WordNetFiles {
+    index: [Vec<u8>; 2],
+    data: [Vec<u8>; 2],
+}
+
+impl WordNetFiles {
+    fn read(dir: &std::path::Path) -> std::io::Result<Self> {
+        let r = |f: &str| std::fs::read(dir.join(f));
+        Ok(WordNetFiles {
+            index: [r("index.noun")?, r("index.verb")?],
+            data: [r("data.noun")?, r("data.verb")?],
+        })
+    }
+
+    fn slot(pos: Pos) -> usize {
+        match pos {
+            Pos::Noun => 0,
+            Pos::Verb => 1,
+        }
+    }
+
+    /// The line starting at or after byte `at`.
+    fn line_at(buf: &[u8], at: usize) -> (usize, &[u8]) {
+        let start = if at == 0 {
+            0
+        } else {
+            match buf[at - 1..].iter().position(|b| *b == b'\n') {
+                Some(p) => at + p,
+                None => buf.len(),
+            }
+        };
+        let end = buf[start..]
+            .iter()
+            .position(|b| *b == b'\n')
+            .map_or(buf.len(), |p| start + p);
+        (start, &buf[start..end])
+    }
+
+    /// Synsets of `lemma` (spaces as `_`), most used sense first.
+    fn senses(&self, pos: Pos, lemma: &str) -> Vec<SynsetId> {
+        let buf = &self.index[Self::slot(pos)];
+        let key = lemma.as_bytes();
+        let (mut lo, mut hi) = (0usize, buf.len());
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            let (start, line) = Self::line_at(buf, mid);
+            if start >= hi {
+                hi = mid;
+                continue;
+            }
+            let word = line.split(|b| *b == b' ').next().unwrap_or(&[]);
+            match word.cmp(key) {
+                std::cmp::Ordering::Less => lo = start + line.len() + 1,
+                std::cmp::Ordering::Greater => hi = mid,
+                std::cmp::Ordering::Equal => {
+                    let text = String::from_utf8_lossy(line);
+                    let f: Vec<&str> = text.split_whitespace().collect();
+                    let count: usize = f.get(2).and_then(|c| c.parse().ok()).unwrap_or(0);
+                    return f
+                        .iter()
+                        .rev()
+                        .take(count)
+                        .rev()
+                        .filter_map(|o| o.parse().ok().map(|o| (pos, o)))
+                        .collect();
+                }
+            }
+        }
+        Vec::new()
+    }
+
+    /// The words and pointers (symbol, target) of a synset.
+    fn synset(&self, id: SynsetId) -> Option<Synset> {
+        let buf = &self.data[Self::slot(id.0)];
+        if id.1 >= buf.len() {
+            return None;
+        }
+        let (_, line) = Self::line_at(buf, id.1);
+        let text = String::from_utf8_lossy(line);
+        let body = text.split(" | ").next().unwrap_or("");
+        let f: Vec<&str> = body.split_whitespace().collect();
+        let w_cnt = usize::from_str_radix(f.get(3)?, 16).ok()?;
+        let words = (0..w_cnt)
+            .filter_map(|i| f.get(4 + 2 * i).map(|w| w.to_lowercase()))
+            .collect();
+        let at = 4 + 2 * w_cnt;
+        let p_cnt: usize = f.get(at)?.parse().ok()?;
+        let mut pointers = Vec::new();
+        for k in 0..p_cnt {
+            let base = at + 1 + 4 * k;
+            let (Some(sym), Some(off), Some(pos)) = (f.get(base), f.get(base + 1), f.get(base + 2))
+            else {
+                break;
+            };
+            let pos = match *pos {
+                "n" => Pos::Noun,
+                "v" => Pos::Verb,
+                _ => continue,
+            };
+            if let Ok(o) = off.parse() {
+                pointers.push(((*sym).to_owned(), (pos, o)));
+            }
+        }
+        Some((words, pointers))
+    }
+}
+
+/// WordNet, when installed: synonyms, one hypernym up and derivations of a word, as stems.
+pub(crate) struct Lexicon {
+    wn: WordNetFiles,
+    /// Irregular forms (`wrote` → `write`) from the `*.exc` files.
+    exceptions: HashMap<String, Vec<String>>,
+    cache: Mutex<HashMap<String, HashSet<String>>>,
+    ancestors: Mutex<HashMap<String, Arc<HashSet<SynsetId>>>>,
+}
+
+/// The process's WordNet lexicon, loaded once; `None` when it is not installed or turned off.
+pub(crate) fn lexicon() -> Option<&'static Lexicon> {
+    static L: OnceLock<Option<Lexicon>> = OnceLock::new();
+    L.get_or_init(Lexicon::load).as_ref()
+}
+
+impl Lexicon {
+    fn load() -> Option<Lexicon> {
+        if std::env::var("CAIRN_WORDNET").is_ok_and(|v| v == "off" || v == "0") {
+            return None;
+        }
+        let dir = std::env::var_os("CAIRN_WORDNET_DIR")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| PathBuf::from("/usr/share/wordnet"));
+        if !dir.join("data.noun").exists() {
+            return None;
+        }
+        let wn = match WordNetFiles::read(&dir) {
+            Ok(wn) => wn,
+            Err(e) => {
+                tracing::warn!(dir = %dir.display(), error = %e, "WordNet not usable; planning without synonyms");
+                return None;
+            }
+        };
+        let mut exceptions: HashMap<String, Vec<String>> = HashMap::new();
+        for f in ["noun.exc", "verb.exc"] {
+            let Ok(text) = std::fs::read_to_string(dir.join(f)) else {
+                continue;
+            };
+            for line in text.lines() {
+                let mut parts = line.split_whitespace();
+                if let (Some(form), Some(base)) = (parts.next(), parts.next()) {
+                    exceptions
+                        .entry(form.to_owned())
+                        .or_default()
+                        .push(base.to_owned());
+                }
+            }
+        }
+        Some(Lexicon {
+            wn,
+            exceptions,
+            cache: Mutex::new(HashMap::new()),
+            ancestors: Mutex::new(HashMap::new()),
+        })
+    }
+
+    /// Dictionary forms of a word: itself, its irregular bases, and regular suffixes removed.
+    fn lemmas(&self, word: &str) -> Vec<String> {
+        let mut out = vec![word.to_owned()];
+        if let Some(b) = self.exceptions.get(word) {
+            out.extend(b.iter().cloned());
+        }
+        for (suffix, add) in [
+            ("ies", "y"),
+            ("es", ""),
+            ("s", ""),
+            ("ed", ""),
+            ("ed", "e"),
+            ("ing", ""),
+            ("ing", "e"),
+        ] {
+            if let Some(base) = word.strip_suffix(suffix) {
+                if base.len() >= 3 {
+                    out.push(format!("{base}{add}"));
+                }
+            }
+        }
+        out.dedup();
+        out
+    }
+
+    /// The most used senses of a word (WordNet orders senses by frequency).
+    fn senses(&self, word: &str, pos: &[Pos], per_lemma: usize) -> Vec<SynsetId> {
+        let mut out = Vec::new();
+        for l in self.lemmas(word) {
+            for p in pos {
+                out.extend(self.wn.senses(*p, &l).into_iter().take(per_lemma));
+            }
+        }
+        out
+    }
+
+    /// Noun synsets one and two hypernyms above a word's main senses.
+    fn ancestors(&self, word: &str) -> HashSet<SynsetId> {
+        let mut out = HashSet::new();
+        for id in self.senses(word, &[Pos::Noun], 3) {
+            let Some((_, pointers)) = self.wn.synset(id) else {
+                continue;
+            };
+            for (sym, t) in pointers {
+                if sym != "@" {
+                    continue;
+                }
+                out.insert(t);
+                if let Some((_, up)) = self.wn.synset(t) {
+                    out.extend(up.into_iter().filter(|(s, _)| s == "@").map(|(_, t)| t));
+                }
+            }
+        }
+        out
+    }
+
+    /// [`Lexicon::ancestors`], computed once per word.
+    fn ancestors_cached(&self, word: &str) -> Arc<HashSet<SynsetId>> {
+        if let Ok(cache) = self.ancestors.lock() {
+            if let Some(r) = cache.get(word) {
+                return Arc::clone(r);
+            }
+        }
+        let r = Arc::new(self.ancestors(word));
+        if let Ok(mut cache) = self.ancestors.lock() {
+            cache.insert(word.to_owned(), Arc::clone(&r));
+        }
+        r
+    }
+
+    /// Whether two nouns share a near hypernym that is specific ("son" and "child" are both
+    /// offspring; "man" and "spouse" are only both persons, which says nothing).
+    pub(crate) fn siblings(&self, a: &str, b: &str) -> bool {
+        let a = self.ancestors_cached(a);
+        if a.is_empty() {
+            return false;
+        }
+        let b = self.ancestors_cached(b);
+        a.intersection(&b).any(|s| self.depth(*s) >= 6)
+    }
+
+    /// How many hypernyms lie between a synset and the top of WordNet's tree (first parents).
+    fn depth(&self, mut id: SynsetId) -> usize {
+        for d in 0..24 {
+            let up = self.wn.synset(id).and_then(|(_, p)| {
+                p.into_iter()
+                    .find(|(s, _)| s == "@" || s == "@i")
+                    .map(|(_, t)| t)
+            });
+            match up {
+                Some(t) => id = t,
+                None => return d,
+            }
+        }
+        24
+    }
+
+    /// Whether `stem` is among the stems [`Lexicon::related`] to `word` (no copy of the set).
+    pub(crate) fn relates(&self, word: &str, stem: &str) -> bool {
+        if let Ok(cache) = self.cache.lock() {
+            if let Some(r) = cache.get(word) {
+                return r.contains(stem);
+            }
+        }
+        self.related(word).contains(stem)
+    }
+
+    /// Stems of the synonyms, hypernyms (two up), derivations and causes of a word's main senses.
+    pub(crate) fn related(&self, word: &str) -> HashSet<String> {
+        if let Ok(cache) = self.cache.lock() {
+            if let Some(r) = cache.get(word) {
+                return r.clone();
+            }
+        }
+        let mut out = HashSet::new();
+        let add = |words: &[String], out: &mut HashSet<String>| {
+            for w in words {
+                // One-word lemmas only: "better_half" would meet every "half".
+                if !w.contains('_') {
+                    out.insert(stem(w));
+                }
+            }
+        };
+        for id in self.senses(word, &[Pos::Noun, Pos::Verb], 4) {
+            let Some((words, pointers)) = self.wn.synset(id) else {
+                continue;
+            };
+            add(&words, &mut out);
+            for (sym, target) in pointers {
+                if !matches!(sym.as_str(), "@" | "@i" | "+" | ">") {
+                    continue;
+                }
+                let Some((w, next)) = self.wn.synset(target) else {
+                    continue;
+                };
+                add(&w, &mut out);
+                // Two hypernyms up ("mom" → mother → parent); a cause's derivations ("kill"
+                // causes "die" → death).
+                for (s2, t2) in next {
+                    let follow = match sym.as_str() {
+                        "@" | "@i" => s2 == "@" || s2 == "@i",
+                        ">" => s2 == "+",
+                        _ => false,
+                    };
+                    if follow {
+                        if let Some((w2, _)) = self.wn.synset(t2) {
+                            add(&w2, &mut out);
+                        }
+                    }
+                }
+            }
+        }
+        out.remove(&stem(word));
+        if let Ok(mut cache) = self.cache.lock() {
+            cache.insert(word.to_owned(), out.clone());
+        }
+        out
+    }
+
+    /// Whether a sense of `word` is a kind of `ancestor` (hypernyms up to 12 levels): "author"
+    /// and "player" are persons.
+    pub(crate) fn is_a(&self, word: &str, ancestor: &str) -> bool {
+        let targets: HashSet<SynsetId> = self
+            .wn
+            .senses(Pos::Noun, ancestor)
+            .into_iter()
+            .take(1)
+            .collect();
+        let mut frontier = self.senses(word, &[Pos::Noun], 3);
+        let mut seen = HashSet::new();
+        for _ in 0..12 {
+            let mut next = Vec::new();
+            for id in frontier {
+                if targets.contains(&id) {
+                    return true;
+                }
+                if !seen.insert(id) {
+                    continue;
+                }
+                if let Some((_, pointers)) = self.wn.synset(id) {
+                    next.extend(
+                        pointers
+                            .into_iter()
+                            .filter(|(s, _)| s == "@" || s == "@i")
+                            .map(|(_, t)| t),
+                    );
+                }
+            }
+            if next.is_empty() {
+                break;
+            }
+            frontier = next;
+        }
+        false
+    }
+}
+
+impl std::fmt::Debug for Lexicon {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Lexicon")
+            .field("exceptions", &self.exceptions.len())
+            .finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_split_into_words() {
+        assert_eq!(name_words("DIRECTED_BY"), ["directed", "by"]);
+        assert_eq!(name_words("plays_in_club"), ["plays", "in", "club"]);
+        assert_eq!(
+            name_words("__film__cinematographer__film"),
+            ["film", "cinematographer", "film"]
+        );
+        assert_eq!(name_words("placeOfBirth"), ["place", "of", "birth"]);
+        let w = schema_words("__film__cinematographer__film");
+        assert_eq!(w[0].stem, "film");
+        assert_eq!(w[0].weight, 1.0);
+        assert_eq!(schema_words("is_in_country")[0].word, "country");
+    }
+
+    #[test]
+    fn stems_meet() {
+        assert_eq!(stem("nationality"), stem("nation"));
+        assert_eq!(stem("authors"), stem("authored"));
+        let plays = &schema_words("plays_in_club")[0];
+        assert!(word_match("player", &stem("player"), plays) >= 0.8);
+    }
+}

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# QA benchmark on the public KGQA development sets (PathQuestion, WC2014): converts each question
+# file to the `cairn eval --questions` format, imports its knowledge graph with the triples
+# import, asks every question in one process and prints one machine-readable line per set.
+# A benchmark, not a CI test. Reads ../shared/datasets/kgqa-dev/ relative to the repository.
+#   usage: bash benches/qa/run.sh [work-dir]   (LABELS="--infer-labels" to infer labels; default one Entity label)
+set -euo pipefail
+repo="$(cd "$(dirname "$0")/../.." && pwd)"
+data="$repo/../shared/datasets/kgqa-dev"
+work="${1:-$(mktemp -d)}"
+labels="${LABELS:-}"
+cairn="${CAIRN:-$repo/target/release/cairn}"
+[ -x "$cairn" ] || { cargo build --release --manifest-path "$repo/Cargo.toml" >&2; }
+mkdir -p "$work"
+run() { # name kind questions kb
+  local name="$1" kind="$2" questions="$3" kb="$4" db="$work/$1.cairn"
+  python3 "$repo/benches/qa/questions.py" "$kind" "$data/$questions" "$work/$name.jsonl" "$name"
+  rm -rf "$db"
+  "$cairn" --db "$db" import "$data/$kb" --format triples $labels --no-index >&2
+  "$cairn" --db "$db" eval --questions "$work/$name.jsonl" --json "$work/$name.records.jsonl" --misses 0 \
+    | sed -n "s/^summary /$name /p"
+}
+run PQ-2H pq pathquestion/PQ-2H.txt pathquestion/2H-kb.txt
+run PQ-3H pq pathquestion/PQ-3H.txt pathquestion/3H-kb.txt
+run PQL-2H pq pathquestion/PQL-2H.txt pathquestion/PQL2-KB.txt
+run PQL-3H pq pathquestion/PQL-3H.txt pathquestion/PQL3-KB.txt
+run WC-P2 wc wc2014/WC-P2.txt wc2014/kb.txt
+run WC-C wc wc2014/WC-C.txt wc2014/kb.txt
