@@ -316,6 +316,9 @@ struct Model {
     nodes: BTreeMap<u8, i64>,
     edges: BTreeSet<(u8, u8)>,
     indexed: bool,
+    /// Nodes with a stored vector: an import embeds the nodes it creates (the database's hash
+    /// embedder); writes through a transaction store none (yet), and removing a node drops it.
+    vectored: BTreeSet<u8>,
 }
 
 impl Model {
@@ -334,6 +337,7 @@ impl Model {
             }
             Op::RemoveNode { key } => {
                 self.nodes.remove(&key);
+                self.vectored.remove(&key);
                 self.edges.retain(|(s, d)| *s != key && *d != key);
             }
             Op::Index => self.indexed = true,
@@ -430,6 +434,13 @@ fn check(db: &Cairn, model: &Model) -> Result<(), TestCaseError> {
                 let ins = model.edges.iter().filter(|(_, d)| *d == k).count();
                 let deg = g.degree(id).unwrap();
                 prop_assert_eq!((deg.out as usize, deg.inc as usize), (expected.len(), ins));
+                let vector = g.vectors(&[id]).unwrap().pop().flatten();
+                prop_assert_eq!(
+                    vector.is_some(),
+                    model.vectored.contains(&k),
+                    "vector of node {}",
+                    k
+                );
             }
         }
     }
@@ -498,7 +509,9 @@ proptest! {
                     let file = write_dump(dumps.path(), n, nodes, &edges);
                     db.import(&[file], ImportOptions::default()).unwrap();
                     for (k, v) in nodes {
-                        model.nodes.insert(*k, *v);
+                        if model.nodes.insert(*k, *v).is_none() {
+                            model.vectored.insert(*k);
+                        }
                     }
                     model.edges.extend(edges);
                 }
