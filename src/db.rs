@@ -1,13 +1,15 @@
 //! The `Cairn` handle: a database plus the embedder and executor that answer statements.
 
 use crate::error::CairnError;
+use crate::import::{ImportEmbedder, ImportOptions};
 use crate::mutation::apply;
 use crate::{EngineError, Freshness, Graph, GraphOptions, GraphRead, OpenMode};
 use cairn_agent::{
     CancelToken, EngineCatalog, EntrySearch, Exploration, ExploreError, Explorer, NodeTable,
 };
 use cairn_embed::{minilm_from_env, Embedder, HashEmbedder, MINILM_ID};
-use cairn_import::{import_files, ImportOptions, ImportSummary};
+use cairn_import::dump::DumpRecord;
+use cairn_import::{import_files, import_records, ImportError, ImportSummary, SUPPLIED_EMBEDDER};
 use cairn_query::ast::ShowWhat;
 use cairn_query::{prepare, Compiled, EntryPlan};
 use cairn_storage_format::{LabelId, NodeId};
@@ -134,15 +136,29 @@ impl Cairn {
         if !self.graph.catch_up()? {
             return Ok(false);
         }
-        let catalog = self.graph.catalog();
-        let recorded = catalog.embedder().map(|e| (e.id.as_str(), e.dim as usize));
-        if recorded.is_some_and(|(id, _)| id != self.embedder.read().id()) {
-            let embedder = embedder_for(recorded)?;
-            if embedder.id() != self.embedder.read().id() {
-                *self.embedder.write() = embedder;
-            }
-        }
+        self.adopt_catalog_embedder(None)?;
         Ok(true)
+    }
+
+    /// Makes queries embed with the embedder the catalog records, when a commit (an import
+    /// here, or the writer's, caught up with) recorded another: `given` when it is that one (no
+    /// second load of a model), else the one [`embedder_for`] finds.
+    fn adopt_catalog_embedder(&self, given: Option<&Arc<dyn Embedder>>) -> Result<(), CairnError> {
+        let catalog = self.graph.catalog();
+        let Some(recorded) = catalog.embedder() else {
+            return Ok(());
+        };
+        if recorded.id == self.embedder.read().id() {
+            return Ok(());
+        }
+        let embedder = match given.filter(|e| e.id() == recorded.id) {
+            Some(e) => Arc::clone(e),
+            None => embedder_for(Some((recorded.id.as_str(), recorded.dim as usize)))?,
+        };
+        if embedder.id() != self.embedder.read().id() {
+            *self.embedder.write() = embedder;
+        }
+        Ok(())
     }
 
     /// How current a read-only handle is (`None` for the writer's, always current).
@@ -161,23 +177,53 @@ impl Cairn {
         Arc::clone(&self.embedder.read())
     }
 
-    /// Bulk-imports dump files, embedding new nodes with the database's embedder.
-    pub fn import(
+    /// Bulk-imports dump files (formats and guarantees: docs/IMPORT.md), embedding new nodes as
+    /// `options.embedder` says. All or nothing: a refused import leaves the database unchanged.
+    pub fn import<P: AsRef<Path>>(
         &self,
-        files: &[PathBuf],
-        mut options: ImportOptions,
+        files: &[P],
+        options: ImportOptions,
+    ) -> Result<ImportSummary, CairnError> {
+        self.bulk(options, |graph, options| {
+            import_files(graph, files, options)
+        })
+    }
+
+    /// Bulk-imports records built in memory (by an application or the generator) on the same
+    /// path as [`Cairn::import`]; the summary names the source `<records>`.
+    pub fn import_records(
+        &self,
+        records: impl IntoIterator<Item = DumpRecord>,
+        options: ImportOptions,
+    ) -> Result<ImportSummary, CairnError> {
+        self.bulk(options, |graph, options| {
+            import_records(graph, records, options)
+        })
+    }
+
+    /// Runs one bulk import with the embedder resolved, then lets queries embed with the
+    /// embedder the import recorded (a first import may record one other than the default).
+    fn bulk(
+        &self,
+        options: ImportOptions,
+        run: impl FnOnce(&Graph, &cairn_import::ImportOptions) -> Result<ImportSummary, ImportError>,
     ) -> Result<ImportSummary, CairnError> {
         self.graph.ensure_writable()?;
-        if options.embedder.is_none()
-            && self
-                .graph
-                .catalog()
-                .embedder()
-                .is_none_or(|e| e.id != "supplied")
-        {
-            options.embedder = Some(self.embedder());
-        }
-        let summary = import_files(&self.graph, files, &options)?;
+        let embedder = match &options.embedder {
+            ImportEmbedder::Database => {
+                let supplied = self
+                    .graph
+                    .catalog()
+                    .embedder()
+                    .is_some_and(|e| e.id == SUPPLIED_EMBEDDER);
+                (!supplied).then(|| self.embedder())
+            }
+            ImportEmbedder::Use(e) => Some(Arc::clone(e)),
+            ImportEmbedder::None => None,
+        };
+        let options = options.resolve(embedder);
+        let summary = run(&self.graph, &options)?;
+        self.adopt_catalog_embedder(options.embedder.as_ref())?;
         Ok(summary)
     }
 

@@ -23,6 +23,7 @@
 mod asynchronous;
 mod db;
 mod error;
+mod import;
 mod mutation;
 mod session;
 mod transaction;
@@ -30,7 +31,9 @@ mod transaction;
 pub use asynchronous::AsyncCairn;
 pub use cairn_agent::{AskOutcome, CancelToken, Exploration, PathStep, ResultNode, StopReason};
 pub use cairn_embed::{EmbedError, Embedder, HashEmbedder};
-pub use cairn_import::{ImportError, ImportOptions, ImportSummary};
+pub use cairn_import::dump::{DumpEdge, DumpNode, DumpRecord, NodeRef};
+pub use cairn_import::triples::TriplesOptions;
+pub use cairn_import::{ImportError, ImportSummary, Phase, Progress, ProgressFn};
 pub use cairn_storage_format::{
     Degree, EdgeProps, LabelId, NodeId, NodeRecord, PropKeyId, RelId, Value,
 };
@@ -41,6 +44,7 @@ pub use cairn_store::{
 pub use cairn_vector::{BuildReport, Refresh};
 pub use db::{Cairn, CairnOptions, Output};
 pub use error::CairnError;
+pub use import::{ImportEmbedder, ImportOptions};
 pub use session::Session;
 pub use transaction::{Transaction, TransactionOptions};
 

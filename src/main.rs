@@ -11,10 +11,12 @@ use cairn::{
     Cairn, CairnError, CairnOptions, CancelToken, EngineError, Freshness, Graph, GraphOptions,
     OpenMode, Output,
 };
-use cairn_embed::{minilm_from_env, EmbedError, Embedder, HashEmbedder, MINILM_ID};
+use cairn::{
+    DumpRecord, ImportEmbedder, ImportError, ImportOptions, Phase, Progress, ProgressFn,
+    TriplesOptions,
+};
+use cairn_embed::{minilm_from_env, EmbedError, Embedder, HashEmbedder};
 use cairn_generate::{Academic, AcademicConfig};
-use cairn_import::dump::DumpRecord;
-use cairn_import::{import_files, ImportError, ImportOptions, Phase, Progress};
 use clap::{Parser, Subcommand, ValueEnum};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -617,7 +619,7 @@ fn import(
     max_errors: usize,
     embedder: Option<EmbedderArg>,
     no_index: bool,
-    triples: cairn_import::triples::TriplesOptions,
+    triples: TriplesOptions,
 ) -> Result<(), Failure> {
     let files = expand(paths)?;
     // An unknown or unguessed file format is reported before a database is created for it.
@@ -625,22 +627,15 @@ fn import(
     cairn_import::triples_files(&refs, &triples)?;
     // An embedder named on the command line is set up before the database is opened (or
     // created), so one this build or environment cannot provide leaves nothing behind.
-    let named = embedder
-        .map(|e| load_embedder(e, "--embedder"))
-        .transpose()?;
-    let graph = Graph::open(db, GraphOptions::default())?;
-    let embedder = match named {
-        Some(e) => e,
-        // Default: keep embedding with what the database already records; hash for a new one.
-        None => load_embedder(
-            match graph.catalog().embedder().map(|e| e.id.as_str()) {
-                Some("supplied") => EmbedderArg::None,
-                Some(MINILM_ID) => EmbedderArg::Minilm,
-                _ => EmbedderArg::Hash,
-            },
-            "the database's embedder",
-        )?,
+    let embedder = match embedder {
+        None => ImportEmbedder::Database,
+        Some(e) => {
+            load_embedder(e, "--embedder")?.map_or(ImportEmbedder::None, ImportEmbedder::Use)
+        }
     };
+    // Opening loads the database's own embedder for queries: one that records MiniLM is refused
+    // here (exit 2) in a process that cannot load it, before anything is imported.
+    let cairn = Cairn::open(db)?;
     let progress = progress_reporter();
     let options = ImportOptions {
         max_errors,
@@ -648,7 +643,7 @@ fn import(
         embedder,
         triples,
     };
-    let result = import_files(&graph, &files, &options);
+    let result = cairn.import(&files, options);
     progress.finish();
     let s = result?;
     for e in &s.skipped {
@@ -677,13 +672,11 @@ fn import(
             "embedded {} node descriptions in {secs:.2}s ({:.0}/s) with {}",
             s.vectors_computed,
             s.vectors_computed as f64 / secs.max(1e-9),
-            options.embedder.as_ref().map_or("?", |e| e.id()),
+            cairn.embedder().id(),
         );
     }
     if !no_index {
-        drop(graph);
         let started = Instant::now();
-        let cairn = open_db(db)?;
         match cairn.refresh_index()? {
             cairn_vector::Refresh::Unavailable(why) => {
                 outln!("vector index: not built ({why}); SEARCH scans exactly")
@@ -734,22 +727,20 @@ fn index_build(db: &Path) -> Result<(), Failure> {
 }
 
 impl From<CairnError> for Failure {
+    /// A store or import error reports as it does on its own (the same code and message
+    /// whichever layer returned it).
     fn from(e: CairnError) -> Self {
+        let e = match e {
+            CairnError::Engine(e) => return e.into(),
+            CairnError::Import(e) => return e.into(),
+            e => e,
+        };
         let code = match &e {
             CairnError::Query(_)
             | CairnError::Unsupported(_)
             | CairnError::NoSuchNode(_)
             | CairnError::Transaction(_)
-            | CairnError::EmbedderUnavailable { .. }
-            | CairnError::Engine(EngineError::ReadOnly { .. }) => 2,
-            CairnError::Import(
-                ImportError::BadLines { .. }
-                | ImportError::Header { .. }
-                | ImportError::Corrupt(_)
-                | ImportError::UnknownFormat { .. }
-                | ImportError::TxtNotGuessed { .. }
-                | ImportError::MixedFormats { .. },
-            ) => 3,
+            | CairnError::EmbedderUnavailable { .. } => 2,
             _ => 1,
         };
         Failure {
@@ -861,12 +852,7 @@ fn demo(db: &Path, nodes: usize) -> Result<(), Failure> {
         .nodes()
         .map(DumpRecord::Node)
         .chain(graph.edges().map(DumpRecord::Edge));
-    let options = ImportOptions {
-        embedder: Some(cairn.embedder()),
-        ..Default::default()
-    };
-    let s =
-        cairn_import::import_records(cairn.graph(), records, &options).map_err(CairnError::from)?;
+    let s = cairn.import_records(records, ImportOptions::default())?;
     outln!(
         "  {} nodes and {} edges ({} new nodes, {} new edges) imported in {:.2}s\n",
         graph.node_count(),
@@ -936,7 +922,7 @@ fn progress_reporter() -> Reporter {
 }
 
 impl Reporter {
-    fn callback(&self) -> cairn_import::ProgressFn {
+    fn callback(&self) -> ProgressFn {
         match self {
             Reporter::Bar(bar) => {
                 let bar = bar.clone();

@@ -333,7 +333,10 @@ fn a_read_only_open_of_a_missing_database_is_an_error_and_creates_nothing() {
 /// catch-up, refused writes, and the embedder a catch-up brings.
 #[test]
 fn a_read_only_cairn_catches_up_and_refuses_writes() {
-    use cairn::{Cairn, CairnError, CancelToken, EngineError, HashEmbedder, ImportOptions, Value};
+    use cairn::{
+        Cairn, CairnError, CancelToken, EngineError, HashEmbedder, ImportEmbedder, ImportOptions,
+        Value,
+    };
     use std::sync::Arc;
     let dir = tempfile::tempdir().unwrap();
     let writer = Cairn::open(dir.path()).unwrap();
@@ -373,7 +376,7 @@ fn a_read_only_cairn_catches_up_and_refuses_writes() {
         .import(
             std::slice::from_ref(&dump),
             ImportOptions {
-                embedder: Some(small),
+                embedder: ImportEmbedder::Use(small),
                 ..Default::default()
             },
         )

@@ -457,7 +457,7 @@ pub(super) fn apply(
     } else if let Some(dim) = vector_dim {
         if catalog.embedder().is_none() && nodes.iter().any(|n| n.vector.is_some()) {
             catalog.set_embedder(Some(EmbedderDef {
-                id: "supplied".into(),
+                id: crate::SUPPLIED_EMBEDDER.into(),
                 dim: dim as u32,
             }));
         }

@@ -117,6 +117,10 @@ impl fmt::Display for Phase {
     }
 }
 
+/// The embedder id the catalog records when the vectors came with the data (no embedder made
+/// them), so that later imports store only supplied vectors too.
+pub const SUPPLIED_EMBEDDER: &str = "supplied";
+
 /// Callback receiving [`Progress`].
 pub type ProgressFn = Arc<dyn Fn(Progress) + Send + Sync>;
 
