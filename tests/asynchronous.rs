@@ -2,11 +2,8 @@
 //! give the same answers as the synchronous handle.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use cairn::{AsyncCairn, Cairn, CancelToken};
-use cairn_embed::HashEmbedder;
+use cairn::{AsyncCairn, Cairn, CancelToken, DumpRecord, ImportOptions};
 use cairn_generate::{Academic, AcademicConfig};
-use cairn_import::{dump::DumpRecord, import_records, ImportOptions};
-use std::sync::Arc;
 
 #[test]
 fn concurrent_async_explorations_match_the_sync_handle() {
@@ -18,11 +15,8 @@ fn concurrent_async_explorations_match_the_sync_handle() {
             .nodes()
             .map(DumpRecord::Node)
             .chain(graph.edges().map(DumpRecord::Edge));
-        let options = ImportOptions {
-            embedder: Some(Arc::new(HashEmbedder::default())),
-            ..Default::default()
-        };
-        import_records(db.graph(), records, &options).unwrap();
+        db.import_records(records, ImportOptions::default())
+            .unwrap();
     }
     let statements: Vec<String> = (0..8)
         .map(|a| {

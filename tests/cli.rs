@@ -472,3 +472,47 @@ fn import_triples_with_inferred_labels_and_refuse_unguessed_txt() {
         "{help}"
     );
 }
+
+/// `import --embedder none` stores only the vectors the dump supplies (here none); without
+/// `--embedder` the next import embeds with the database's embedder and says which.
+#[test]
+fn import_embedder_none_then_the_database_default() {
+    let dir = tempfile::tempdir().unwrap();
+    let first = dir.path().join("first.jsonl");
+    std::fs::write(
+        &first,
+        r#"{"type":"node","label":"Paper","key":"p1","props":{"title":"Plain"}}"#,
+    )
+    .unwrap();
+    let db = dir.path().join("db");
+    let o = cairn(&[
+        "--db",
+        path(&db),
+        "import",
+        path(&first),
+        "--embedder",
+        "none",
+    ]);
+    let (out, err) = text(&o);
+    assert!(o.status.success(), "{out}{err}");
+    assert!(!out.contains("embedded"), "{out}");
+    assert!(out.contains("vector index: not built"), "{out}");
+    {
+        let c = cairn::Cairn::open(&db).unwrap();
+        assert!(c.graph().catalog().embedder().is_none());
+    }
+    let second = dir.path().join("second.jsonl");
+    std::fs::write(
+        &second,
+        r#"{"type":"node","label":"Paper","key":"p2","props":{"title":"Embedded"}}"#,
+    )
+    .unwrap();
+    let o = cairn(&["--db", path(&db), "import", path(&second)]);
+    let (out, err) = text(&o);
+    assert!(o.status.success(), "{out}{err}");
+    let hash = cairn::Embedder::id(&cairn::HashEmbedder::default()).to_owned();
+    assert!(
+        out.contains(&format!("embedded 1 node descriptions")) && out.contains(&hash),
+        "{out}"
+    );
+}

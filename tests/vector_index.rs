@@ -2,11 +2,9 @@
 //! reloaded or rebuilt after reopening, kept current across deletes and new vectors.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use cairn::{Cairn, CancelToken, GraphRead, NodeId};
+use cairn::{Cairn, CancelToken, DumpNode, DumpRecord, GraphRead, ImportOptions, NodeId};
 use cairn_agent::Explorer;
 use cairn_generate::{author_key, paper_key, Academic, AcademicConfig};
-use cairn_import::dump::{DumpNode, DumpRecord};
-use cairn_import::{import_records, ImportOptions};
 use cairn_vector::{index_path, Refresh};
 use std::path::Path;
 use std::process::Command;
@@ -21,11 +19,8 @@ const QUERIES: &[(&str, Option<&str>)] = &[
 ];
 
 fn import(db: &Cairn, records: Vec<DumpRecord>) {
-    let options = ImportOptions {
-        embedder: Some(db.embedder()),
-        ..Default::default()
-    };
-    import_records(db.graph(), records, &options).unwrap();
+    db.import_records(records, ImportOptions::default())
+        .unwrap();
 }
 
 fn academic(db: &Cairn) {

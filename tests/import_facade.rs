@@ -1,0 +1,135 @@
+//! `Cairn::import` and `Cairn::import_records` on real databases: each embedder choice
+//! (the database's, a given one, none) stores and records what it says, queries then embed
+//! with the embedder the import recorded, and a refused import changes nothing.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use cairn::{
+    Cairn, CairnError, DumpNode, DumpRecord, Embedder, GraphRead, HashEmbedder, ImportEmbedder,
+    ImportError, ImportOptions,
+};
+use std::sync::Arc;
+
+fn paper(key: &str, vector: Option<Vec<f32>>) -> DumpRecord {
+    DumpRecord::Node(DumpNode {
+        label: "Paper".into(),
+        key: key.into(),
+        props: vec![("title".into(), format!("On {key}").into())],
+        description: Some(format!("A paper about {key}.")),
+        vector,
+    })
+}
+
+fn with(embedder: ImportEmbedder) -> ImportOptions {
+    ImportOptions {
+        embedder,
+        ..Default::default()
+    }
+}
+
+fn recorded(db: &Cairn) -> Option<String> {
+    db.graph().catalog().embedder().map(|e| e.id.clone())
+}
+
+fn vector_count(db: &Cairn) -> usize {
+    let mut n = 0;
+    db.graph().scan_vectors(|_, _| n += 1).unwrap();
+    n
+}
+
+#[test]
+fn the_database_embedder_is_the_default() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = Cairn::open(dir.path()).unwrap();
+    let s = db
+        .import_records([paper("beams", None)], ImportOptions::default())
+        .unwrap();
+    assert_eq!((s.nodes_created, s.vectors_computed), (1, 1));
+    let default_id = HashEmbedder::default().id().to_owned();
+    assert_eq!(recorded(&db), Some(default_id));
+    assert_eq!(vector_count(&db), 1);
+}
+
+#[test]
+fn a_given_embedder_is_recorded_and_queries_use_it_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = Cairn::open(dir.path()).unwrap();
+    let small: Arc<dyn Embedder> = Arc::new(HashEmbedder::new(32));
+    let small_id = small.id().to_owned();
+    db.import_records([paper("beams", None)], with(ImportEmbedder::Use(small)))
+        .unwrap();
+    assert_eq!(recorded(&db), Some(small_id.clone()));
+    assert_eq!(db.embedder().id(), small_id, "adopted without reopening");
+    let hits = db.index_search("beams", Some("Paper"), 1).unwrap();
+    assert_eq!(
+        hits.map(|h| h.len()),
+        Some(1),
+        "query vectors of the stored dimension"
+    );
+
+    // The database's embedder is now the small one: a default import embeds with it ...
+    let s = db
+        .import_records([paper("graphs", None)], ImportOptions::default())
+        .unwrap();
+    assert_eq!(s.vectors_computed, 1);
+    assert_eq!(recorded(&db), Some(small_id));
+    // ... and another embedder is refused, leaving the database as it was.
+    let other = ImportEmbedder::Use(Arc::new(HashEmbedder::default()));
+    let err = db
+        .import_records([paper("late", None)], with(other))
+        .unwrap_err();
+    assert!(
+        matches!(
+            err,
+            CairnError::Import(ImportError::EmbedderMismatch { .. })
+        ),
+        "{err}"
+    );
+    let label = db.graph().catalog().label_id("Paper").unwrap();
+    assert_eq!(db.graph().label_nodes(label).unwrap().len(), 2);
+}
+
+#[test]
+fn no_embedder_stores_only_supplied_vectors_and_stays_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let dump = dir.path().join("plain.jsonl");
+    std::fs::write(
+        &dump,
+        r#"{"type":"node","label":"Paper","key":"p1","props":{"title":"Plain"}}"#,
+    )
+    .unwrap();
+    let db = Cairn::open(dir.path().join("db")).unwrap();
+    let s = db.import(&[&dump], with(ImportEmbedder::None)).unwrap();
+    assert_eq!((s.nodes_created, s.vectors_computed), (1, 0));
+    assert_eq!((recorded(&db), vector_count(&db)), (None, 0));
+
+    // Vectors supplied with the data record the database as "supplied" ...
+    db.import_records(
+        [paper("given", Some(vec![0.6, 0.8, 0.0]))],
+        with(ImportEmbedder::None),
+    )
+    .unwrap();
+    assert_eq!(
+        recorded(&db).as_deref(),
+        Some(cairn_import::SUPPLIED_EMBEDDER)
+    );
+    // ... and the database's embedder then computes none for new nodes.
+    let s = db
+        .import_records([paper("more", None)], ImportOptions::default())
+        .unwrap();
+    assert_eq!((s.nodes_created, s.vectors_computed), (1, 0));
+    assert_eq!(vector_count(&db), 1);
+}
+
+#[test]
+fn a_read_only_handle_refuses_imports() {
+    let dir = tempfile::tempdir().unwrap();
+    drop(Cairn::open(dir.path()).unwrap());
+    let reader = Cairn::open_read_only(dir.path()).unwrap();
+    let err = reader
+        .import_records([paper("x", None)], ImportOptions::default())
+        .unwrap_err();
+    assert!(
+        matches!(err, CairnError::Engine(cairn::EngineError::ReadOnly { .. })),
+        "{err}"
+    );
+}
