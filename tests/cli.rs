@@ -512,7 +512,7 @@ fn import_embedder_none_then_the_database_default() {
     assert!(o.status.success(), "{out}{err}");
     let hash = cairn::Embedder::id(&cairn::HashEmbedder::default()).to_owned();
     assert!(
-        out.contains(&format!("embedded 1 node descriptions")) && out.contains(&hash),
+        out.contains("embedded 1 node descriptions") && out.contains(&hash),
         "{out}"
     );
 }
