@@ -92,11 +92,8 @@ fn a_given_embedder_is_recorded_and_queries_use_it_at_once() {
 fn no_embedder_stores_only_supplied_vectors_and_stays_so() {
     let dir = tempfile::tempdir().unwrap();
     let dump = dir.path().join("plain.jsonl");
-    std::fs::write(
-        &dump,
-        r#"{"type":"node","label":"Paper","key":"p1","props":{"title":"Plain"}}"#,
-    )
-    .unwrap();
+    // A dump line is a record's serde form (docs/IMPORT.md).
+    std::fs::write(&dump, serde_json::to_string(&paper("plain", None)).unwrap()).unwrap();
     let db = Cairn::open(dir.path().join("db")).unwrap();
     let s = db.import(&[&dump], with(ImportEmbedder::None)).unwrap();
     assert_eq!((s.nodes_created, s.vectors_computed), (1, 0));
