@@ -914,47 +914,47 @@ impl Reader<'_> {
         }
     }
 
-    pub(crate) fn degrees(&self, ids: &[NodeId]) -> Result<Vec<Degree>> {
-        let cf = self.graph.cf(cf::DEGREE)?;
+    /// The values of `ids`' keys in `cf`, one batched multi-get; ids an uncommitted import
+    /// handed out read as absent (`hidden`).
+    fn multi_get_by_id(
+        &self,
+        cf: &'static str,
+        ids: &[NodeId],
+    ) -> Result<Vec<Option<DBPinnableSlice<'_>>>> {
+        let handle = self.graph.cf(cf)?;
         let keys: Vec<[u8; 8]> = ids.iter().map(|id| NodeKey(*id).encode()).collect();
-        let opts = self.opts();
-        let mut out = Vec::with_capacity(ids.len());
-        for (id, value) in ids.iter().zip(
-            self.graph
-                .db
-                .batched_multi_get_cf_opt(cf, &keys, false, &opts),
-        ) {
-            out.push(match value? {
-                Some(_) if self.hidden(*id) => Degree::default(),
-                Some(bytes) => Degree::decode(&bytes).map_err(EngineError::corrupt("degree"))?,
-                None => Degree::default(),
-            });
-        }
-        Ok(out)
+        let values = self
+            .graph
+            .db
+            .batched_multi_get_cf_opt(handle, &keys, false, &self.opts());
+        ids.iter()
+            .zip(values)
+            .map(|(id, value)| Ok(value?.filter(|_| !self.hidden(*id))))
+            .collect()
+    }
+
+    pub(crate) fn degrees(&self, ids: &[NodeId]) -> Result<Vec<Degree>> {
+        self.multi_get_by_id(cf::DEGREE, ids)?
+            .into_iter()
+            .map(|value| match value {
+                Some(bytes) => Degree::decode(&bytes).map_err(EngineError::corrupt("degree")),
+                None => Ok(Degree::default()),
+            })
+            .collect()
     }
 
     pub(crate) fn vectors(&self, ids: &[NodeId]) -> Result<Vec<Option<Vec<f32>>>> {
         let Some(dim) = self.catalog.embedder().map(|e| e.dim as usize) else {
             return Ok(vec![None; ids.len()]);
         };
-        let cf = self.graph.cf(cf::VECTOR)?;
-        let keys: Vec<[u8; 8]> = ids.iter().map(|id| NodeKey(*id).encode()).collect();
-        let opts = self.opts();
-        let mut out = Vec::with_capacity(ids.len());
-        for (id, value) in ids.iter().zip(
-            self.graph
-                .db
-                .batched_multi_get_cf_opt(cf, &keys, false, &opts),
-        ) {
-            out.push(match value? {
-                Some(_) if self.hidden(*id) => None,
-                Some(bytes) => {
-                    Some(decode_vector(&bytes, dim).map_err(EngineError::corrupt("vector"))?)
-                }
-                None => None,
-            });
-        }
-        Ok(out)
+        self.multi_get_by_id(cf::VECTOR, ids)?
+            .into_iter()
+            .map(|value| {
+                value
+                    .map(|bytes| decode_vector(&bytes, dim).map_err(EngineError::corrupt("vector")))
+                    .transpose()
+            })
+            .collect()
     }
 
     pub(crate) fn label_nodes(&self, label: LabelId) -> Result<Vec<NodeId>> {
