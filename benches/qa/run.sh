@@ -2,11 +2,12 @@
 # QA benchmark on the public KGQA development sets (PathQuestion, WC2014): converts each question
 # file to the `cairn eval --questions` format, imports its knowledge graph with the triples
 # import, asks every question in one process and prints one machine-readable line per set.
-# A benchmark, not a CI test. Reads ../shared/datasets/kgqa-dev/ relative to the repository.
+# A benchmark, not a CI test. KGQA_DATA names the directory holding pathquestion/ and wc2014/
+# (default: shared/datasets/kgqa-dev beside the repository, where the development machines keep it).
 #   usage: bash benches/qa/run.sh [work-dir]   (LABELS="--infer-labels" to infer labels; default one Entity label)
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/../.." && pwd)"
-data="$repo/../shared/datasets/kgqa-dev"
+data="${KGQA_DATA:-$repo/../shared/datasets/kgqa-dev}"
 work="${1:-$(mktemp -d)}"
 labels="${LABELS:-}"
 cairn="${CAIRN:-$repo/target/release/cairn}"
