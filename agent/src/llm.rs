@@ -9,10 +9,9 @@
 //! Graph text is untrusted: [`data_block`] quotes it as JSON inside a labelled block and every
 //! system prompt says such blocks are data, never instructions.
 
-use cairn_http::client::{Client, ClientConfig, HttpError};
+use cairn_http::client::{Client, ClientConfig, EnvVars, HttpError};
 use cairn_http::settings::{SettingError, Settings};
 use serde::{Deserialize, Serialize};
-use std::time::Duration;
 use thiserror::Error;
 
 /// Base URL up to and including `/v1`, e.g. `http://127.0.0.1:8080/v1`.
@@ -127,45 +126,30 @@ pub fn json_object(reply: &str) -> Result<serde_json::Value, LlmError> {
 }
 
 /// Where and how to call a chat endpoint.
-#[derive(Clone)]
+#[derive(Clone, Debug)]
 pub struct ChatConfig {
-    /// Base URL up to and including `/v1`; `/chat/completions` is appended.
-    pub base_url: String,
+    /// Base URL (`/chat/completions` is appended), key, timeout and retries.
+    pub endpoint: ClientConfig,
     pub model: String,
-    pub api_key: Option<String>,
-    /// Whole-request timeout.
-    pub timeout: Duration,
-    /// Retries after a transport error, a timeout, HTTP 429 or 5xx (not after other 4xx).
-    pub retries: u32,
-    /// First backoff; doubled after each retry.
-    pub backoff: Duration,
     /// Sampling temperature; 0 keeps answers as repeatable as the server allows.
     pub temperature: f32,
 }
 
-impl std::fmt::Debug for ChatConfig {
-    // never print the key
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ChatConfig")
-            .field("base_url", &self.base_url)
-            .field("model", &self.model)
-            .field("api_key", &self.api_key.as_ref().map(|_| "<set>"))
-            .field("timeout", &self.timeout)
-            .field("retries", &self.retries)
-            .finish()
-    }
-}
+/// Where [`ChatConfig::from_env`] reads the endpoint from.
+const ENV_VARS: EnvVars = EnvVars {
+    url: ENV_URL,
+    url_help: "base URL of an OpenAI-compatible chat API, e.g. http://127.0.0.1:8080/v1",
+    key: ENV_KEY,
+    timeout: ENV_TIMEOUT,
+    retries: ENV_RETRIES,
+};
 
 impl ChatConfig {
-    /// Defaults: 60 s timeout, 2 retries starting at 500 ms, temperature 0.
+    /// The client defaults ([`ClientConfig::new`]) and temperature 0.
     pub fn new(base_url: impl Into<String>, model: impl Into<String>) -> Self {
         ChatConfig {
-            base_url: base_url.into(),
+            endpoint: ClientConfig::new(base_url),
             model: model.into(),
-            api_key: None,
-            timeout: Duration::from_secs(60),
-            retries: 2,
-            backoff: Duration::from_millis(500),
             temperature: 0.0,
         }
     }
@@ -180,24 +164,13 @@ impl ChatConfig {
     /// process environment, which other threads read).
     pub fn from_lookup(get: impl Fn(&str) -> Option<String>) -> Result<Self, LlmError> {
         let env = Settings(get);
-        let base = env.required(
-            ENV_URL,
-            "base URL of an OpenAI-compatible chat API, e.g. http://127.0.0.1:8080/v1",
-        )?;
+        let endpoint = ClientConfig::from_settings(&env, &ENV_VARS)?;
         let model = env.required(ENV_MODEL, "chat model name")?;
-        let mut c = ChatConfig::new(base, model);
-        c.api_key = env.api_key(ENV_KEY);
-        if let Some(s) = env.parsed(
-            ENV_TIMEOUT,
-            |s: &u64| *s > 0,
-            "expected a positive number of seconds",
-        )? {
-            c.timeout = Duration::from_secs(s);
-        }
-        if let Some(r) = env.parsed(ENV_RETRIES, |_: &u32| true, "expected a whole number")? {
-            c.retries = r.min(10);
-        }
-        Ok(c)
+        Ok(ChatConfig {
+            endpoint,
+            model,
+            temperature: 0.0,
+        })
     }
 }
 
@@ -241,17 +214,7 @@ struct ReplyMessage {
 impl OpenAiChat {
     /// Builds the client; no request is made until [`LlmBackend::complete`].
     pub fn new(config: ChatConfig) -> Result<Self, LlmError> {
-        let client = Client::new(
-            ENV_URL,
-            "chat/completions",
-            ClientConfig {
-                base_url: config.base_url.clone(),
-                api_key: config.api_key.clone(),
-                timeout: config.timeout,
-                retries: config.retries,
-                backoff: config.backoff,
-            },
-        )?;
+        let client = Client::new(ENV_URL, "chat/completions", config.endpoint.clone())?;
         Ok(OpenAiChat { client, config })
     }
 

@@ -67,10 +67,10 @@ fn serve(
 
 fn client(base: &str, retries: u32, timeout: Duration) -> OpenAiChat {
     let mut c = ChatConfig::new(base, "test-model");
-    c.api_key = Some(KEY.into());
-    c.retries = retries;
-    c.backoff = Duration::from_millis(10);
-    c.timeout = timeout;
+    c.endpoint.api_key = Some(KEY.into());
+    c.endpoint.retries = retries;
+    c.endpoint.backoff = Duration::from_millis(10);
+    c.endpoint.timeout = timeout;
     OpenAiChat::new(c).unwrap()
 }
 
@@ -108,8 +108,8 @@ fn retries_server_errors_with_backoff_but_not_client_errors() {
 
     let (base, bodies) = serve(|_, _| (200, "never".into()));
     let mut c = ChatConfig::new(base, "m");
-    c.api_key = Some("wrong".into());
-    c.backoff = Duration::from_millis(10);
+    c.endpoint.api_key = Some("wrong".into());
+    c.endpoint.backoff = Duration::from_millis(10);
     let err = OpenAiChat::new(c)
         .unwrap()
         .complete(&[Message::user("x")])

@@ -3,9 +3,8 @@
 
 use crate::{finish, EmbedError, Embedder};
 use cairn_http::settings::Settings;
-use cairn_http::{Client, ClientConfig, HttpError};
+use cairn_http::{Client, ClientConfig, EnvVars, HttpError};
 use serde::{Deserialize, Serialize};
-use std::time::Duration;
 
 /// Base URL, e.g. `https://api.openai.com/v1` or `http://127.0.0.1:8080/v1`.
 pub const ENV_URL: &str = "CAIRN_EMBED_URL";
@@ -21,53 +20,35 @@ pub const ENV_TIMEOUT: &str = "CAIRN_EMBED_TIMEOUT_SECS";
 pub const ENV_RETRIES: &str = "CAIRN_EMBED_RETRIES";
 
 /// Where and how to call the endpoint.
-#[derive(Clone)]
+#[derive(Clone, Debug)]
 pub struct HttpEmbedderConfig {
-    /// Base URL up to and including `/v1`; `/embeddings` is appended.
-    pub base_url: String,
+    /// Base URL (`/embeddings` is appended), key, timeout and retries.
+    pub endpoint: ClientConfig,
     /// Model name.
     pub model: String,
-    /// Bearer token, if the endpoint needs one.
-    pub api_key: Option<String>,
     /// Requested dimension; `None` asks the endpoint once at connect time.
     pub dim: Option<usize>,
-    /// Whole-request timeout (connect, send, receive).
-    pub timeout: Duration,
     /// Inputs per request; larger batches are split.
     pub max_batch: usize,
-    /// Retries after a transport error, a timeout, HTTP 429 or 5xx (not after other 4xx).
-    pub retries: u32,
-    /// First backoff; doubled after each retry.
-    pub backoff: Duration,
 }
 
-impl std::fmt::Debug for HttpEmbedderConfig {
-    // never print the key
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("HttpEmbedderConfig")
-            .field("base_url", &self.base_url)
-            .field("model", &self.model)
-            .field("api_key", &self.api_key.as_ref().map(|_| "<set>"))
-            .field("dim", &self.dim)
-            .field("timeout", &self.timeout)
-            .field("max_batch", &self.max_batch)
-            .field("retries", &self.retries)
-            .finish()
-    }
-}
+/// Where [`HttpEmbedderConfig::from_env`] reads the endpoint from.
+const ENV_VARS: EnvVars = EnvVars {
+    url: ENV_URL,
+    url_help: "base URL of an OpenAI-compatible embeddings API, e.g. http://127.0.0.1:8080/v1",
+    key: ENV_KEY,
+    timeout: ENV_TIMEOUT,
+    retries: ENV_RETRIES,
+};
 
 impl HttpEmbedderConfig {
-    /// A config with the default timeout (60 s), batch size (128) and 2 retries from 500 ms.
+    /// The client defaults ([`ClientConfig::new`]) and batches of 128.
     pub fn new(base_url: impl Into<String>, model: impl Into<String>) -> Self {
         HttpEmbedderConfig {
-            base_url: base_url.into(),
+            endpoint: ClientConfig::new(base_url),
             model: model.into(),
-            api_key: None,
             dim: None,
-            timeout: Duration::from_secs(60),
             max_batch: 128,
-            retries: 2,
-            backoff: Duration::from_millis(500),
         }
     }
 
@@ -81,21 +62,15 @@ impl HttpEmbedderConfig {
     /// environment, which other threads read).
     pub fn from_lookup(get: impl Fn(&str) -> Option<String>) -> Result<Self, EmbedError> {
         let env = Settings(get);
-        let base = env.required(
-            ENV_URL,
-            "base URL of an OpenAI-compatible embeddings API, e.g. http://127.0.0.1:8080/v1",
-        )?;
+        let endpoint = ClientConfig::from_settings(&env, &ENV_VARS)?;
         let model = env.required(ENV_MODEL, "embedding model name")?;
-        let mut c = HttpEmbedderConfig::new(base, model);
-        c.api_key = env.api_key(ENV_KEY);
-        c.dim = env.parsed(ENV_DIM, |d: &usize| *d > 0, "expected a positive integer")?;
-        if let Some(s) = env.parsed(ENV_TIMEOUT, |s: &u64| *s > 0, "expected a positive integer")? {
-            c.timeout = Duration::from_secs(s);
-        }
-        if let Some(r) = env.parsed(ENV_RETRIES, |_: &u32| true, "expected a whole number")? {
-            c.retries = r.min(10);
-        }
-        Ok(c)
+        let dim = env.parsed(ENV_DIM, |d: &usize| *d > 0, "expected a positive integer")?;
+        Ok(HttpEmbedderConfig {
+            endpoint,
+            model,
+            dim,
+            max_batch: 128,
+        })
     }
 }
 
@@ -141,17 +116,7 @@ impl HttpEmbedder {
     /// Builds the client; when `config.dim` is `None`, embeds one probe text to learn the dimension,
     /// so a wrong URL, model or key fails here rather than in the middle of an import.
     pub fn connect(config: HttpEmbedderConfig) -> Result<Self, EmbedError> {
-        let client = Client::new(
-            ENV_URL,
-            "embeddings",
-            ClientConfig {
-                base_url: config.base_url.clone(),
-                api_key: config.api_key.clone(),
-                timeout: config.timeout,
-                retries: config.retries,
-                backoff: config.backoff,
-            },
-        )?;
+        let client = Client::new(ENV_URL, "embeddings", config.endpoint.clone())?;
         let mut e = HttpEmbedder {
             client,
             dim: config.dim.unwrap_or(0),

@@ -114,8 +114,8 @@ fn serve(mode: Mode) -> Server {
 
 fn config(base: &str) -> HttpEmbedderConfig {
     let mut c = HttpEmbedderConfig::new(base, "test-embed-small");
-    c.api_key = Some(KEY.into());
-    c.timeout = Duration::from_secs(5);
+    c.endpoint.api_key = Some(KEY.into());
+    c.endpoint.timeout = Duration::from_secs(5);
     c
 }
 
@@ -182,7 +182,7 @@ fn declared_dimension_skips_the_probe() {
 fn wrong_key_is_a_clear_error() {
     let srv = serve(Mode::Good);
     let mut c = config(&srv.base);
-    c.api_key = Some("sk-wrong".into());
+    c.endpoint.api_key = Some("sk-wrong".into());
     let err = HttpEmbedder::connect(c).unwrap_err();
     match &err {
         EmbedError::HttpStatus {
@@ -205,8 +205,8 @@ fn wrong_key_is_a_clear_error() {
 fn slow_server_times_out() {
     let srv = serve(Mode::Slow);
     let mut c = config(&srv.base);
-    c.timeout = Duration::from_secs(1);
-    c.retries = 0;
+    c.endpoint.timeout = Duration::from_secs(1);
+    c.endpoint.retries = 0;
     let t = std::time::Instant::now();
     let err = HttpEmbedder::connect(c).unwrap_err();
     assert!(matches!(err, EmbedError::Timeout { .. }), "{err:?}");
@@ -217,14 +217,14 @@ fn slow_server_times_out() {
 fn a_server_error_is_retried_and_a_client_error_is_not() {
     let srv = serve(Mode::FlakyOnce);
     let mut c = config(&srv.base);
-    c.backoff = Duration::from_millis(10);
+    c.endpoint.backoff = Duration::from_millis(10);
     let e = HttpEmbedder::connect(c.clone()).unwrap();
     assert_eq!(e.dim(), DIM);
     assert_eq!(srv.requests.load(Ordering::SeqCst), 2, "one 503, one retry");
 
     let srv = serve(Mode::Good);
-    c.base_url = srv.base.clone();
-    c.api_key = Some("wrong".into());
+    c.endpoint.base_url = srv.base.clone();
+    c.endpoint.api_key = Some("wrong".into());
     let err = HttpEmbedder::connect(c).unwrap_err();
     assert!(
         matches!(err, EmbedError::HttpStatus { status: 401, .. }),
@@ -298,7 +298,7 @@ fn settings_come_from_the_environment() {
     ]))
     .unwrap();
     assert_eq!(
-        (c.api_key.as_deref(), c.dim, c.timeout),
+        (c.endpoint.api_key.as_deref(), c.dim, c.endpoint.timeout),
         (Some("k"), Some(256), Duration::from_secs(7))
     );
     assert!(

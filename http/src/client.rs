@@ -3,7 +3,7 @@
 //! with doubling backoff after a transport error, a timeout, HTTP 429 or 5xx (never after another
 //! 4xx, which a retry would not fix), and the server's error message taken from its JSON body.
 
-use crate::settings::{endpoint, SettingError};
+use crate::settings::{endpoint, SettingError, Settings};
 use serde::Deserialize;
 use std::time::Duration;
 
@@ -33,6 +33,52 @@ impl std::fmt::Debug for ClientConfig {
             .field("backoff", &self.backoff)
             .finish()
     }
+}
+
+impl ClientConfig {
+    /// Defaults every endpoint shares: a 60 s timeout and 2 retries starting at 500 ms.
+    pub fn new(base_url: impl Into<String>) -> Self {
+        ClientConfig {
+            base_url: base_url.into(),
+            api_key: None,
+            timeout: Duration::from_secs(60),
+            retries: 2,
+            backoff: Duration::from_millis(500),
+        }
+    }
+
+    /// Reads the base URL (required), the key (else `OPENAI_API_KEY`), the timeout in seconds and
+    /// the retries (at most 10) from the variables `vars` names.
+    pub fn from_settings<F: Fn(&str) -> Option<String>>(
+        env: &Settings<F>,
+        vars: &EnvVars,
+    ) -> Result<Self, SettingError> {
+        let mut c = ClientConfig::new(env.required(vars.url, vars.url_help)?);
+        c.api_key = env.api_key(vars.key);
+        if let Some(s) = env.parsed(
+            vars.timeout,
+            |s: &u64| *s > 0,
+            "expected a positive number of seconds",
+        )? {
+            c.timeout = Duration::from_secs(s);
+        }
+        if let Some(r) = env.parsed(vars.retries, |_: &u32| true, "expected a whole number")? {
+            c.retries = r.min(10);
+        }
+        Ok(c)
+    }
+}
+
+/// The environment variables one client's [`ClientConfig`] is read from.
+#[derive(Debug, Clone, Copy)]
+pub struct EnvVars {
+    /// Base URL, up to and including `/v1`.
+    pub url: &'static str,
+    /// What the URL is for, shown when it is missing.
+    pub url_help: &'static str,
+    pub key: &'static str,
+    pub timeout: &'static str,
+    pub retries: &'static str,
 }
 
 /// Why a request failed, after the retries it was worth. Every variant carries the URL and the

@@ -7,4 +7,4 @@
 pub mod client;
 pub mod settings;
 
-pub use client::{Client, ClientConfig, HttpError};
+pub use client::{Client, ClientConfig, EnvVars, HttpError};
