@@ -57,13 +57,15 @@ impl Statement {
 }
 
 /// `EXPLORE "goal" [FROM …] [VIA …] [TARGET …] [WHERE …] [SCORE …] [BEAM n] [DEPTH n] [BUDGET n]
-/// [FANOUT n] [UNTIL …] [RETURN …]`. Clauses may come in any order, each at most once.
+/// [FANOUT n] [UNTIL …] [RETURN …] [MEET …]`. Clauses may come in any order, each at most once.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Explore {
     pub span: Span,
     pub goal: StrLit,
     pub from: Option<FromClause>,
     pub via: Option<ViaClause>,
+    /// Further constraints the results must also meet (an intersection).
+    pub meet: Option<MeetClause>,
     pub target: Option<TargetClause>,
     pub filter: Option<WhereClause>,
     pub score: Option<ScoreClause>,
@@ -315,6 +317,22 @@ pub struct ViaClause {
     pub span: Span,
     pub mode: ViaMode,
     pub steps: Vec<RelStep>,
+}
+
+/// `MEET FROM … VIA … {AND FROM … VIA …}`: the results are the nodes the main `FROM`/`VIA`
+/// reaches that every side also reaches from its own entries through its own steps.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MeetClause {
+    pub span: Span,
+    pub sides: Vec<MeetSide>,
+}
+
+/// One side of a `MEET` clause: `FROM entry {, entry} VIA steps`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MeetSide {
+    pub span: Span,
+    pub from: FromClause,
+    pub via: ViaClause,
 }
 
 /// How the `VIA` steps are used.
@@ -610,36 +628,14 @@ impl Explore {
     fn clear_spans(&mut self) {
         self.span = Span::DUMMY;
         self.goal.span = Span::DUMMY;
-        if let Some(f) = &mut self.from {
-            f.span = Span::DUMMY;
-            for e in &mut f.entries {
-                e.span = Span::DUMMY;
-                match &mut e.kind {
-                    EntryKind::Search { text, label, top } => {
-                        text.span = Span::DUMMY;
-                        label.iter_mut().for_each(clear_name);
-                        top.iter_mut().for_each(clear_num);
-                    }
-                    EntryKind::Key { label, key } => {
-                        clear_name(label);
-                        key.span = Span::DUMMY;
-                    }
-                    EntryKind::Match { label, predicates } => {
-                        clear_name(label);
-                        predicates.iter_mut().for_each(clear_pred);
-                    }
-                    EntryKind::Id { .. } => {}
-                }
-            }
-        }
-        if let Some(v) = &mut self.via {
-            v.span = Span::DUMMY;
-            for s in &mut v.steps {
-                s.span = Span::DUMMY;
-                if let RelRef::Named(n) = &mut s.relation {
-                    clear_name(n);
-                }
-                s.weight.iter_mut().for_each(clear_num);
+        self.from.iter_mut().for_each(FromClause::clear_spans);
+        self.via.iter_mut().for_each(ViaClause::clear_spans);
+        if let Some(m) = &mut self.meet {
+            m.span = Span::DUMMY;
+            for side in &mut m.sides {
+                side.span = Span::DUMMY;
+                side.from.clear_spans();
+                side.via.clear_spans();
             }
         }
         if let Some(t) = &mut self.target {
@@ -676,6 +672,44 @@ impl Explore {
         if let Some(r) = &mut self.ret {
             r.span = Span::DUMMY;
             r.limit.iter_mut().for_each(clear_num);
+        }
+    }
+}
+
+impl FromClause {
+    fn clear_spans(&mut self) {
+        self.span = Span::DUMMY;
+        for e in &mut self.entries {
+            e.span = Span::DUMMY;
+            match &mut e.kind {
+                EntryKind::Search { text, label, top } => {
+                    text.span = Span::DUMMY;
+                    label.iter_mut().for_each(clear_name);
+                    top.iter_mut().for_each(clear_num);
+                }
+                EntryKind::Key { label, key } => {
+                    clear_name(label);
+                    key.span = Span::DUMMY;
+                }
+                EntryKind::Match { label, predicates } => {
+                    clear_name(label);
+                    predicates.iter_mut().for_each(clear_pred);
+                }
+                EntryKind::Id { .. } => {}
+            }
+        }
+    }
+}
+
+impl ViaClause {
+    fn clear_spans(&mut self) {
+        self.span = Span::DUMMY;
+        for s in &mut self.steps {
+            s.span = Span::DUMMY;
+            if let RelRef::Named(n) = &mut s.relation {
+                clear_name(n);
+            }
+            s.weight.iter_mut().for_each(clear_num);
         }
     }
 }

@@ -346,6 +346,24 @@ impl Compiler<'_> {
         })
     }
 
+    /// The `MEET` sides, each resolved like the main `FROM` and `VIA`.
+    fn meet(&self, m: &MeetClause) -> R<Vec<MeetPlan>> {
+        m.sides
+            .iter()
+            .map(|side| {
+                Ok(MeetPlan {
+                    entries: side
+                        .from
+                        .entries
+                        .iter()
+                        .map(|x| self.entry(x))
+                        .collect::<R<_>>()?,
+                    via: self.via(&side.via)?,
+                })
+            })
+            .collect()
+    }
+
     fn score(&self, s: &ScoreClause) -> R<ScoreWeights> {
         let mut w = ScoreWeights {
             semantic: 0.0,
@@ -448,6 +466,10 @@ impl Compiler<'_> {
                 }],
             },
         };
+        let meet = match &e.meet {
+            Some(m) => self.meet(m)?,
+            None => Vec::new(),
+        };
         let mut targets = Vec::new();
         if let Some(t) = &e.target {
             let mut seen: HashMap<u32, Span> = HashMap::new();
@@ -531,6 +553,7 @@ impl Compiler<'_> {
             goal,
             entries,
             via,
+            meet,
             targets,
             filters,
             score,

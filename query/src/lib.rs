@@ -47,7 +47,7 @@ pub use error::{ErrorKind, NameKind, QueryError};
 pub use lexer::{split, split_statements, Open, Split};
 pub use parser::{parse, parse_script};
 pub use plan::{
-    Compiled, EntryPlan, Filter, Mutation, NewName, NodeAt, Plan, ScoreWeights, StepPlan,
+    Compiled, EntryPlan, Filter, MeetPlan, Mutation, NewName, NodeAt, Plan, ScoreWeights, StepPlan,
     StopCondition, TransactionControl, ViaPlan,
 };
 pub use printer::print;

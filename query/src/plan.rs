@@ -52,6 +52,11 @@ pub struct Plan {
     pub entries: Vec<EntryPlan>,
     /// Relations that may be followed. Default: `ANY` (every relation, both directions, weight 1).
     pub via: ViaPlan,
+    /// `MEET` sides. Empty (the default): a beam search. Otherwise the plan is an intersection:
+    /// the main side (`entries`, `via`) and every side are walked exhaustively within `depth`,
+    /// `budget`, `fanout` and the time cap, and the results are the nodes all of them reach
+    /// (never an entry of any side) that pass `targets` and `filters`.
+    pub meet: Vec<MeetPlan>,
     /// Labels whose nodes count as results. Empty (the default) means every label.
     pub targets: Vec<LabelRef>,
     /// Conditions every result must meet (all of them). Default: none.
@@ -96,6 +101,13 @@ pub enum EntryPlan {
     },
     /// A node by internal id.
     Node(NodeId),
+}
+
+/// One `MEET` side: its own entries and relation steps.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MeetPlan {
+    pub entries: Vec<EntryPlan>,
+    pub via: ViaPlan,
 }
 
 /// Relations that may be followed.
@@ -386,26 +398,47 @@ impl Display for StopCondition {
     }
 }
 
-impl Display for Plan {
-    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
-        write!(f, "EXPLORE {}", str_lit(&self.goal))?;
-        f.write_str("\n  FROM ")?;
-        for (k, e) in self.entries.iter().enumerate() {
-            if k > 0 {
-                f.write_str(", ")?;
-            }
-            write!(f, "{e}")?;
+fn write_entry_plans(f: &mut Formatter<'_>, entries: &[EntryPlan]) -> fmt::Result {
+    for (k, e) in entries.iter().enumerate() {
+        if k > 0 {
+            f.write_str(", ")?;
         }
-        f.write_str("\n  VIA ")?;
-        let sep = match self.via.mode {
+        write!(f, "{e}")?;
+    }
+    Ok(())
+}
+
+impl Display for ViaPlan {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        let sep = match self.mode {
             ViaMode::Set => ", ",
             ViaMode::Path => " -> ",
         };
-        for (k, s) in self.via.steps.iter().enumerate() {
+        for (k, s) in self.steps.iter().enumerate() {
             if k > 0 {
                 f.write_str(sep)?;
             }
             write!(f, "{s}")?;
+        }
+        Ok(())
+    }
+}
+
+impl Display for Plan {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        write!(f, "EXPLORE {}", str_lit(&self.goal))?;
+        f.write_str("\n  FROM ")?;
+        write_entry_plans(f, &self.entries)?;
+        f.write_str("\n  VIA ")?;
+        write!(f, "{}", self.via)?;
+        for (k, side) in self.meet.iter().enumerate() {
+            f.write_str(if k == 0 {
+                "\n  MEET FROM "
+            } else {
+                "\n    AND FROM "
+            })?;
+            write_entry_plans(f, &side.entries)?;
+            write!(f, " VIA {}", side.via)?;
         }
         if self.targets.is_empty() {
             f.write_str("\n  -- TARGET: every label")?;

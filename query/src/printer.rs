@@ -1,7 +1,7 @@
 //! The canonical pretty-printer.
 //!
 //! Canonical form: keywords in upper case, condition and score words in lower case, one clause per
-//! line in the order FROM, VIA, TARGET, WHERE, SCORE, BEAM, DEPTH, BUDGET, FANOUT, UNTIL, RETURN,
+//! line in the order FROM, VIA, MEET, TARGET, WHERE, SCORE, BEAM, DEPTH, BUDGET, FANOUT, UNTIL, RETURN,
 //! names backquoted only when they must be, strings with minimal escapes. Parsing the output gives
 //! back the same tree (spans aside).
 
@@ -273,29 +273,51 @@ fn write_chain(
     Ok(())
 }
 
+fn write_entries(f: &mut Formatter<'_>, entries: &[Entry]) -> fmt::Result {
+    for (k, e) in entries.iter().enumerate() {
+        if k > 0 {
+            f.write_str(", ")?;
+        }
+        write!(f, "{e}")?;
+    }
+    Ok(())
+}
+
+fn write_via(f: &mut Formatter<'_>, c: &ViaClause) -> fmt::Result {
+    let sep = match c.mode {
+        ViaMode::Set => ", ",
+        ViaMode::Path => " -> ",
+    };
+    for (k, s) in c.steps.iter().enumerate() {
+        if k > 0 {
+            f.write_str(sep)?;
+        }
+        write!(f, "{s}")?;
+    }
+    Ok(())
+}
+
 impl Display for Explore {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
         write!(f, "EXPLORE {}", self.goal)?;
         if let Some(c) = &self.from {
             f.write_str("\n  FROM ")?;
-            for (k, e) in c.entries.iter().enumerate() {
-                if k > 0 {
-                    f.write_str(", ")?;
-                }
-                write!(f, "{e}")?;
-            }
+            write_entries(f, &c.entries)?;
         }
         if let Some(c) = &self.via {
             f.write_str("\n  VIA ")?;
-            let sep = match c.mode {
-                ViaMode::Set => ", ",
-                ViaMode::Path => " -> ",
-            };
-            for (k, s) in c.steps.iter().enumerate() {
-                if k > 0 {
-                    f.write_str(sep)?;
-                }
-                write!(f, "{s}")?;
+            write_via(f, c)?;
+        }
+        if let Some(c) = &self.meet {
+            for (k, side) in c.sides.iter().enumerate() {
+                f.write_str(if k == 0 {
+                    "\n  MEET FROM "
+                } else {
+                    "\n    AND FROM "
+                })?;
+                write_entries(f, &side.from.entries)?;
+                f.write_str(" VIA ")?;
+                write_via(f, &side.via)?;
             }
         }
         if let Some(c) = &self.target {

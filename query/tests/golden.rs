@@ -57,6 +57,7 @@ fn features(stmt: &Statement, out: &mut BTreeSet<String>) {
             let clauses = [
                 ("FROM", e.from.is_some()),
                 ("VIA", e.via.is_some()),
+                ("MEET", e.meet.is_some()),
                 ("TARGET", e.target.is_some()),
                 ("WHERE", e.filter.is_some()),
                 ("SCORE", e.score.is_some()),
@@ -309,6 +310,7 @@ fn golden() {
         "ROLLBACK TO",
         "clause FROM",
         "clause VIA",
+        "clause MEET",
         "clause TARGET",
         "clause WHERE",
         "clause SCORE",

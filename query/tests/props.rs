@@ -196,6 +196,10 @@ prop_compose! {
         goal in str_lit(),
         from in prop::option::of(prop::collection::vec(entry(), 1..4)),
         via in prop::option::of(via()),
+        meet in prop::option::of(prop::collection::vec(
+            (prop::collection::vec(entry(), 1..3), via()),
+            1..3,
+        )),
         target in prop::option::of(prop::collection::vec(name(), 1..4)),
         filter in prop::option::of(prop::collection::vec(predicate(true), 1..4)),
         score in prop::option::of(prop::collection::vec(
@@ -224,6 +228,17 @@ prop_compose! {
             goal,
             from: from.map(|entries| FromClause { span: D, entries }),
             via,
+            meet: meet.map(|sides| MeetClause {
+                span: D,
+                sides: sides
+                    .into_iter()
+                    .map(|(entries, via)| MeetSide {
+                        span: D,
+                        from: FromClause { span: D, entries },
+                        via,
+                    })
+                    .collect(),
+            }),
             target: target.map(|labels| TargetClause { span: D, labels }),
             filter: filter.map(|predicates| WhereClause { span: D, predicates }),
             score: score.map(|terms| ScoreClause {
