@@ -1382,6 +1382,7 @@ fn placeholder_plan() -> Plan {
             mode: cairn_query::ast::ViaMode::Set,
             steps: Vec::new(),
         },
+        meet: Vec::new(),
         targets: Vec::new(),
         filters: Vec::new(),
         score: cairn_query::ScoreWeights {
