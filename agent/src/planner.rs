@@ -153,8 +153,8 @@ pub struct QueryPlan {
     /// Other linked mentions, for the record.
     pub other_entities: Vec<Entity>,
     /// A second constraint ("which player in club X is from country Y"): answers must also be
-    /// reached from this entity by this path. The agent intersects the two walks; EXPLORE has
-    /// no intersection yet, so the plan text carries the first constraint only.
+    /// reached from this entity by this path. The plan text carries it as a `MEET` clause, and
+    /// the executor intersects.
     pub conjunct: Option<(Entity, Vec<Step>)>,
     pub target: Option<String>,
     pub path: Vec<Step>,
@@ -390,12 +390,7 @@ impl<'g> Planner<'g> {
         let q = str_lit(&plan.question);
         let s = plan.sizes;
         let entries = match &plan.entity {
-            Some(e) => e
-                .keys
-                .iter()
-                .map(|k| format!("{} {}", ident(&e.label), str_lit(k)))
-                .collect::<Vec<_>>()
-                .join(", "),
+            Some(e) => entry_keys(e),
             None => format!("SEARCH {q} TOP 5"),
         };
         let text = match (&plan.qtype, &plan.entity) {
@@ -413,8 +408,19 @@ impl<'g> Planner<'g> {
                     .as_deref()
                     .map(|t| format!("\n  TARGET {}", ident(t)))
                     .unwrap_or_default();
+                let meet = match &plan.conjunct {
+                    Some((other, path)) => format!(
+                        "\n  MEET FROM {} VIA {}",
+                        entry_keys(other),
+                        path.iter()
+                            .map(Step::to_string)
+                            .collect::<Vec<_>>()
+                            .join(" -> ")
+                    ),
+                    None => String::new(),
+                };
                 format!(
-                    "EXPLORE {q}\n  FROM {entries}\n  VIA {}{target}\n  BEAM {} DEPTH {} BUDGET {} FANOUT {}\n  UNTIL found {}\n  RETURN ANSWER LIMIT {}",
+                    "EXPLORE {q}\n  FROM {entries}\n  VIA {}{meet}{target}\n  BEAM {} DEPTH {} BUDGET {} FANOUT {}\n  UNTIL found {}\n  RETURN ANSWER LIMIT {}",
                     via.join(" -> "),
                     s.beam,
                     plan.path.len(),
@@ -1371,6 +1377,15 @@ pub(crate) fn ident(s: &str) -> String {
 /// A string literal as EXPLORE writes it, escaped.
 pub(crate) fn str_lit(s: &str) -> String {
     cairn_query::printer::str_lit(s).to_string()
+}
+
+/// An entity's nodes as `FROM` entries: `Label "key", …`.
+fn entry_keys(e: &Entity) -> String {
+    e.keys
+        .iter()
+        .map(|k| format!("{} {}", ident(&e.label), str_lit(k)))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// A plan that is replaced before anyone reads it (compile fills the real one).
