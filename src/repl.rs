@@ -9,7 +9,7 @@ use super::{freshness_text, open_db_reading, render, Failure, OutputFormat};
 use cairn::query::ast::ReturnKind;
 use cairn::query::lexer::{split, tokens, Open, TokenKind};
 use cairn::query::parser::{is_reserved, RESERVED};
-use cairn::{Cairn, CancelToken, Exploration, Output, StopReason};
+use cairn::{annotation_statement, Cairn, CancelToken, Element, Exploration, Output, StopReason};
 use rustyline::completion::{Completer, Pair};
 use rustyline::config::{CompletionType, Config};
 use rustyline::error::ReadlineError;
@@ -427,6 +427,15 @@ fn schema(cairn: &Cairn) -> String {
     }
     let props: Vec<&str> = c.prop_keys().map(|(_, n)| n).collect();
     out.push(format!("properties  {}", props.join(", ")));
+    let a = c.annotations();
+    let elements = (a.labels.iter().map(|(id, _)| Element::Label(*id)))
+        .chain(a.relations.iter().map(|(id, _)| Element::Relation(*id)))
+        .chain(a.props.iter().map(|(id, _)| Element::Property(*id)));
+    for e in elements {
+        if let Some(text) = annotation_statement(&c, e) {
+            out.push(format!("annotation  {text}"));
+        }
+    }
     out.join("\n")
 }
 

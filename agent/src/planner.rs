@@ -25,7 +25,7 @@ use cairn_embed::{cosine, Embedder};
 use cairn_query::{prepare, Compiled, Plan};
 use cairn_storage_format::{LabelId, NodeId, Value};
 use cairn_store::describe::{description, display_name};
-use cairn_store::{Catalog, Direction, Graph, GraphRead};
+use cairn_store::{Catalog, Direction, Element, Graph, GraphRead};
 use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::sync::{Arc, OnceLock};
@@ -959,7 +959,7 @@ impl<'g> Planner<'g> {
         // a hop.
         let relation_words: Vec<Vec<SchemaWord>> = catalog
             .relations()
-            .map(|(_, r)| schema_words(&r.name))
+            .map(|(id, _)| vocab::element_words(catalog, Element::Relation(id)))
             .collect();
         let label_words: HashSet<usize> = free
             .iter()
@@ -979,7 +979,10 @@ impl<'g> Planner<'g> {
         // Each cue against each relation once, not once per candidate path.
         let vocab: HashMap<String, Vec<SchemaWord>> = catalog
             .relations()
-            .map(|(_, r)| (r.name.clone(), schema_words(&r.name)))
+            .map(|(id, r)| {
+                let words = vocab::element_words(catalog, Element::Relation(id));
+                (r.name.clone(), words)
+            })
             .collect();
         let matches: HashMap<String, Vec<(f64, usize)>> = vocab
             .iter()
@@ -1594,7 +1597,12 @@ fn person_like(label: &str) -> bool {
 fn label_of(w: &Word, catalog: &Catalog) -> Option<String> {
     let best = catalog
         .labels()
-        .map(|(_, n)| (element_match(w, &schema_words(n)), n))
+        .map(|(id, n)| {
+            (
+                element_match(w, &vocab::element_words(catalog, Element::Label(id))),
+                n,
+            )
+        })
         // Stems and prefixes only: WordNet's reach is too wide for a label noun
         // ("published" is near "author").
         .filter(|(s, _)| *s >= 0.8)

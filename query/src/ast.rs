@@ -24,6 +24,8 @@ pub enum Statement {
     DeclareRelation(DeclareRelation),
     /// `CREATE INDEX ON Label(property)`
     CreateIndex(CreateIndex),
+    /// `ANNOTATE LABEL|RELATION|PROPERTY name [DESCRIPTION "…"] [ALIASES ("…", …)]`
+    Annotate(Annotate),
     /// `UPSERT Label "key" [SET p = v, …] [DESCRIPTION "text"]`
     Upsert(Upsert),
     /// `ADD EDGE Label "key" -[REL]-> Label "key" [SET p = v, …] [WEIGHT w]`
@@ -47,6 +49,7 @@ impl Statement {
             Statement::Describe(s) => s.span,
             Statement::DeclareRelation(s) => s.span,
             Statement::CreateIndex(s) => s.span,
+            Statement::Annotate(s) => s.span,
             Statement::Upsert(s) => s.span,
             Statement::AddEdge(s) => s.span,
             Statement::RemoveEdge(s) => s.span,
@@ -127,6 +130,26 @@ pub struct CreateIndex {
     pub span: Span,
     pub label: Name,
     pub property: Name,
+}
+
+/// `ANNOTATE LABEL|RELATION|PROPERTY name [DESCRIPTION "text"] [ALIASES ("a", …)]`: what a
+/// schema element means, in words the planner can match (at least one of the two parts).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Annotate {
+    pub span: Span,
+    pub kind: ElementKind,
+    pub name: Name,
+    pub description: Option<StrLit>,
+    /// `ALIASES ( … )`, possibly empty (which clears the aliases).
+    pub aliases: Option<Vec<StrLit>>,
+}
+
+/// What kind of schema element a name is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ElementKind {
+    Label,
+    Relation,
+    Property,
 }
 
 /// A node named by its label and external key: `Author "a9"`.
@@ -549,6 +572,16 @@ impl Statement {
                 c.span = Span::DUMMY;
                 c.label.span = Span::DUMMY;
                 c.property.span = Span::DUMMY;
+            }
+            Statement::Annotate(a) => {
+                a.span = Span::DUMMY;
+                clear_name(&mut a.name);
+                if let Some(d) = &mut a.description {
+                    d.span = Span::DUMMY;
+                }
+                for s in a.aliases.iter_mut().flatten() {
+                    s.span = Span::DUMMY;
+                }
             }
             Statement::Upsert(u) => {
                 u.span = Span::DUMMY;

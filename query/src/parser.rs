@@ -674,6 +674,7 @@ fn inner_statement(i: In<'_>) -> PResult<'_, Statement> {
         describe,
         declare_relation,
         create_index,
+        annotate,
         upsert,
         add_edge,
         remove,
@@ -751,6 +752,50 @@ fn create_index(i: In<'_>) -> PResult<'_, Statement> {
             property,
         }),
     ))
+}
+
+/// `ANNOTATE LABEL|RELATION|PROPERTY name [DESCRIPTION "…"] [ALIASES ("…", …)]`, at least one
+/// of the two parts.
+fn annotate(i: In<'_>) -> PResult<'_, Statement> {
+    let (i, k) = kw("ANNOTATE")(i)?;
+    let (i, kind) = alt((
+        map(kw("LABEL"), |_| ElementKind::Label),
+        map(kw("RELATION"), |_| ElementKind::Relation),
+        map(kw("PROPERTY"), |_| ElementKind::Property),
+    ))(i)?;
+    let (i, name) = name(match kind {
+        ElementKind::Label => "a label name",
+        ElementKind::Relation => "a relation name",
+        ElementKind::Property => "a property name",
+    })(i)?;
+    let (i, description) = opt(preceded(
+        kw("DESCRIPTION"),
+        string_lit("the description, a string"),
+    ))(i)?;
+    let (i, aliases) = opt(preceded(kw("ALIASES"), alias_list))(i)?;
+    if description.is_none() && aliases.is_none() {
+        // Neither part: say both were expected here.
+        return backtrack(i, Expect::Keyword("ALIASES"));
+    }
+    let span = since(k, &i);
+    Ok((
+        i,
+        Statement::Annotate(Annotate {
+            span,
+            kind,
+            name,
+            description,
+            aliases,
+        }),
+    ))
+}
+
+/// `( ["alias" {, "alias"}] )`
+fn alias_list(i: In<'_>) -> PResult<'_, Vec<StrLit>> {
+    let (i, _) = sym("(")(i)?;
+    let (i, items) = opt(separated_list1(sym(","), string_lit("an alias, a string")))(i)?;
+    let (i, _) = sym(")")(i)?;
+    Ok((i, items.unwrap_or_default()))
 }
 
 // ---------------------------------------------------------------------------------------------

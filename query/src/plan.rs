@@ -2,7 +2,7 @@
 //! name resolved to a catalog id.
 
 use crate::ast::{CmpOp, Direction, ReturnKind, ShowWhat, ViaMode};
-use crate::printer::{name, str_lit, write_float, write_set, write_value};
+use crate::printer::{name, str_lit, write_aliases, write_float, write_set, write_value};
 use cairn_storage_format::{LabelId, NodeId, PropKeyId, RelId, Value};
 use std::fmt::{self, Display, Formatter};
 use std::time::Duration;
@@ -210,10 +210,24 @@ pub enum Compiled {
         label: LabelRef,
         property: PropertyRef,
     },
+    /// Set a schema element's description and/or aliases (`None`: keep; empty: clear).
+    Annotate {
+        element: ElementRef,
+        description: Option<String>,
+        aliases: Option<Vec<String>>,
+    },
     /// Change data: a node or an edge.
     Mutation(Mutation),
     /// Begin, end or roll back (part of) a transaction.
     Transaction(TransactionControl),
+}
+
+/// A resolved schema element.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum ElementRef {
+    Label(LabelRef),
+    Relation(RelationRef),
+    Property(PropertyRef),
 }
 
 /// A name a data statement may create: its id when the catalog has it, `None` when the statement
@@ -495,6 +509,25 @@ impl Display for Compiled {
                 name(&label.name),
                 name(&property.name)
             ),
+            Compiled::Annotate {
+                element,
+                description,
+                aliases,
+            } => {
+                let (kind, n) = match element {
+                    ElementRef::Label(l) => ("LABEL", &l.name),
+                    ElementRef::Relation(r) => ("RELATION", &r.name),
+                    ElementRef::Property(p) => ("PROPERTY", &p.name),
+                };
+                write!(f, "ANNOTATE {kind} {}", name(n))?;
+                if let Some(d) = description {
+                    write!(f, " DESCRIPTION {}", str_lit(d))?;
+                }
+                if let Some(a) = aliases {
+                    write_aliases(f, a.iter().map(String::as_str))?;
+                }
+                Ok(())
+            }
             Compiled::Mutation(m) => write!(f, "{m}"),
             Compiled::Transaction(t) => write!(f, "{t}"),
         }

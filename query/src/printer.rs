@@ -383,6 +383,16 @@ impl Display for Statement {
             Statement::CreateIndex(c) => {
                 write!(f, "CREATE INDEX ON {}({})", c.label, c.property)
             }
+            Statement::Annotate(a) => {
+                write!(f, "ANNOTATE {} {}", a.kind, a.name)?;
+                if let Some(d) = &a.description {
+                    write!(f, " DESCRIPTION {d}")?;
+                }
+                if let Some(al) = &a.aliases {
+                    write_aliases(f, al.iter().map(|s| s.value.as_str()))?;
+                }
+                Ok(())
+            }
             Statement::Upsert(u) => {
                 write!(f, "UPSERT {}", u.node)?;
                 write_set(
@@ -432,6 +442,31 @@ impl Display for EdgeRef {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
         write!(f, "{} -[{}]-> {}", self.from, self.relation, self.to)
     }
+}
+
+impl Display for ElementKind {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            ElementKind::Label => "LABEL",
+            ElementKind::Relation => "RELATION",
+            ElementKind::Property => "PROPERTY",
+        })
+    }
+}
+
+/// Writes ` ALIASES ("a", …)`; shared with the compiled form's printer.
+pub fn write_aliases<'v>(
+    f: &mut impl Write,
+    aliases: impl IntoIterator<Item = &'v str>,
+) -> fmt::Result {
+    f.write_str(" ALIASES (")?;
+    for (k, a) in aliases.into_iter().enumerate() {
+        if k > 0 {
+            f.write_str(", ")?;
+        }
+        write_str_lit(f, a)?;
+    }
+    f.write_char(')')
 }
 
 /// Writes ` SET p = v, …` (nothing for no assignments); shared with the compiled form's printer.

@@ -125,6 +125,9 @@ fn features(stmt: &Statement, out: &mut BTreeSet<String>) {
         Statement::CreateIndex(_) => {
             out.insert("CREATE INDEX".into());
         }
+        Statement::Annotate(a) => {
+            out.insert(format!("ANNOTATE {}", a.kind));
+        }
         Statement::Upsert(u) => {
             out.insert("UPSERT".into());
             if !u.set.is_empty() {
@@ -295,6 +298,9 @@ fn golden() {
         "DESCRIBE",
         "RELATION UNDER",
         "CREATE INDEX",
+        "ANNOTATE LABEL",
+        "ANNOTATE RELATION",
+        "ANNOTATE PROPERTY",
         "UPSERT",
         "UPSERT SET",
         "UPSERT DESCRIPTION",

@@ -336,6 +336,16 @@ fn inner_statement() -> impl Strategy<Value = Statement> {
         1 => (name(), name()).prop_map(|(label, property)| {
             Statement::CreateIndex(CreateIndex { span: D, label, property })
         }),
+        1 => (
+            prop::sample::select(vec![ElementKind::Label, ElementKind::Relation, ElementKind::Property]),
+            name(),
+            prop::option::of(str_lit()),
+            prop::option::of(prop::collection::vec(str_lit(), 0..3)),
+        )
+            .prop_filter("one part at least", |(_, _, d, a)| d.is_some() || a.is_some())
+            .prop_map(|(kind, name, description, aliases)| {
+                Statement::Annotate(Annotate { span: D, kind, name, description, aliases })
+            }),
         3 => data_statement().boxed(),
     ]
 }
