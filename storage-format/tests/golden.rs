@@ -181,11 +181,11 @@ fn golden_annotations_record() {
                 aliases: vec!["x".into(), "yz".into()],
             },
         )],
-        props: vec![(PropKeyId(1), Annotation::default())],
+        props: vec![],
     };
     assert_eq!(
         hex(&a.encode()),
-        "01 00 01 02 01 01 64 02 01 78 02 79 7a 01 01 00 00"
+        "01 00 01 02 01 01 64 02 01 78 02 79 7a 00"
     );
     assert_eq!(AnnotationsRecord::decode(&a.encode()).unwrap(), a);
 }
