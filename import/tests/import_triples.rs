@@ -298,7 +298,9 @@ fn a_txt_file_is_not_guessed_and_formats_do_not_mix() {
         r#"{"type":"node","label":"A","key":"a"}"#,
     );
     let tsv = write(dir.path(), "kb.tsv", FOOTBALL);
-    let err = import_files(&g, &[&tsv, &jsonl], &ImportOptions::default()).unwrap_err();
+    // (A JSON Lines file beside triples is read for schema records: see below.)
+    let csv = write(dir.path(), "n.csv", "key:ID(A)\na\n");
+    let err = import_files(&g, &[&tsv, &csv], &ImportOptions::default()).unwrap_err();
     assert!(matches!(err, ImportError::MixedFormats { .. }), "{err}");
     // Label rules are for triples: given with a dump they are refused, not ignored.
     let infer = with(TriplesOptions {
