@@ -548,7 +548,7 @@ impl Cairn {
         if let Some(a) = annotation_statement(&c, Element::Label(label)) {
             out.push_str(&format!("\n  {a}"));
         }
-        for (name, _) in &counts {
+        for name in counts.keys() {
             if let Some(a) = c
                 .prop_id(name)
                 .and_then(|p| annotation_statement(&c, Element::Property(p)))
