@@ -272,14 +272,7 @@ impl Run<'_, '_> {
             let score = weights.semantic * semantic
                 + weights.connectivity * self.connectivity(node, 0, node_conn)
                 + weights.distance;
-            let path = self.push_path(PathNode {
-                node,
-                prev: None,
-                rel: None,
-                reversed: false,
-                hops: 0,
-                signature: 0,
-            });
+            let path = self.entry_path(node);
             let c = Candidate { node, score, path };
             frontier.insert((node, 0), c);
             self.consider_result(&mut results, c);
@@ -838,6 +831,18 @@ impl Run<'_, '_> {
     fn push_path(&mut self, p: PathNode) -> usize {
         self.paths.push(p);
         self.paths.len() - 1
+    }
+
+    /// The path of an entry node: where evidence starts.
+    fn entry_path(&mut self, node: NodeId) -> usize {
+        self.push_path(PathNode {
+            node,
+            prev: None,
+            rel: None,
+            reversed: false,
+            hops: 0,
+            signature: 0,
+        })
     }
 
     fn consider_result(&self, results: &mut HashMap<NodeId, Candidate>, c: Candidate) {

@@ -2,7 +2,9 @@
 //! name resolved to a catalog id.
 
 use crate::ast::{CmpOp, Direction, ReturnKind, ShowWhat, ViaMode};
-use crate::printer::{name, str_lit, write_aliases, write_float, write_set, write_value};
+use crate::printer::{
+    name, str_lit, via_sep, write_aliases, write_float, write_sep, write_set, write_value,
+};
 use cairn_storage_format::{LabelId, NodeId, PropKeyId, RelId, Value};
 use std::fmt::{self, Display, Formatter};
 use std::time::Duration;
@@ -318,13 +320,7 @@ impl Display for Filter {
 }
 
 fn write_filters(f: &mut Formatter<'_>, filters: &[Filter]) -> fmt::Result {
-    for (k, p) in filters.iter().enumerate() {
-        if k > 0 {
-            f.write_str(" AND ")?;
-        }
-        write!(f, "{p}")?;
-    }
-    Ok(())
+    write_sep(f, filters, " AND ")
 }
 
 impl Display for EntryPlan {
@@ -413,28 +409,12 @@ impl Display for StopCondition {
 }
 
 fn write_entry_plans(f: &mut Formatter<'_>, entries: &[EntryPlan]) -> fmt::Result {
-    for (k, e) in entries.iter().enumerate() {
-        if k > 0 {
-            f.write_str(", ")?;
-        }
-        write!(f, "{e}")?;
-    }
-    Ok(())
+    write_sep(f, entries, ", ")
 }
 
 impl Display for ViaPlan {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
-        let sep = match self.mode {
-            ViaMode::Set => ", ",
-            ViaMode::Path => " -> ",
-        };
-        for (k, s) in self.steps.iter().enumerate() {
-            if k > 0 {
-                f.write_str(sep)?;
-            }
-            write!(f, "{s}")?;
-        }
-        Ok(())
+        write_sep(f, &self.steps, via_sep(self.mode))
     }
 }
 
@@ -458,12 +438,7 @@ impl Display for Plan {
             f.write_str("\n  -- TARGET: every label")?;
         } else {
             f.write_str("\n  TARGET ")?;
-            for (k, l) in self.targets.iter().enumerate() {
-                if k > 0 {
-                    f.write_str(", ")?;
-                }
-                write!(f, "{}", name(&l.name))?;
-            }
+            write_sep(f, self.targets.iter().map(|l| name(&l.name)), ", ")?;
         }
         if self.filters.is_empty() {
             f.write_str("\n  -- WHERE: no filter")?;

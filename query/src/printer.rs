@@ -149,14 +149,23 @@ impl Display for Predicate {
     }
 }
 
-fn write_preds(f: &mut Formatter<'_>, preds: &[Predicate]) -> fmt::Result {
-    for (k, p) in preds.iter().enumerate() {
+/// Writes `items` separated by `sep` (every list of the canonical form and the plan's).
+pub(crate) fn write_sep<T: Display>(
+    f: &mut impl Write,
+    items: impl IntoIterator<Item = T>,
+    sep: &str,
+) -> fmt::Result {
+    for (k, item) in items.into_iter().enumerate() {
         if k > 0 {
-            f.write_str(" AND ")?;
+            f.write_str(sep)?;
         }
-        write!(f, "{p}")?;
+        write!(f, "{item}")?;
     }
     Ok(())
+}
+
+fn write_preds(f: &mut Formatter<'_>, preds: &[Predicate]) -> fmt::Result {
+    write_sep(f, preds, " AND ")
 }
 
 impl Display for Entry {
@@ -274,27 +283,19 @@ fn write_chain(
 }
 
 fn write_entries(f: &mut Formatter<'_>, entries: &[Entry]) -> fmt::Result {
-    for (k, e) in entries.iter().enumerate() {
-        if k > 0 {
-            f.write_str(", ")?;
-        }
-        write!(f, "{e}")?;
+    write_sep(f, entries, ", ")
+}
+
+/// The separator of a `VIA` clause's steps.
+pub(crate) fn via_sep(mode: ViaMode) -> &'static str {
+    match mode {
+        ViaMode::Set => ", ",
+        ViaMode::Path => " -> ",
     }
-    Ok(())
 }
 
 fn write_via(f: &mut Formatter<'_>, c: &ViaClause) -> fmt::Result {
-    let sep = match c.mode {
-        ViaMode::Set => ", ",
-        ViaMode::Path => " -> ",
-    };
-    for (k, s) in c.steps.iter().enumerate() {
-        if k > 0 {
-            f.write_str(sep)?;
-        }
-        write!(f, "{s}")?;
-    }
-    Ok(())
+    write_sep(f, &c.steps, via_sep(c.mode))
 }
 
 impl Display for Explore {
@@ -322,12 +323,7 @@ impl Display for Explore {
         }
         if let Some(c) = &self.target {
             f.write_str("\n  TARGET ")?;
-            for (k, l) in c.labels.iter().enumerate() {
-                if k > 0 {
-                    f.write_str(", ")?;
-                }
-                write!(f, "{l}")?;
-            }
+            write_sep(f, &c.labels, ", ")?;
         }
         if let Some(c) = &self.filter {
             f.write_str("\n  WHERE ")?;
@@ -460,12 +456,7 @@ pub fn write_aliases<'v>(
     aliases: impl IntoIterator<Item = &'v str>,
 ) -> fmt::Result {
     f.write_str(" ALIASES (")?;
-    for (k, a) in aliases.into_iter().enumerate() {
-        if k > 0 {
-            f.write_str(", ")?;
-        }
-        write_str_lit(f, a)?;
-    }
+    write_sep(f, aliases.into_iter().map(S), ", ")?;
     f.write_char(')')
 }
 

@@ -101,14 +101,7 @@ impl Run<'_, '_> {
     ) -> Result<Reach, ExploreError> {
         let mut layer: Reach = HashMap::new();
         for &node in entries {
-            let path = self.push_path(PathNode {
-                node,
-                prev: None,
-                rel: None,
-                reversed: false,
-                hops: 0,
-                signature: 0,
-            });
+            let path = self.entry_path(node);
             layer.insert(node, (1, path));
             if self.trace {
                 self.events.push(TraceEvent::Entry { node, score: 1.0 });
