@@ -3,7 +3,8 @@
 
 use crate::ast::{CmpOp, Direction, ReturnKind, ShowWhat, ViaMode};
 use crate::printer::{
-    name, str_lit, via_sep, write_aliases, write_float, write_sep, write_set, write_value,
+    meet_side_start, name, str_lit, via_sep, write_aliases, write_float, write_sep, write_set,
+    write_value,
 };
 use cairn_storage_format::{LabelId, NodeId, PropKeyId, RelId, Value};
 use std::fmt::{self, Display, Formatter};
@@ -426,11 +427,7 @@ impl Display for Plan {
         f.write_str("\n  VIA ")?;
         write!(f, "{}", self.via)?;
         for (k, side) in self.meet.iter().enumerate() {
-            f.write_str(if k == 0 {
-                "\n  MEET FROM "
-            } else {
-                "\n    AND FROM "
-            })?;
+            f.write_str(meet_side_start(k))?;
             write_entry_plans(f, &side.entries)?;
             write!(f, " VIA {}", side.via)?;
         }

@@ -294,6 +294,15 @@ pub(crate) fn via_sep(mode: ViaMode) -> &'static str {
     }
 }
 
+/// What starts the `k`-th side of a `MEET` clause on its own line.
+pub(crate) fn meet_side_start(k: usize) -> &'static str {
+    if k == 0 {
+        "\n  MEET FROM "
+    } else {
+        "\n    AND FROM "
+    }
+}
+
 fn write_via(f: &mut Formatter<'_>, c: &ViaClause) -> fmt::Result {
     write_sep(f, &c.steps, via_sep(c.mode))
 }
@@ -311,11 +320,7 @@ impl Display for Explore {
         }
         if let Some(c) = &self.meet {
             for (k, side) in c.sides.iter().enumerate() {
-                f.write_str(if k == 0 {
-                    "\n  MEET FROM "
-                } else {
-                    "\n    AND FROM "
-                })?;
+                f.write_str(meet_side_start(k))?;
                 write_entries(f, &side.from.entries)?;
                 f.write_str(" VIA ")?;
                 write_via(f, &side.via)?;
