@@ -114,6 +114,23 @@ fn annotations_persist_show_in_describe_and_can_be_cleared() {
             .unwrap_err();
         assert!(err.to_string().contains("ANNOTATE"), "{err}");
     }
+    // A read-only handle sees the annotations and refuses to change them.
+    let reader = Cairn::open_read_only(dir.path()).unwrap();
+    assert!(exec(&reader, "DESCRIBE Film").contains("ALIASES (\"movie\")"));
+    let err = reader
+        .execute(
+            r#"ANNOTATE LABEL Film ALIASES ("film")"#,
+            &CancelToken::default(),
+        )
+        .unwrap_err();
+    assert!(
+        matches!(
+            err,
+            cairn::CairnError::Engine(cairn::EngineError::ReadOnly { .. })
+        ),
+        "{err}"
+    );
+    drop(reader);
     let db = Cairn::open(dir.path()).unwrap();
     let d = exec(&db, "DESCRIBE Film");
     // The description's line end is escaped: data cannot add lines of its own.
