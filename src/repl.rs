@@ -35,7 +35,7 @@ several lines; see docs/LANGUAGE.md. The prompt is `cairn*>` while a BEGIN waits
 or ROLLBACK.
 
   .help                 this text
-  .schema               labels, relations (endpoints, parents), indexes, property keys
+  .schema               labels, relations (endpoints, parents), indexes, property keys, annotations
   .stats                database size estimates and the embedder
   .trace on|off         print each exploration's search decisions after its results
   .format table|json    how results are printed
