@@ -29,8 +29,8 @@ const CONTINUE: &str = "  ...> ";
 const IN_TRANSACTION: &str = "cairn*> ";
 
 const HELP: &str = "\
-Statements (EXPLORE, EXPLAIN, SHOW, DESCRIBE, RELATION … UNDER …, CREATE INDEX, UPSERT,
-ADD EDGE, REMOVE EDGE, REMOVE NODE, BEGIN, COMMIT, ROLLBACK, SAVEPOINT) end with `;` and may span
+Statements (EXPLORE, EXPLAIN, SHOW, DESCRIBE, RELATION … UNDER …, CREATE INDEX, ANNOTATE,
+UPSERT, ADD EDGE, REMOVE EDGE, REMOVE NODE, BEGIN, COMMIT, ROLLBACK, SAVEPOINT) end with `;` and may span
 several lines; see docs/LANGUAGE.md. The prompt is `cairn*>` while a BEGIN waits for its COMMIT
 or ROLLBACK.
 
@@ -490,6 +490,10 @@ const CONTEXT_WORDS: &[&str] = &[
     "ROLLBACK",
     "SAVEPOINT",
     "TO",
+    "ANNOTATE",
+    "LABEL",
+    "PROPERTY",
+    "ALIASES",
 ];
 /// The words of the data statements that decide which names come next.
 const DATA_WORDS: &[&str] = &["UPSERT", "NODE", "EDGE", "SET"];
