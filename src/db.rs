@@ -11,9 +11,11 @@ use cairn_embed::{minilm_from_env, Embedder, HashEmbedder, MINILM_ID};
 use cairn_import::dump::DumpRecord;
 use cairn_import::{import_files, import_records, ImportError, ImportSummary, SUPPLIED_EMBEDDER};
 use cairn_query::ast::ShowWhat;
-use cairn_query::{prepare, Compiled, EntryPlan};
+use cairn_query::plan::{LabelRef, PropertyRef, RelationRef};
+use cairn_query::{prepare, Compiled, ElementRef, EntryPlan};
 use cairn_storage_format::{LabelId, NodeId};
 use cairn_store::describe::display_name;
+use cairn_store::{Catalog, Element};
 use cairn_vector::{BuildReport, Refresh, VectorError, VectorStore};
 use parking_lot::RwLock;
 use std::path::{Path, PathBuf};
@@ -454,6 +456,26 @@ impl Cairn {
                     relation.name, parent.name
                 )))
             }
+            Compiled::Annotate {
+                element,
+                description,
+                aliases,
+            } => {
+                let target = match &element {
+                    ElementRef::Label(l) => Element::Label(l.id),
+                    ElementRef::Relation(r) => Element::Relation(r.id),
+                    ElementRef::Property(p) => Element::Property(p.id),
+                };
+                self.transaction(|tx| {
+                    tx.annotate(target, description, aliases)
+                        .map_err(CairnError::from)
+                })?;
+                let c = self.graph.catalog();
+                Ok(Output::Text(
+                    annotation_statement(&c, target)
+                        .unwrap_or_else(|| "annotation cleared".to_owned()),
+                ))
+            }
             Compiled::CreateIndex { label, property } => {
                 let created = self.transaction(|tx| {
                     tx.create_index(&label.name, &property.name)
@@ -523,15 +545,28 @@ impl Cairn {
             };
             out.push_str(&format!("\n  properties{of}: {}", props.join(", ")));
         }
+        if let Some(a) = annotation_statement(&c, Element::Label(label)) {
+            out.push_str(&format!("\n  {a}"));
+        }
+        for name in counts.keys() {
+            if let Some(a) = c
+                .prop_id(name)
+                .and_then(|p| annotation_statement(&c, Element::Property(p)))
+            {
+                out.push_str(&format!("\n  {a}"));
+            }
+        }
         for index in c.indexes().iter().filter(|i| i.label == label) {
             out.push_str(&format!(
                 "\n  index on {}",
                 c.prop_name(index.prop).unwrap_or("?")
             ));
         }
-        for (_, r) in c.relations() {
+        for (id, r) in c.relations() {
+            let mut touches = false;
             for (s, d) in &r.endpoints {
                 if *s == label || *d == label {
+                    touches = true;
                     out.push_str(&format!(
                         "\n  ({})-[{}]->({})",
                         c.label_name(*s).unwrap_or("?"),
@@ -539,6 +574,12 @@ impl Cairn {
                         c.label_name(*d).unwrap_or("?")
                     ));
                 }
+            }
+            if let Some(a) = touches
+                .then(|| annotation_statement(&c, Element::Relation(id)))
+                .flatten()
+            {
+                out.push_str(&format!("\n    {a}"));
             }
         }
         Ok(out)
@@ -604,4 +645,30 @@ impl EntrySearch for IndexSearch<'_> {
             Err(e) => Err(ExploreError::Engine(EngineError::Invalid(e.to_string()))),
         }
     }
+}
+
+/// An element's annotation as the `ANNOTATE` statement that sets it (what `DESCRIBE` and the
+/// REPL's `.schema` print: the text is escaped like any string literal), or `None` without one.
+pub fn annotation_statement(c: &Catalog, element: Element) -> Option<String> {
+    let a = c.annotation(element)?;
+    let element = match element {
+        Element::Label(id) => ElementRef::Label(LabelRef {
+            id,
+            name: c.label_name(id)?.to_owned(),
+        }),
+        Element::Relation(id) => ElementRef::Relation(RelationRef {
+            id,
+            name: c.relation_name(id)?.to_owned(),
+        }),
+        Element::Property(id) => ElementRef::Property(PropertyRef {
+            id,
+            name: c.prop_name(id)?.to_owned(),
+        }),
+    };
+    let statement = Compiled::Annotate {
+        element,
+        description: a.description.clone(),
+        aliases: (!a.aliases.is_empty()).then(|| a.aliases.clone()),
+    };
+    Some(statement.to_string())
 }

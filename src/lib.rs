@@ -38,11 +38,11 @@ pub use cairn_storage_format::{
     Degree, EdgeProps, LabelId, NodeId, NodeRecord, PropKeyId, RelId, Value,
 };
 pub use cairn_store::{
-    Catalog, ChangeSet, CommitStats, Direction, EdgeRef, EngineError, Freshness, Graph,
+    Catalog, ChangeSet, CommitStats, Direction, EdgeRef, Element, EngineError, Freshness, Graph,
     GraphOptions, GraphRead, GraphSnapshot, Neighbor, OpenMode, Savepoint, Writer,
 };
 pub use cairn_vector::{BuildReport, Refresh};
-pub use db::{Cairn, CairnOptions, Output};
+pub use db::{annotation_statement, Cairn, CairnOptions, Output};
 pub use error::CairnError;
 pub use import::{ImportEmbedder, ImportOptions};
 pub use session::Session;

@@ -9,7 +9,7 @@ use super::{freshness_text, open_db_reading, render, Failure, OutputFormat};
 use cairn::query::ast::ReturnKind;
 use cairn::query::lexer::{split, tokens, Open, TokenKind};
 use cairn::query::parser::{is_reserved, RESERVED};
-use cairn::{Cairn, CancelToken, Exploration, Output, StopReason};
+use cairn::{annotation_statement, Cairn, CancelToken, Element, Exploration, Output, StopReason};
 use rustyline::completion::{Completer, Pair};
 use rustyline::config::{CompletionType, Config};
 use rustyline::error::ReadlineError;
@@ -29,13 +29,13 @@ const CONTINUE: &str = "  ...> ";
 const IN_TRANSACTION: &str = "cairn*> ";
 
 const HELP: &str = "\
-Statements (EXPLORE, EXPLAIN, SHOW, DESCRIBE, RELATION … UNDER …, CREATE INDEX, UPSERT,
-ADD EDGE, REMOVE EDGE, REMOVE NODE, BEGIN, COMMIT, ROLLBACK, SAVEPOINT) end with `;` and may span
+Statements (EXPLORE, EXPLAIN, SHOW, DESCRIBE, RELATION … UNDER …, CREATE INDEX, ANNOTATE,
+UPSERT, ADD EDGE, REMOVE EDGE, REMOVE NODE, BEGIN, COMMIT, ROLLBACK, SAVEPOINT) end with `;` and may span
 several lines; see docs/LANGUAGE.md. The prompt is `cairn*>` while a BEGIN waits for its COMMIT
 or ROLLBACK.
 
   .help                 this text
-  .schema               labels, relations (endpoints, parents), indexes, property keys
+  .schema               labels, relations (endpoints, parents), indexes, property keys, annotations
   .stats                database size estimates and the embedder
   .trace on|off         print each exploration's search decisions after its results
   .format table|json    how results are printed
@@ -427,6 +427,15 @@ fn schema(cairn: &Cairn) -> String {
     }
     let props: Vec<&str> = c.prop_keys().map(|(_, n)| n).collect();
     out.push(format!("properties  {}", props.join(", ")));
+    let a = c.annotations();
+    let elements = (a.labels.iter().map(|(id, _)| Element::Label(*id)))
+        .chain(a.relations.iter().map(|(id, _)| Element::Relation(*id)))
+        .chain(a.props.iter().map(|(id, _)| Element::Property(*id)));
+    for e in elements {
+        if let Some(text) = annotation_statement(&c, e) {
+            out.push(format!("annotation  {text}"));
+        }
+    }
     out.join("\n")
 }
 
@@ -481,6 +490,10 @@ const CONTEXT_WORDS: &[&str] = &[
     "ROLLBACK",
     "SAVEPOINT",
     "TO",
+    "ANNOTATE",
+    "LABEL",
+    "PROPERTY",
+    "ALIASES",
 ];
 /// The words of the data statements that decide which names come next.
 const DATA_WORDS: &[&str] = &["UPSERT", "NODE", "EDGE", "SET"];

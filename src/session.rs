@@ -18,8 +18,8 @@ use std::sync::Arc;
 ///
 /// While a transaction is open the session holds the database's writer: data statements and
 /// `EXPLORE` see the transaction's own writes (EXPLORE through [`Transaction::explore`]'s
-/// private copy), `ASK`, `SHOW` and `DESCRIBE` the last commit, and `CREATE INDEX` and
-/// `RELATION … UNDER …` are refused until it ends.
+/// private copy), `ASK`, `SHOW` and `DESCRIBE` the last commit, and `CREATE INDEX`,
+/// `RELATION … UNDER …` and `ANNOTATE` are refused until it ends.
 pub struct Session<'c> {
     cairn: &'c Cairn,
     tx: Option<Open<'c>>,
@@ -96,12 +96,14 @@ impl<'c> Session<'c> {
                 Some(open) => Ok(Output::Exploration(open.tx.run_plan(&plan, trace, cancel)?)),
                 None => self.cairn.run(Compiled::Explore(plan), cancel, trace),
             },
-            Compiled::DeclareRelation { .. } | Compiled::CreateIndex { .. }
+            Compiled::DeclareRelation { .. }
+            | Compiled::CreateIndex { .. }
+            | Compiled::Annotate { .. }
                 if self.tx.is_some() =>
             {
                 Err(CairnError::Transaction(
-                    "RELATION … UNDER … and CREATE INDEX cannot run inside BEGIN … COMMIT; \
-                     COMMIT or ROLLBACK first"
+                    "RELATION … UNDER …, CREATE INDEX and ANNOTATE cannot run inside BEGIN … \
+                     COMMIT; COMMIT or ROLLBACK first"
                         .into(),
                 ))
             }

@@ -62,6 +62,23 @@ fn repl_session_with_history() {
         String::from_utf8_lossy(&out.stderr)
     );
 
+    // Words for a relation, which `.schema` shows (with the control character escaped).
+    let out = cairn_at(
+        &db,
+        &[
+            "query",
+            "-e",
+            r#"ANNOTATE RELATION AUTHORED DESCRIPTION "wrote\u{1b}[2J" ALIASES ("penned")"#,
+        ],
+    )
+    .output()
+    .unwrap();
+    assert!(
+        out.status.success(),
+        "annotate: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+
     // First session.
     let mut p = repl(&db, &home);
     p.exp_string(".help for help").unwrap();
@@ -98,6 +115,12 @@ fn repl_session_with_history() {
     assert!(
         schema.contains("AUTHORED") && schema.contains("Author -> Paper"),
         "relations with endpoints: {schema}"
+    );
+    assert!(
+        schema.contains(
+            r#"annotation  ANNOTATE RELATION AUTHORED DESCRIPTION "wrote\u{1b}[2J" ALIASES ("penned")"#
+        ),
+        "annotations, escaped: {schema}"
     );
 
     // Ctrl-C at the prompt drops the unfinished statement, and the session goes on.

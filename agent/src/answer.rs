@@ -13,12 +13,12 @@
 use crate::error::AgentError;
 use crate::llm::{data_block, json_object, LlmBackend, Message, DATA_RULE};
 use crate::planner::{numeric, Aggregate, QueryPlan, QuestionType, Step};
-use crate::result::{Exploration, PathStep};
+use crate::result::{Exploration, PathStep, ResultNode, StopReason};
 use crate::walk::{rank, there_and_back, walk, walk_keeping, Reached, WALK_MAX_EDGES};
 use cairn_storage_format::{NodeId, Value};
 use cairn_store::describe::display_name;
 use cairn_store::{Catalog, Graph, GraphRead};
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 /// One claimed answer element.
 #[derive(Clone, Debug, PartialEq)]
@@ -67,6 +67,25 @@ impl Answer {
         }
         self.items.iter().map(|i| i.key.clone()).collect()
     }
+}
+
+/// The exploration's results as answer items, with their evidence: not the entries, and of the
+/// planned target label when there is one.
+fn explored_items(results: &[ResultNode], entries: &[NodeId], plan: &QueryPlan) -> Vec<AnswerItem> {
+    let target = plan.target.as_deref();
+    results
+        .iter()
+        .filter(|r| !entries.contains(&r.node) && target.is_none_or(|t| t == r.label))
+        .map(|r| AnswerItem {
+            node: Some(r.node),
+            label: r.label.clone(),
+            key: r.key.clone(),
+            name: r.name.clone(),
+            value: None,
+            support: None,
+            evidence: r.path.clone(),
+        })
+        .collect()
 }
 
 /// Answer items as a sentence: up to 20 names, then how many more.
@@ -205,6 +224,12 @@ impl<'g> Answerer<'g> {
                     }
                 }
             }
+            // A conjunction: the plan's MEET clause made the executor intersect exactly.
+            QuestionType::Relation | QuestionType::MultiHop if plan.conjunct.is_some() => {
+                answer.partial |= exploration.stop != StopReason::Exhausted;
+                answer.items = explored_items(&exploration.results, &entries, plan);
+                answer.text = list_text(&answer.items);
+            }
             QuestionType::Relation | QuestionType::MultiHop if !plan.path.is_empty() => {
                 // The exact ends of the planned path (the beam search's visited set would hide
                 // an answer that is the entry itself: a spouse's spouse).
@@ -223,39 +248,12 @@ impl<'g> Answerer<'g> {
                 }
                 answer.partial |= truncated;
                 let mut reached = self.of_target(reached, plan, &catalog)?;
-                if let Some((other, path)) = &plan.conjunct {
-                    let (also, cut) =
-                        walk(self.graph, &catalog, &other.nodes, path, WALK_MAX_EDGES)?;
-                    answer.partial |= cut;
-                    let also: HashSet<NodeId> = also.into_iter().map(|r| r.node).collect();
-                    // The answers are what both constraints reach, never the named entities.
-                    reached.retain(|r| {
-                        also.contains(&r.node)
-                            && !other.nodes.contains(&r.node)
-                            && !entries.contains(&r.node)
-                    });
-                }
                 reached.sort_by_key(|r| (std::cmp::Reverse(r.paths), r.node));
                 answer.items = self.items(&reached, |_| None)?;
                 answer.text = list_text(&answer.items);
             }
             QuestionType::Relation | QuestionType::MultiHop => {
-                let target = plan.target.as_deref();
-                let entry_set: HashSet<NodeId> = entries.iter().copied().collect();
-                for r in &exploration.results {
-                    if entry_set.contains(&r.node) || target.is_some_and(|t| t != r.label) {
-                        continue;
-                    }
-                    answer.items.push(AnswerItem {
-                        node: Some(r.node),
-                        label: r.label.clone(),
-                        key: r.key.clone(),
-                        name: r.name.clone(),
-                        value: None,
-                        support: None,
-                        evidence: r.path.clone(),
-                    });
-                }
+                answer.items = explored_items(&exploration.results, &entries, plan);
                 answer.text = list_text(&answer.items);
             }
         }

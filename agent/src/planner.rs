@@ -25,7 +25,7 @@ use cairn_embed::{cosine, Embedder};
 use cairn_query::{prepare, Compiled, Plan};
 use cairn_storage_format::{LabelId, NodeId, Value};
 use cairn_store::describe::{description, display_name};
-use cairn_store::{Catalog, Direction, Graph, GraphRead};
+use cairn_store::{Catalog, Direction, Element, Graph, GraphRead};
 use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::sync::{Arc, OnceLock};
@@ -153,8 +153,8 @@ pub struct QueryPlan {
     /// Other linked mentions, for the record.
     pub other_entities: Vec<Entity>,
     /// A second constraint ("which player in club X is from country Y"): answers must also be
-    /// reached from this entity by this path. The agent intersects the two walks; EXPLORE has
-    /// no intersection yet, so the plan text carries the first constraint only.
+    /// reached from this entity by this path. The plan text carries it as a `MEET` clause, and
+    /// the executor intersects.
     pub conjunct: Option<(Entity, Vec<Step>)>,
     pub target: Option<String>,
     pub path: Vec<Step>,
@@ -390,12 +390,7 @@ impl<'g> Planner<'g> {
         let q = str_lit(&plan.question);
         let s = plan.sizes;
         let entries = match &plan.entity {
-            Some(e) => e
-                .keys
-                .iter()
-                .map(|k| format!("{} {}", ident(&e.label), str_lit(k)))
-                .collect::<Vec<_>>()
-                .join(", "),
+            Some(e) => entry_keys(e),
             None => format!("SEARCH {q} TOP 5"),
         };
         let text = match (&plan.qtype, &plan.entity) {
@@ -413,8 +408,19 @@ impl<'g> Planner<'g> {
                     .as_deref()
                     .map(|t| format!("\n  TARGET {}", ident(t)))
                     .unwrap_or_default();
+                let meet = match &plan.conjunct {
+                    Some((other, path)) => format!(
+                        "\n  MEET FROM {} VIA {}",
+                        entry_keys(other),
+                        path.iter()
+                            .map(Step::to_string)
+                            .collect::<Vec<_>>()
+                            .join(" -> ")
+                    ),
+                    None => String::new(),
+                };
                 format!(
-                    "EXPLORE {q}\n  FROM {entries}\n  VIA {}{target}\n  BEAM {} DEPTH {} BUDGET {} FANOUT {}\n  UNTIL found {}\n  RETURN ANSWER LIMIT {}",
+                    "EXPLORE {q}\n  FROM {entries}\n  VIA {}{meet}{target}\n  BEAM {} DEPTH {} BUDGET {} FANOUT {}\n  UNTIL found {}\n  RETURN ANSWER LIMIT {}",
                     via.join(" -> "),
                     s.beam,
                     plan.path.len(),
@@ -953,7 +959,7 @@ impl<'g> Planner<'g> {
         // a hop.
         let relation_words: Vec<Vec<SchemaWord>> = catalog
             .relations()
-            .map(|(_, r)| schema_words(&r.name))
+            .map(|(id, _)| vocab::element_words(catalog, Element::Relation(id)))
             .collect();
         let label_words: HashSet<usize> = free
             .iter()
@@ -973,7 +979,10 @@ impl<'g> Planner<'g> {
         // Each cue against each relation once, not once per candidate path.
         let vocab: HashMap<String, Vec<SchemaWord>> = catalog
             .relations()
-            .map(|(_, r)| (r.name.clone(), schema_words(&r.name)))
+            .map(|(id, r)| {
+                let words = vocab::element_words(catalog, Element::Relation(id));
+                (r.name.clone(), words)
+            })
             .collect();
         let matches: HashMap<String, Vec<(f64, usize)>> = vocab
             .iter()
@@ -1373,6 +1382,15 @@ pub(crate) fn str_lit(s: &str) -> String {
     cairn_query::printer::str_lit(s).to_string()
 }
 
+/// An entity's nodes as `FROM` entries: `Label "key", …`.
+fn entry_keys(e: &Entity) -> String {
+    e.keys
+        .iter()
+        .map(|k| format!("{} {}", ident(&e.label), str_lit(k)))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 /// A plan that is replaced before anyone reads it (compile fills the real one).
 fn placeholder_plan() -> Plan {
     Plan {
@@ -1382,6 +1400,7 @@ fn placeholder_plan() -> Plan {
             mode: cairn_query::ast::ViaMode::Set,
             steps: Vec::new(),
         },
+        meet: Vec::new(),
         targets: Vec::new(),
         filters: Vec::new(),
         score: cairn_query::ScoreWeights {
@@ -1578,7 +1597,12 @@ fn person_like(label: &str) -> bool {
 fn label_of(w: &Word, catalog: &Catalog) -> Option<String> {
     let best = catalog
         .labels()
-        .map(|(_, n)| (element_match(w, &schema_words(n)), n))
+        .map(|(id, n)| {
+            (
+                element_match(w, &vocab::element_words(catalog, Element::Label(id))),
+                n,
+            )
+        })
         // Stems and prefixes only: WordNet's reach is too wide for a label noun
         // ("published" is near "author").
         .filter(|(s, _)| *s >= 0.8)

@@ -10,6 +10,7 @@
 //! word through synonyms, one hypernym up and derivations ("wrote" → write → writer ≈ author,
 //! "husband" → spouse). docs/BENCHMARKS.md has the figures with and without it.
 
+use cairn_store::{Catalog, Element};
 use rust_stemmers::{Algorithm, Stemmer};
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
@@ -97,6 +98,46 @@ pub(crate) fn schema_words(name: &str) -> Vec<SchemaWord> {
                     weight,
                 });
             }
+        }
+    }
+    out
+}
+
+/// How much a word of an element's description says about it, against its name and aliases
+/// (a description also names what the element connects: "the director *of a film*").
+const DESCRIPTION_WEIGHT: f64 = 0.5;
+
+/// The words of a schema element: its name's ([`schema_words`]), its aliases' (as much as its
+/// name's) and its description's content words (weighted [`DESCRIPTION_WEIGHT`]), from the
+/// catalog's annotations (`ANNOTATE …`). One stem appears once, with its highest weight.
+pub(crate) fn element_words(catalog: &Catalog, element: Element) -> Vec<SchemaWord> {
+    let name = match element {
+        Element::Label(id) => catalog.label_name(id),
+        Element::Relation(id) => catalog.relation_name(id),
+        Element::Property(id) => catalog.prop_name(id),
+    };
+    let mut out = name.map(schema_words).unwrap_or_default();
+    let Some(a) = catalog.annotation(element) else {
+        return out;
+    };
+    let aliases = a
+        .aliases
+        .iter()
+        .flat_map(|al| name_words(al))
+        .map(|w| (w, 1.0));
+    let described = a
+        .description
+        .iter()
+        .flat_map(|d| name_words(d))
+        .map(|w| (w, DESCRIPTION_WEIGHT));
+    for (word, weight) in aliases.chain(described) {
+        if is_stopword(&word) || word.chars().all(|c| c.is_ascii_digit()) {
+            continue;
+        }
+        let stem = stem(&word);
+        match out.iter_mut().find(|e| e.stem == stem) {
+            Some(e) => e.weight = e.weight.max(weight),
+            None => out.push(SchemaWord { word, stem, weight }),
         }
     }
     out

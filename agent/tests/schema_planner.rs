@@ -166,5 +166,9 @@ fn a_conjunction_answers_the_intersection() {
     let (other, path) = o.plan.conjunct.as_ref().expect("a conjunction plan");
     assert!(!path.is_empty());
     assert!(other.keys == ["p2"] || other.keys == ["p1"], "{other:?}");
+    // The plan is one EXPLORE statement: the second constraint is its MEET clause, and the
+    // executor's intersection is the answer.
+    assert!(o.plan.text.contains("\n  MEET FROM "), "{}", o.plan.text);
+    assert_eq!(o.plan.plan.meet.len(), 1);
     assert_eq!(keys(&o), ["f1"]);
 }

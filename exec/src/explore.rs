@@ -20,6 +20,8 @@ use std::sync::Arc;
 use std::time::Instant;
 use thiserror::Error;
 
+mod meet;
+
 /// Errors of an exploration.
 #[derive(Debug, Error)]
 pub enum ExploreError {
@@ -161,7 +163,11 @@ impl<'g> Explorer<'g> {
             entry_set: HashSet::new(),
             started,
         };
-        let (stop, results, sufficiency) = run.search(cancel)?;
+        let (stop, results, sufficiency) = if plan.meet.is_empty() {
+            run.search(cancel)?
+        } else {
+            run.intersect(cancel)?
+        };
         run.stats.elapsed = started.elapsed();
         if run.trace {
             run.events.push(TraceEvent::Stop {
@@ -249,7 +255,7 @@ impl Run<'_, '_> {
         let sufficient_at = sufficiency_threshold(&plan.until);
 
         // Entries.
-        let entries = self.entries()?;
+        let entries = self.entries(&plan.entries)?;
         self.entry_set = entries.iter().copied().collect();
         self.ensure_records(&entries)?;
         // Keyed by (node, state): in an ordered VIA path the same node at another position is a
@@ -266,14 +272,7 @@ impl Run<'_, '_> {
             let score = weights.semantic * semantic
                 + weights.connectivity * self.connectivity(node, 0, node_conn)
                 + weights.distance;
-            let path = self.push_path(PathNode {
-                node,
-                prev: None,
-                rel: None,
-                reversed: false,
-                hops: 0,
-                signature: 0,
-            });
+            let path = self.entry_path(node);
             let c = Candidate { node, score, path };
             frontier.insert((node, 0), c);
             self.consider_result(&mut results, c);
@@ -405,20 +404,7 @@ impl Run<'_, '_> {
                 for step in steps_at(plan, hops) {
                     let mut found = self.neighbors(c.node, step)?;
                     self.stats.edges_scanned += found.len() as u64;
-                    if found.len() > plan.fanout as usize {
-                        let total = found.len();
-                        found = (0..plan.fanout as usize)
-                            .map(|i| found[i * total / plan.fanout as usize])
-                            .collect();
-                        self.stats.neighbors_sampled_out += (total - plan.fanout as usize) as u64;
-                        if self.trace {
-                            self.events.push(TraceEvent::Sampled {
-                                node: c.node,
-                                kept: plan.fanout as usize,
-                                of: total,
-                            });
-                        }
-                    }
+                    self.thin(c.node, &mut found);
                     // Hierarchy fallback: nothing promising through this relation → its siblings.
                     if let Some(rel) = &step.relation {
                         let promising = self.any_above(&found, c, step, floor, weights)?;
@@ -580,6 +566,25 @@ impl Run<'_, '_> {
     /// expanded before re-enter the frontier only through the revisit rule.)
     fn expandable(&self, c: &Candidate) -> bool {
         has_steps_at(self.plan, self.paths[c.path].hops)
+    }
+
+    /// The FANOUT rule: a neighbour list longer than the plan's fan-out is thinned to an evenly
+    /// spaced, deterministic sample of that many (counted, and traced).
+    fn thin(&mut self, node: NodeId, found: &mut Vec<(NodeId, RelId, bool)>) {
+        let fanout = self.plan.fanout as usize;
+        if found.len() <= fanout {
+            return;
+        }
+        let total = found.len();
+        *found = (0..fanout).map(|i| found[i * total / fanout]).collect();
+        self.stats.neighbors_sampled_out += (total - fanout) as u64;
+        if self.trace {
+            self.events.push(TraceEvent::Sampled {
+                node,
+                kept: fanout,
+                of: total,
+            });
+        }
     }
 
     fn neighbors(
@@ -828,6 +833,18 @@ impl Run<'_, '_> {
         self.paths.len() - 1
     }
 
+    /// The path of an entry node: where evidence starts.
+    fn entry_path(&mut self, node: NodeId) -> usize {
+        self.push_path(PathNode {
+            node,
+            prev: None,
+            rel: None,
+            reversed: false,
+            hops: 0,
+            signature: 0,
+        })
+    }
+
     fn consider_result(&self, results: &mut HashMap<NodeId, Candidate>, c: Candidate) {
         let Some(info) = self.infos.get(&c.node) else {
             return;
@@ -999,10 +1016,10 @@ impl Run<'_, '_> {
     }
 
     /// Entry nodes, deduplicated, in the order the entry forms give them.
-    fn entries(&mut self) -> Result<Vec<NodeId>, ExploreError> {
+    fn entries(&mut self, entries: &[EntryPlan]) -> Result<Vec<NodeId>, ExploreError> {
         let mut out = Vec::new();
         let graph = self.ex.graph;
-        for entry in &self.plan.entries {
+        for entry in entries {
             match entry {
                 EntryPlan::Node(id) => {
                     if graph.node(*id)?.is_none() {

@@ -696,3 +696,194 @@ mod limit {
         }
     }
 }
+
+/// A pseudo-random league: players play for clubs and have nationalities; clubs are in cities.
+/// Returns the fixture and its edges, for brute-force answers.
+fn league(seed: u64) -> (Fixture, Vec<(String, String, String)>) {
+    let mut x = seed;
+    let mut next = move |n: u64| {
+        x = x
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (x >> 33) % n
+    };
+    let mut nodes: Vec<(String, String, String)> = Vec::new();
+    for c in 0..4 {
+        nodes.push(("Club".into(), format!("c{c}"), format!("club {c}")));
+    }
+    for k in 0..3 {
+        nodes.push(("Country".into(), format!("k{k}"), format!("country {k}")));
+    }
+    for t in 0..2 {
+        nodes.push(("City".into(), format!("t{t}"), format!("city {t}")));
+    }
+    let mut edges: Vec<(String, String, String)> = Vec::new();
+    for p in 0..60 {
+        nodes.push(("Player".into(), format!("p{p}"), format!("player {p}")));
+        for _ in 0..=next(2) {
+            edges.push((format!("p{p}"), "plays_for".into(), format!("c{}", next(4))));
+        }
+        edges.push((
+            format!("p{p}"),
+            "nationality".into(),
+            format!("k{}", next(3)),
+        ));
+    }
+    for c in 0..4 {
+        edges.push((format!("c{c}"), "located_in".into(), format!("t{}", c % 2)));
+    }
+    edges.sort();
+    edges.dedup();
+    let n: Vec<(&str, &str, &str)> = nodes
+        .iter()
+        .map(|(l, k, m)| (l.as_str(), k.as_str(), m.as_str()))
+        .collect();
+    let e: Vec<(&str, &str, &str)> = edges
+        .iter()
+        .map(|(a, r, b)| (a.as_str(), r.as_str(), b.as_str()))
+        .collect();
+    (build(&n, &e, &[]), edges)
+}
+
+/// The sources of `rel` edges into `to`.
+fn sources(edges: &[(String, String, String)], rel: &str, to: &[String]) -> Vec<String> {
+    let mut out: Vec<String> = edges
+        .iter()
+        .filter(|(_, r, b)| r == rel && to.contains(b))
+        .map(|(a, _, _)| a.clone())
+        .collect();
+    out.sort();
+    out.dedup();
+    out
+}
+
+#[test]
+fn meet_returns_the_exact_intersection_of_both_sides() {
+    for seed in 1..6 {
+        let (f, edges) = league(seed);
+        for (club, country) in [("c0", "k0"), ("c1", "k2"), ("c3", "k1")] {
+            let q = format!(
+                "EXPLORE \"players of {club} from {country}\" FROM Club \"{club}\" VIA <plays_for \
+                 MEET FROM Country \"{country}\" VIA <nationality TARGET Player RETURN NODES LIMIT 1000"
+            );
+            let e = run(&f, &q);
+            let of_club = sources(&edges, "plays_for", &[club.to_string()]);
+            let of_country = sources(&edges, "nationality", &[country.to_string()]);
+            let want: Vec<String> = of_club
+                .iter()
+                .filter(|p| of_country.contains(p))
+                .cloned()
+                .collect();
+            let mut got = keys(&e.results);
+            got.sort();
+            assert_eq!(got, want, "seed {seed}, {club} ∩ {country}");
+            assert_eq!(e.stop, StopReason::Exhausted);
+            assert_eq!(e.sufficiency, 1.0);
+            // The evidence is the main side's path.
+            for r in &e.results {
+                assert_eq!(r.path.len(), 1);
+                assert_eq!(r.path[0].relation, "plays_for");
+                assert!(r.path[0].reversed);
+            }
+        }
+    }
+}
+
+#[test]
+fn meet_with_a_two_step_side_and_set_mode_matches_brute_force() {
+    let (f, edges) = league(7);
+    // Players from k1 who play in a club of city t0 and are reached from c2 within two hops
+    // (set mode: c2's players, and their other clubs… only Players count).
+    let q = "EXPLORE \"x\" FROM Country \"k1\" VIA <nationality \
+             MEET FROM City \"t0\" VIA <located_in -> <plays_for \
+             AND FROM Club \"c2\" VIA <plays_for, plays_for DEPTH 2 \
+             TARGET Player RETURN NODES LIMIT 1000";
+    let e = run(&f, q);
+    let from_k1 = sources(&edges, "nationality", &["k1".into()]);
+    let clubs_t0 = sources(&edges, "located_in", &["t0".into()]);
+    let in_t0 = sources(&edges, "plays_for", &clubs_t0);
+    // Two hops from c2 along plays_for either way reach only c2's players (hop 1) and their
+    // clubs (hop 2): the players are hop 1.
+    let of_c2 = sources(&edges, "plays_for", &["c2".into()]);
+    let want: Vec<String> = from_k1
+        .iter()
+        .filter(|p| in_t0.contains(p) && of_c2.contains(p))
+        .cloned()
+        .collect();
+    let mut got = keys(&e.results);
+    got.sort();
+    assert_eq!(got, want);
+    assert!(!want.is_empty(), "the fixture should have an answer");
+}
+
+#[test]
+fn meet_ranks_by_support_and_counts_paths() {
+    // a1 and a2 both reach x twice over (two papers each), y once.
+    let f = build(
+        &[
+            ("Author", "a1", "A One"),
+            ("Author", "a2", "A Two"),
+            ("Paper", "p1", "p1"),
+            ("Paper", "p2", "p2"),
+            ("Paper", "p3", "p3"),
+            ("Paper", "p4", "p4"),
+            ("Venue", "x", "venue x"),
+            ("Venue", "y", "venue y"),
+        ],
+        &[
+            ("a1", "AUTHORED", "p1"),
+            ("a1", "AUTHORED", "p2"),
+            ("a2", "AUTHORED", "p3"),
+            ("a2", "AUTHORED", "p4"),
+            ("p1", "PUBLISHED_IN", "x"),
+            ("p2", "PUBLISHED_IN", "x"),
+            ("p3", "PUBLISHED_IN", "x"),
+            ("p4", "PUBLISHED_IN", "y"),
+            ("p2", "PUBLISHED_IN", "y"),
+        ],
+        &[],
+    );
+    let e = run(
+        &f,
+        "EXPLORE \"venues both published in\" FROM Author \"a1\" VIA AUTHORED -> PUBLISHED_IN \
+         MEET FROM Author \"a2\" VIA AUTHORED -> PUBLISHED_IN",
+    );
+    assert_eq!(keys(&e.results), vec!["x", "y"]);
+    // x: 2 paths from a1 × 1 from a2; y: 1 × 1.
+    assert_eq!(e.results[0].score, 1.0);
+    assert_eq!(e.results[1].score, 0.5);
+    // LIMIT cuts the same ranking.
+    let one = run(
+        &f,
+        "EXPLORE \"v\" FROM Author \"a1\" VIA AUTHORED -> PUBLISHED_IN \
+         MEET FROM Author \"a2\" VIA AUTHORED -> PUBLISHED_IN RETURN NODES LIMIT 1",
+    );
+    assert_eq!(keys(&one.results), vec!["x"]);
+}
+
+#[test]
+fn meet_reports_a_budget_cut() {
+    let (f, _) = league(3);
+    let e = run(
+        &f,
+        "EXPLORE \"x\" FROM Club \"c0\" VIA <plays_for MEET FROM Country \"k0\" VIA <nationality \
+         BUDGET 1",
+    );
+    assert_eq!(e.stop, StopReason::BudgetCap);
+}
+
+#[test]
+fn a_bad_meet_clause_is_a_caret_error() {
+    let f = academic();
+    let err = prepare(
+        "EXPLORE \"x\" FROM Author \"han\" VIA AUTHORED MEET FROM Author \"yu\" TARGET Paper",
+        &EngineCatalog(f.graph.catalog()),
+    )
+    .unwrap_err();
+    let text = err.render_plain(100);
+    assert!(
+        text.contains("expected `,` or `VIA`, found `TARGET`"),
+        "{text}"
+    );
+    assert!(text.contains('^'), "{text}");
+}

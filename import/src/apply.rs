@@ -422,6 +422,7 @@ pub(super) fn apply(
             props,
         });
     }
+    annotate(&mut catalog, &staging, &mut summary, options)?;
     drop(table);
     drop(by_key);
     // Vectors: computed by the configured embedder for new nodes that bring none.
@@ -903,6 +904,48 @@ impl Resolver<'_> {
 }
 
 /// The number of threads for the parallel phases.
+/// Applies the schema records to the import's catalog (which has its new names by now): an
+/// element no one defined is a bad line, under `--max-errors` like the others.
+fn annotate(
+    catalog: &mut Catalog,
+    staging: &Staging,
+    summary: &mut ImportSummary,
+    options: &ImportOptions,
+) -> Result<(), ImportError> {
+    use crate::dump::SchemaKind;
+    use cairn_store::Element;
+    for (record, origin) in &staging.schema {
+        let element = match record.kind {
+            SchemaKind::Label => catalog.label_id(&record.name).map(Element::Label),
+            SchemaKind::Relation => catalog.relation_id(&record.name).map(Element::Relation),
+            SchemaKind::Property => catalog.prop_id(&record.name).map(Element::Property),
+        };
+        let Some(element) = element else {
+            let kind = match record.kind {
+                SchemaKind::Label => "label",
+                SchemaKind::Relation => "relation",
+                SchemaKind::Property => "property",
+            };
+            summary.skipped.push(staging.error(
+                *origin,
+                format!(
+                    "unknown {kind} `{}`: neither the database nor this import has it",
+                    record.name
+                ),
+            ));
+            if summary.skipped.len() > options.max_errors {
+                return Err(ImportError::BadLines {
+                    errors: std::mem::take(&mut summary.skipped),
+                    max: options.max_errors,
+                });
+            }
+            continue;
+        };
+        catalog.annotate(element, record.description.clone(), record.aliases.clone())?;
+    }
+    Ok(())
+}
+
 fn workers() -> usize {
     std::thread::available_parallelism()
         .map(|n| n.get())

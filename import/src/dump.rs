@@ -9,12 +9,38 @@ use serde::{Deserialize, Serialize};
 /// ```text
 /// {"type":"node","label":"Author","key":"a1","props":{"name":"Ann Lee"},"description":"…","vector":[0.1,…]}
 /// {"type":"edge","rel":"AUTHORED","from":{"label":"Author","key":"a1"},"to":{"label":"Paper","key":"p1"},"props":{},"weight":0.5}
+/// {"type":"schema","kind":"relation","name":"AUTHORED","description":"…","aliases":["wrote"]}
 /// ```
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "lowercase")]
 pub enum DumpRecord {
     Node(DumpNode),
     Edge(DumpEdge),
+    Schema(DumpSchema),
+}
+
+/// What a label, relation or property means: its description and aliases (as `ANNOTATE` sets
+/// them). The element must exist once the import's own data is in.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DumpSchema {
+    pub kind: SchemaKind,
+    pub name: String,
+    /// Replaces the description (`""` clears it); absent keeps it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// Replace the aliases (`[]` clears them); absent keeps them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub aliases: Option<Vec<String>>,
+}
+
+/// Which kind of schema element a [`DumpSchema`] names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SchemaKind {
+    Label,
+    Relation,
+    Property,
 }
 
 /// A node: unique by (label, key). Importing a node that exists updates its properties.

@@ -61,7 +61,7 @@ pub enum ImportError {
     UnknownFormat { path: PathBuf },
     #[error("{}: a .txt file is not guessed to be triples; pass --format triples to read it as `subject<TAB>relation<TAB>object` lines", path.display())]
     TxtNotGuessed { path: PathBuf },
-    #[error("{}: triples files cannot be imported together with JSON Lines or CSV dumps in one run ({} is a dump)", triples.display(), dump.display())]
+    #[error("{}: triples files cannot be imported together with CSV dumps in one run ({} is a dump; beside triples, only JSON Lines files of schema records are read)", triples.display(), dump.display())]
     MixedFormats { triples: PathBuf, dump: PathBuf },
     #[error("--label, --infer-labels and --relation-label apply to triples files (.tsv, .triples, or --format triples); {} is a JSON Lines or CSV dump, whose records name their labels", path.display())]
     LabelsWithoutTriples { path: PathBuf },
@@ -294,10 +294,11 @@ pub fn triples_files<'a>(
         .iter()
         .zip(&formats)
         .find(|(_, f)| **f == read::DumpFormat::Triples);
-    let dump = files
-        .iter()
-        .zip(&formats)
-        .find(|(_, f)| **f != read::DumpFormat::Triples);
+    // Beside triples, a JSON Lines file may carry schema records (read by `triples`).
+    let dump = files.iter().zip(&formats).find(|(_, f)| match triples {
+        Some(_) => **f == read::DumpFormat::Csv,
+        None => **f != read::DumpFormat::Triples,
+    });
     match (triples, dump) {
         (Some((t, _)), Some((d, _))) => Err(ImportError::MixedFormats {
             triples: t.to_path_buf(),

@@ -1,7 +1,7 @@
 //! Reading dump files: format detection, transparent gzip, JSON Lines and Neo4j-style CSV, each
 //! record tagged with its file and line for error messages.
 
-use super::dump::{DumpEdge, DumpNode, DumpRecord};
+use super::dump::{DumpEdge, DumpNode, DumpRecord, DumpSchema};
 use super::{ImportError, LineError};
 use cairn_storage_format::Value;
 use std::io::{BufRead, BufReader};
@@ -66,6 +66,7 @@ pub fn open(path: &Path) -> Result<Box<dyn BufRead + Send>, ImportError> {
 pub enum Record<'a> {
     Node(DumpNode),
     Edge(EdgeRef<'a>),
+    Schema(DumpSchema),
 }
 
 /// An edge whose names and keys are borrowed; an empty label means an id without a group.
@@ -100,6 +101,7 @@ pub fn emit(record: DumpRecord, line: u64, on_record: &mut dyn FnMut(Record<'_>,
     match record {
         DumpRecord::Node(n) => on_record(Record::Node(n), line),
         DumpRecord::Edge(mut e) => on_record(Record::Edge(EdgeRef::of(&mut e)), line),
+        DumpRecord::Schema(s) => on_record(Record::Schema(s), line),
     }
 }
 
@@ -280,6 +282,22 @@ fn validate(record: &DumpRecord) -> Result<(), String> {
             name("target label", &e.to.label)?;
             check_name("target label", &e.to.label)?;
             name("target key", &e.to.key)
+        }
+        DumpRecord::Schema(s) => {
+            name("schema element name", &s.name)?;
+            if s.description.is_none() && s.aliases.is_none() {
+                return Err("a schema record needs `description` or `aliases`".into());
+            }
+            let mut seen = std::collections::HashSet::new();
+            for a in s.aliases.iter().flatten() {
+                if a.trim().is_empty() {
+                    return Err("empty alias".into());
+                }
+                if !seen.insert(a.to_lowercase()) {
+                    return Err(format!("alias {a:?} is listed twice"));
+                }
+            }
+            Ok(())
         }
     }
 }

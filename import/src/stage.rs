@@ -4,7 +4,7 @@
 //! names (labels, relation types, property keys) are interned to small integers as records
 //! arrive, and edge endpoint keys are appended to one string arena.
 
-use super::dump::{DumpNode, DumpRecord};
+use super::dump::{DumpNode, DumpRecord, DumpSchema};
 use super::read::{EdgeRef, Record};
 use super::LineError;
 use cairn_storage_format::Value;
@@ -156,6 +156,8 @@ pub(super) struct Staging {
     pub(super) parts: Vec<EdgePart>,
     pub(super) edge_props: Vec<StagedProps>,
     pub(super) errors: Vec<LineError>,
+    /// Schema records (descriptions, aliases), applied once the import's names are known.
+    pub(super) schema: Vec<(DumpSchema, Origin)>,
 }
 
 impl Staging {
@@ -164,6 +166,7 @@ impl Staging {
         match record {
             Record::Node(n) => self.add_node(n, origin),
             Record::Edge(e) => self.add_edge(e, origin),
+            Record::Schema(s) => self.schema.push((s, origin)),
         }
     }
 
@@ -233,6 +236,7 @@ impl Staging {
     /// properties renumbered, and its edges moved as they are.
     pub(super) fn append(&mut self, mut part: Staging) {
         part.seal();
+        self.schema.append(&mut part.schema);
         let map: Vec<u32> = part.names.names.iter().map(|n| self.names.id(n)).collect();
         let remap = |id: u32| map.get(id as usize).copied().unwrap_or(NO_LABEL);
         let props_base = self.edge_props.len() as u32;

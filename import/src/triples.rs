@@ -92,6 +92,43 @@ struct Read {
 
 /// Imports triples files into `graph`: every entity a node keyed by its string with a readable
 /// `name`, every triple an edge named by its relation as given.
+/// A JSON Lines file among triples files: it holds schema records (descriptions, aliases).
+fn is_schema_file(path: &Path) -> bool {
+    matches!(
+        crate::read::DumpFormat::of(path),
+        Ok(crate::read::DumpFormat::JsonLines)
+    )
+}
+
+/// Reads a JSON Lines file of schema records into `into`; any other record is a bad line.
+fn read_schema_file(
+    path: &Path,
+    file: u32,
+    max_errors: usize,
+    into: &mut Staging,
+    read: &mut Read,
+) -> Result<(), ImportError> {
+    let mut errors = Vec::new();
+    crate::read::read_file(
+        path,
+        &mut |record, line| match record {
+            Record::Schema(s) => into.add(Record::Schema(s), file, line),
+            _ => errors.push(LineError::new(
+                path,
+                line,
+                "beside triples, a JSON Lines file holds only schema records".into(),
+            )),
+        },
+        &mut |e| {
+            read.errors.push(e);
+            read.errors.len() <= max_errors
+        },
+        &mut |_| {},
+    )?;
+    read.errors.extend(errors);
+    Ok(())
+}
+
 pub fn import_triples(
     graph: &Graph,
     files: &[&Path],
@@ -105,7 +142,12 @@ pub fn import_triples(
     report(options, Phase::Read, 0, Some(total));
     let mut read = Read::default();
     let mut done = 0u64;
+    let mut schema = Staging::default();
     for (i, path) in files.iter().enumerate() {
+        if is_schema_file(path) {
+            read_schema_file(path, i as u32, options.max_errors, &mut schema, &mut read)?;
+            continue;
+        }
         if !read_file(path, i as u32, options.max_errors, &mut read, &mut |n| {
             done += n;
             report(options, Phase::Read, done, Some(total));
@@ -124,6 +166,7 @@ pub fn import_triples(
     let labels = assign_labels(&read, &options.triples);
     let mut staging = Staging::default();
     staging.files = files.iter().map(|f| f.to_path_buf()).collect();
+    staging.schema = schema.schema;
     // A node's origin is the first line naming it, so an error about it points there.
     let mut seen = vec![false; read.entities.names.len()];
     for t in &read.triples {

@@ -597,3 +597,97 @@ fn bulk_import_matches_edge_by_edge_writes() {
     w.commit().unwrap();
     assert_eq!(canonical(&bulk), canonical(&written));
 }
+
+#[test]
+fn schema_records_annotate_elements_atomically_with_the_import() {
+    use cairn_store::Element;
+    let files = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let g = open(dir.path());
+    // A JSON Lines dump with its own schema records, before or after the data they describe.
+    let dump = files.path().join("films.jsonl");
+    std::fs::write(
+        &dump,
+        concat!(
+            r#"{"type":"schema","kind":"relation","name":"P57","description":"the director","aliases":["director","directed by"]}"#,
+            "\n",
+            r#"{"type":"node","label":"Film","key":"f1","props":{"title":"Blue"}}"#,
+            "\n",
+            r#"{"type":"node","label":"Person","key":"p1","props":{"name":"Ada"}}"#,
+            "\n",
+            r#"{"type":"edge","rel":"P57","from":{"label":"Film","key":"f1"},"to":{"label":"Person","key":"p1"}}"#,
+            "\n",
+            r#"{"type":"schema","kind":"label","name":"Film","aliases":["movie"]}"#,
+            "\n",
+        ),
+    )
+    .unwrap();
+    import_files(&g, &[&dump], &ImportOptions::default()).unwrap();
+    let c = g.catalog();
+    let rel = c
+        .annotation(Element::Relation(c.relation_id("P57").unwrap()))
+        .unwrap();
+    assert_eq!(rel.description.as_deref(), Some("the director"));
+    assert_eq!(rel.aliases, ["director", "directed by"]);
+    let film = c
+        .annotation(Element::Label(c.label_id("Film").unwrap()))
+        .unwrap();
+    assert_eq!(film.aliases, ["movie"]);
+    // CSV dumps take theirs from a JSON Lines file beside them; it may name existing elements.
+    let schema = files.path().join("schema.jsonl");
+    std::fs::write(
+        &schema,
+        r#"{"type":"schema","kind":"property","name":"year","description":"the year it came out"}"#,
+    )
+    .unwrap();
+    let csv = files.path().join("films.csv");
+    std::fs::write(&csv, "key:ID(Film),year:int\nf2,1999\n").unwrap();
+    import_files(&g, &[&csv, &schema], &ImportOptions::default()).unwrap();
+    let c = g.catalog();
+    let year = c
+        .annotation(Element::Property(c.prop_id("year").unwrap()))
+        .unwrap();
+    assert_eq!(year.description.as_deref(), Some("the year it came out"));
+    // Importing again changes nothing.
+    let before = canonical(&g);
+    let annotations = g.catalog().annotations().clone();
+    import_files(&g, &[&dump], &ImportOptions::default()).unwrap();
+    assert_eq!(canonical(&g), before);
+    assert_eq!(g.catalog().annotations(), &annotations);
+    // Bad schema records are file:line errors, and the import around them changes nothing.
+    let cases = [
+        (
+            "unknown.jsonl",
+            r#"{"type":"schema","kind":"relation","name":"P58","aliases":["x"]}"#,
+            ":2: unknown relation `P58`: neither the database nor this import has it",
+        ),
+        (
+            "empty.jsonl",
+            r#"{"type":"schema","kind":"label","name":"Film"}"#,
+            ":2: a schema record needs `description` or `aliases`",
+        ),
+        (
+            "twice.jsonl",
+            r#"{"type":"schema","kind":"label","name":"Film","aliases":["a","A"]}"#,
+            ":2: alias \"A\" is listed twice",
+        ),
+        (
+            "kind.jsonl",
+            r#"{"type":"schema","kind":"table","name":"Film","aliases":["a"]}"#,
+            ":2: unknown variant `table`",
+        ),
+    ];
+    for (name, bad, expected) in cases {
+        let f = files.path().join(name);
+        let node = r#"{"type":"node","label":"Film","key":"f9","props":{"title":"New"}}"#;
+        std::fs::write(&f, format!("{node}\n{bad}\n")).unwrap();
+        let err = import_files(&g, &[&f], &ImportOptions::default()).unwrap_err();
+        let want = format!("{}{expected}", f.display());
+        assert!(err.to_string().contains(&want), "{name}: {err}");
+        assert_eq!(canonical(&g), before, "{name} changed the database");
+        assert_eq!(g.catalog().annotations(), &annotations);
+    }
+    drop(g);
+    let g = open(dir.path());
+    assert_eq!(g.catalog().annotations(), &annotations);
+}

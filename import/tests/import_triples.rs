@@ -298,7 +298,9 @@ fn a_txt_file_is_not_guessed_and_formats_do_not_mix() {
         r#"{"type":"node","label":"A","key":"a"}"#,
     );
     let tsv = write(dir.path(), "kb.tsv", FOOTBALL);
-    let err = import_files(&g, &[&tsv, &jsonl], &ImportOptions::default()).unwrap_err();
+    // (A JSON Lines file beside triples is read for schema records: see below.)
+    let csv = write(dir.path(), "n.csv", "key:ID(A)\na\n");
+    let err = import_files(&g, &[&tsv, &csv], &ImportOptions::default()).unwrap_err();
     assert!(matches!(err, ImportError::MixedFormats { .. }), "{err}");
     // Label rules are for triples: given with a dump they are refused, not ignored.
     let infer = with(TriplesOptions {
@@ -311,4 +313,39 @@ fn a_txt_file_is_not_guessed_and_formats_do_not_mix() {
         "{err}"
     );
     assert!(g.catalog().label_id("A").is_none());
+}
+
+#[test]
+fn a_jsonl_file_beside_triples_carries_schema_records() {
+    use cairn_store::Element;
+    let files = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let g = open(dir.path());
+    let kb = write(files.path(), "kb.tsv", FOOTBALL);
+    let schema = write(
+        files.path(),
+        "schema.jsonl",
+        r#"{"type":"schema","kind":"relation","name":"plays_in_club","aliases":["team"]}"#,
+    );
+    import_files(&g, &[&kb, &schema], &ImportOptions::default()).unwrap();
+    let c = g.catalog();
+    let a = c
+        .annotation(Element::Relation(c.relation_id("plays_in_club").unwrap()))
+        .unwrap();
+    assert_eq!(a.aliases, ["team"]);
+    // Anything but schema records there is a bad line, and nothing is imported.
+    let dir = tempfile::tempdir().unwrap();
+    let g = open(dir.path());
+    let bad = write(
+        files.path(),
+        "nodes.jsonl",
+        r#"{"type":"node","label":"Club","key":"c1"}"#,
+    );
+    let err = import_files(&g, &[&kb, &bad], &ImportOptions::default()).unwrap_err();
+    let want = format!(
+        "{}:1: beside triples, a JSON Lines file holds only schema records",
+        bad.display()
+    );
+    assert!(err.to_string().contains(&want), "{err}");
+    assert!(g.catalog().relation_id("plays_in_club").is_none());
 }

@@ -24,6 +24,8 @@ pub enum Statement {
     DeclareRelation(DeclareRelation),
     /// `CREATE INDEX ON Label(property)`
     CreateIndex(CreateIndex),
+    /// `ANNOTATE LABEL|RELATION|PROPERTY name [DESCRIPTION "…"] [ALIASES ("…", …)]`
+    Annotate(Annotate),
     /// `UPSERT Label "key" [SET p = v, …] [DESCRIPTION "text"]`
     Upsert(Upsert),
     /// `ADD EDGE Label "key" -[REL]-> Label "key" [SET p = v, …] [WEIGHT w]`
@@ -47,6 +49,7 @@ impl Statement {
             Statement::Describe(s) => s.span,
             Statement::DeclareRelation(s) => s.span,
             Statement::CreateIndex(s) => s.span,
+            Statement::Annotate(s) => s.span,
             Statement::Upsert(s) => s.span,
             Statement::AddEdge(s) => s.span,
             Statement::RemoveEdge(s) => s.span,
@@ -57,13 +60,15 @@ impl Statement {
 }
 
 /// `EXPLORE "goal" [FROM …] [VIA …] [TARGET …] [WHERE …] [SCORE …] [BEAM n] [DEPTH n] [BUDGET n]
-/// [FANOUT n] [UNTIL …] [RETURN …]`. Clauses may come in any order, each at most once.
+/// [FANOUT n] [UNTIL …] [RETURN …] [MEET …]`. Clauses may come in any order, each at most once.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Explore {
     pub span: Span,
     pub goal: StrLit,
     pub from: Option<FromClause>,
     pub via: Option<ViaClause>,
+    /// Further constraints the results must also meet (an intersection).
+    pub meet: Option<MeetClause>,
     pub target: Option<TargetClause>,
     pub filter: Option<WhereClause>,
     pub score: Option<ScoreClause>,
@@ -125,6 +130,26 @@ pub struct CreateIndex {
     pub span: Span,
     pub label: Name,
     pub property: Name,
+}
+
+/// `ANNOTATE LABEL|RELATION|PROPERTY name [DESCRIPTION "text"] [ALIASES ("a", …)]`: what a
+/// schema element means, in words the planner can match (at least one of the two parts).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Annotate {
+    pub span: Span,
+    pub kind: ElementKind,
+    pub name: Name,
+    pub description: Option<StrLit>,
+    /// `ALIASES ( … )`, possibly empty (which clears the aliases).
+    pub aliases: Option<Vec<StrLit>>,
+}
+
+/// What kind of schema element a name is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ElementKind {
+    Label,
+    Relation,
+    Property,
 }
 
 /// A node named by its label and external key: `Author "a9"`.
@@ -315,6 +340,22 @@ pub struct ViaClause {
     pub span: Span,
     pub mode: ViaMode,
     pub steps: Vec<RelStep>,
+}
+
+/// `MEET FROM … VIA … {AND FROM … VIA …}`: the results are the nodes the main `FROM`/`VIA`
+/// reaches that every side also reaches from its own entries through its own steps.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MeetClause {
+    pub span: Span,
+    pub sides: Vec<MeetSide>,
+}
+
+/// One side of a `MEET` clause: `FROM entry {, entry} VIA steps`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MeetSide {
+    pub span: Span,
+    pub from: FromClause,
+    pub via: ViaClause,
 }
 
 /// How the `VIA` steps are used.
@@ -532,6 +573,16 @@ impl Statement {
                 c.label.span = Span::DUMMY;
                 c.property.span = Span::DUMMY;
             }
+            Statement::Annotate(a) => {
+                a.span = Span::DUMMY;
+                clear_name(&mut a.name);
+                if let Some(d) = &mut a.description {
+                    d.span = Span::DUMMY;
+                }
+                for s in a.aliases.iter_mut().flatten() {
+                    s.span = Span::DUMMY;
+                }
+            }
             Statement::Upsert(u) => {
                 u.span = Span::DUMMY;
                 u.node.clear_spans();
@@ -610,36 +661,14 @@ impl Explore {
     fn clear_spans(&mut self) {
         self.span = Span::DUMMY;
         self.goal.span = Span::DUMMY;
-        if let Some(f) = &mut self.from {
-            f.span = Span::DUMMY;
-            for e in &mut f.entries {
-                e.span = Span::DUMMY;
-                match &mut e.kind {
-                    EntryKind::Search { text, label, top } => {
-                        text.span = Span::DUMMY;
-                        label.iter_mut().for_each(clear_name);
-                        top.iter_mut().for_each(clear_num);
-                    }
-                    EntryKind::Key { label, key } => {
-                        clear_name(label);
-                        key.span = Span::DUMMY;
-                    }
-                    EntryKind::Match { label, predicates } => {
-                        clear_name(label);
-                        predicates.iter_mut().for_each(clear_pred);
-                    }
-                    EntryKind::Id { .. } => {}
-                }
-            }
-        }
-        if let Some(v) = &mut self.via {
-            v.span = Span::DUMMY;
-            for s in &mut v.steps {
-                s.span = Span::DUMMY;
-                if let RelRef::Named(n) = &mut s.relation {
-                    clear_name(n);
-                }
-                s.weight.iter_mut().for_each(clear_num);
+        self.from.iter_mut().for_each(FromClause::clear_spans);
+        self.via.iter_mut().for_each(ViaClause::clear_spans);
+        if let Some(m) = &mut self.meet {
+            m.span = Span::DUMMY;
+            for side in &mut m.sides {
+                side.span = Span::DUMMY;
+                side.from.clear_spans();
+                side.via.clear_spans();
             }
         }
         if let Some(t) = &mut self.target {
@@ -676,6 +705,44 @@ impl Explore {
         if let Some(r) = &mut self.ret {
             r.span = Span::DUMMY;
             r.limit.iter_mut().for_each(clear_num);
+        }
+    }
+}
+
+impl FromClause {
+    fn clear_spans(&mut self) {
+        self.span = Span::DUMMY;
+        for e in &mut self.entries {
+            e.span = Span::DUMMY;
+            match &mut e.kind {
+                EntryKind::Search { text, label, top } => {
+                    text.span = Span::DUMMY;
+                    label.iter_mut().for_each(clear_name);
+                    top.iter_mut().for_each(clear_num);
+                }
+                EntryKind::Key { label, key } => {
+                    clear_name(label);
+                    key.span = Span::DUMMY;
+                }
+                EntryKind::Match { label, predicates } => {
+                    clear_name(label);
+                    predicates.iter_mut().for_each(clear_pred);
+                }
+                EntryKind::Id { .. } => {}
+            }
+        }
+    }
+}
+
+impl ViaClause {
+    fn clear_spans(&mut self) {
+        self.span = Span::DUMMY;
+        for s in &mut self.steps {
+            s.span = Span::DUMMY;
+            if let RelRef::Named(n) = &mut s.relation {
+                clear_name(n);
+            }
+            s.weight.iter_mut().for_each(clear_num);
         }
     }
 }

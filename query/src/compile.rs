@@ -5,6 +5,7 @@ use crate::catalog::Catalog;
 use crate::error::{nearest, ErrorKind, NameKind, QueryError};
 use crate::limits::*;
 use crate::plan::*;
+use crate::printer::str_lit;
 use crate::span::Span;
 use cairn_storage_format::{NodeId, PropKeyId, Value};
 use std::collections::HashMap;
@@ -199,6 +200,7 @@ impl Compiler<'_> {
                 label: self.label(&c.label)?,
                 property: self.property(&c.property)?,
             },
+            Statement::Annotate(a) => self.annotate(a)?,
             Statement::Upsert(u) => Compiled::Mutation(Mutation::Upsert {
                 label: NewName {
                     name: u.node.label.text.clone(),
@@ -233,6 +235,41 @@ impl Compiler<'_> {
                 TransactionKind::Savepoint(n) => TransactionControl::Savepoint(n.text.clone()),
                 TransactionKind::RollbackTo(n) => TransactionControl::RollbackTo(n.text.clone()),
             }),
+        })
+    }
+
+    /// `ANNOTATE`: the element must exist; aliases are not empty and not listed twice
+    /// (case-insensitively: the planner matches words without case).
+    fn annotate(&self, a: &Annotate) -> R<Compiled> {
+        let element = match a.kind {
+            ElementKind::Label => ElementRef::Label(self.label(&a.name)?),
+            ElementKind::Relation => ElementRef::Relation(self.relation(&a.name)?),
+            ElementKind::Property => ElementRef::Property(self.property(&a.name)?),
+        };
+        let aliases = match &a.aliases {
+            None => None,
+            Some(list) => {
+                let mut seen: HashMap<String, Span> = HashMap::new();
+                let mut out = Vec::with_capacity(list.len());
+                for s in list {
+                    let text = not_empty(s, "an alias")?;
+                    if let Some(&first) = seen.get(&text.to_lowercase()) {
+                        return err(ErrorKind::Duplicate {
+                            span: s.span,
+                            first,
+                            item: format!("alias {}", str_lit(&text)),
+                        });
+                    }
+                    seen.insert(text.to_lowercase(), s.span);
+                    out.push(text);
+                }
+                Some(out)
+            }
+        };
+        Ok(Compiled::Annotate {
+            element,
+            description: a.description.as_ref().map(|d| d.value.clone()),
+            aliases,
         })
     }
 
@@ -346,6 +383,24 @@ impl Compiler<'_> {
         })
     }
 
+    /// The `MEET` sides, each resolved like the main `FROM` and `VIA`.
+    fn meet(&self, m: &MeetClause) -> R<Vec<MeetPlan>> {
+        m.sides
+            .iter()
+            .map(|side| {
+                Ok(MeetPlan {
+                    entries: side
+                        .from
+                        .entries
+                        .iter()
+                        .map(|x| self.entry(x))
+                        .collect::<R<_>>()?,
+                    via: self.via(&side.via)?,
+                })
+            })
+            .collect()
+    }
+
     fn score(&self, s: &ScoreClause) -> R<ScoreWeights> {
         let mut w = ScoreWeights {
             semantic: 0.0,
@@ -448,6 +503,10 @@ impl Compiler<'_> {
                 }],
             },
         };
+        let meet = match &e.meet {
+            Some(m) => self.meet(m)?,
+            None => Vec::new(),
+        };
         let mut targets = Vec::new();
         if let Some(t) = &e.target {
             let mut seen: HashMap<u32, Span> = HashMap::new();
@@ -531,6 +590,7 @@ impl Compiler<'_> {
             goal,
             entries,
             via,
+            meet,
             targets,
             filters,
             score,

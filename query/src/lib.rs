@@ -47,8 +47,8 @@ pub use error::{ErrorKind, NameKind, QueryError};
 pub use lexer::{split, split_statements, Open, Split};
 pub use parser::{parse, parse_script};
 pub use plan::{
-    Compiled, EntryPlan, Filter, Mutation, NewName, NodeAt, Plan, ScoreWeights, StepPlan,
-    StopCondition, TransactionControl, ViaPlan,
+    Compiled, ElementRef, EntryPlan, Filter, MeetPlan, Mutation, NewName, NodeAt, Plan,
+    ScoreWeights, StepPlan, StopCondition, TransactionControl, ViaPlan,
 };
 pub use printer::print;
 pub use span::Span;

@@ -30,8 +30,8 @@ use std::cell::{Cell, RefCell};
 /// Compared case-insensitively.
 pub const RESERVED: &[&str] = &[
     "AND", "ANY", "ASK", "BEAM", "BUDGET", "CREATE", "DEPTH", "DESCRIBE", "EXPLAIN", "EXPLORE",
-    "FALSE", "FANOUT", "FROM", "IN", "INDEX", "LIMIT", "NULL", "ON", "OR", "RELATION", "RETURN",
-    "SCORE", "SEARCH", "SHOW", "TARGET", "TOP", "TRUE", "UNDER", "UNTIL", "VIA", "WHERE",
+    "FALSE", "FANOUT", "FROM", "IN", "INDEX", "LIMIT", "MEET", "NULL", "ON", "OR", "RELATION",
+    "RETURN", "SCORE", "SEARCH", "SHOW", "TARGET", "TOP", "TRUE", "UNDER", "UNTIL", "VIA", "WHERE",
 ];
 
 /// Whether `w` is a reserved word.
@@ -674,6 +674,7 @@ fn inner_statement(i: In<'_>) -> PResult<'_, Statement> {
         describe,
         declare_relation,
         create_index,
+        annotate,
         upsert,
         add_edge,
         remove,
@@ -751,6 +752,50 @@ fn create_index(i: In<'_>) -> PResult<'_, Statement> {
             property,
         }),
     ))
+}
+
+/// `ANNOTATE LABEL|RELATION|PROPERTY name [DESCRIPTION "…"] [ALIASES ("…", …)]`, at least one
+/// of the two parts.
+fn annotate(i: In<'_>) -> PResult<'_, Statement> {
+    let (i, k) = kw("ANNOTATE")(i)?;
+    let (i, kind) = alt((
+        map(kw("LABEL"), |_| ElementKind::Label),
+        map(kw("RELATION"), |_| ElementKind::Relation),
+        map(kw("PROPERTY"), |_| ElementKind::Property),
+    ))(i)?;
+    let (i, name) = name(match kind {
+        ElementKind::Label => "a label name",
+        ElementKind::Relation => "a relation name",
+        ElementKind::Property => "a property name",
+    })(i)?;
+    let (i, description) = opt(preceded(
+        kw("DESCRIPTION"),
+        string_lit("the description, a string"),
+    ))(i)?;
+    let (i, aliases) = opt(preceded(kw("ALIASES"), alias_list))(i)?;
+    if description.is_none() && aliases.is_none() {
+        // Neither part: say both were expected here.
+        return backtrack(i, Expect::Keyword("ALIASES"));
+    }
+    let span = since(k, &i);
+    Ok((
+        i,
+        Statement::Annotate(Annotate {
+            span,
+            kind,
+            name,
+            description,
+            aliases,
+        }),
+    ))
+}
+
+/// `( ["alias" {, "alias"}] )`
+fn alias_list(i: In<'_>) -> PResult<'_, Vec<StrLit>> {
+    let (i, _) = sym("(")(i)?;
+    let (i, items) = opt(separated_list1(sym(","), string_lit("an alias, a string")))(i)?;
+    let (i, _) = sym(")")(i)?;
+    Ok((i, items.unwrap_or_default()))
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -894,6 +939,7 @@ fn transaction(i: In<'_>) -> PResult<'_, Statement> {
 enum Clause {
     From(FromClause),
     Via(ViaClause),
+    Meet(MeetClause),
     Target(TargetClause),
     Where(WhereClause),
     Score(ScoreClause),
@@ -914,6 +960,7 @@ fn explore(i: In<'_>) -> PResult<'_, Explore> {
         goal,
         from: None,
         via: None,
+        meet: None,
         target: None,
         filter: None,
         score: None,
@@ -953,6 +1000,7 @@ fn explore(i: In<'_>) -> PResult<'_, Explore> {
         match clause {
             Clause::From(c) => put(&mut ex.from, c, "FROM", |c| c.span)?,
             Clause::Via(c) => put(&mut ex.via, c, "VIA", |c| c.span)?,
+            Clause::Meet(c) => put(&mut ex.meet, c, "MEET", |c| c.span)?,
             Clause::Target(c) => put(&mut ex.target, c, "TARGET", |c| c.span)?,
             Clause::Where(c) => put(&mut ex.filter, c, "WHERE", |c| c.span)?,
             Clause::Score(c) => put(&mut ex.score, c, "SCORE", |c| c.span)?,
@@ -969,9 +1017,9 @@ fn explore(i: In<'_>) -> PResult<'_, Explore> {
 }
 
 /// The clause keywords, in the order they are reported when none matches.
-const CLAUSES: [&str; 11] = [
-    "FROM", "VIA", "TARGET", "WHERE", "SCORE", "BEAM", "DEPTH", "BUDGET", "FANOUT", "UNTIL",
-    "RETURN",
+const CLAUSES: [&str; 12] = [
+    "FROM", "VIA", "MEET", "TARGET", "WHERE", "SCORE", "BEAM", "DEPTH", "BUDGET", "FANOUT",
+    "UNTIL", "RETURN",
 ];
 
 fn clause(i: In<'_>) -> PResult<'_, Clause> {
@@ -990,6 +1038,7 @@ fn clause(i: In<'_>) -> PResult<'_, Clause> {
     match *k {
         "FROM" => map(from_clause, Clause::From)(j),
         "VIA" => map(via_clause, Clause::Via)(j),
+        "MEET" => map(meet_clause, Clause::Meet)(j),
         "TARGET" => map(target_clause, Clause::Target)(j),
         "WHERE" => map(where_clause, Clause::Where)(j),
         "SCORE" => map(score_clause, Clause::Score)(j),
@@ -1152,6 +1201,33 @@ fn via_clause(i: In<'_>) -> PResult<'_, ViaClause> {
             span: since(k, &i),
             mode: mode.map_or(ViaMode::Set, |m| m.0),
             steps,
+        },
+    ))
+}
+
+/// `MEET side {AND side}`; kept apart from the other clauses (it reuses `FROM` and `VIA`).
+fn meet_clause(i: In<'_>) -> PResult<'_, MeetClause> {
+    let (i, k) = kw("MEET")(i)?;
+    let (i, sides) = separated_list1(kw("AND"), meet_side)(i)?;
+    Ok((
+        i,
+        MeetClause {
+            span: since(k, &i),
+            sides,
+        },
+    ))
+}
+
+/// `FROM entry {, entry} VIA steps`: both are required on a side.
+fn meet_side(i: In<'_>) -> PResult<'_, MeetSide> {
+    let (i, from) = from_clause(i)?;
+    let (i, via) = via_clause(i)?;
+    Ok((
+        i,
+        MeetSide {
+            span: from.span.to(via.span),
+            from,
+            via,
         },
     ))
 }

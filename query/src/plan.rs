@@ -2,7 +2,10 @@
 //! name resolved to a catalog id.
 
 use crate::ast::{CmpOp, Direction, ReturnKind, ShowWhat, ViaMode};
-use crate::printer::{name, str_lit, write_float, write_set, write_value};
+use crate::printer::{
+    meet_side_start, name, str_lit, via_sep, write_aliases, write_float, write_sep, write_set,
+    write_value,
+};
 use cairn_storage_format::{LabelId, NodeId, PropKeyId, RelId, Value};
 use std::fmt::{self, Display, Formatter};
 use std::time::Duration;
@@ -52,6 +55,11 @@ pub struct Plan {
     pub entries: Vec<EntryPlan>,
     /// Relations that may be followed. Default: `ANY` (every relation, both directions, weight 1).
     pub via: ViaPlan,
+    /// `MEET` sides. Empty (the default): a beam search. Otherwise the plan is an intersection:
+    /// the main side (`entries`, `via`) and every side are walked exhaustively within `depth`,
+    /// `budget`, `fanout` and the time cap, and the results are the nodes all of them reach
+    /// (never an entry of any side) that pass `targets` and `filters`.
+    pub meet: Vec<MeetPlan>,
     /// Labels whose nodes count as results. Empty (the default) means every label.
     pub targets: Vec<LabelRef>,
     /// Conditions every result must meet (all of them). Default: none.
@@ -96,6 +104,13 @@ pub enum EntryPlan {
     },
     /// A node by internal id.
     Node(NodeId),
+}
+
+/// One `MEET` side: its own entries and relation steps.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MeetPlan {
+    pub entries: Vec<EntryPlan>,
+    pub via: ViaPlan,
 }
 
 /// Relations that may be followed.
@@ -198,10 +213,24 @@ pub enum Compiled {
         label: LabelRef,
         property: PropertyRef,
     },
+    /// Set a schema element's description and/or aliases (`None`: keep; empty: clear).
+    Annotate {
+        element: ElementRef,
+        description: Option<String>,
+        aliases: Option<Vec<String>>,
+    },
     /// Change data: a node or an edge.
     Mutation(Mutation),
     /// Begin, end or roll back (part of) a transaction.
     Transaction(TransactionControl),
+}
+
+/// A resolved schema element.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum ElementRef {
+    Label(LabelRef),
+    Relation(RelationRef),
+    Property(PropertyRef),
 }
 
 /// A name a data statement may create: its id when the catalog has it, `None` when the statement
@@ -292,13 +321,7 @@ impl Display for Filter {
 }
 
 fn write_filters(f: &mut Formatter<'_>, filters: &[Filter]) -> fmt::Result {
-    for (k, p) in filters.iter().enumerate() {
-        if k > 0 {
-            f.write_str(" AND ")?;
-        }
-        write!(f, "{p}")?;
-    }
-    Ok(())
+    write_sep(f, filters, " AND ")
 }
 
 impl Display for EntryPlan {
@@ -386,37 +409,33 @@ impl Display for StopCondition {
     }
 }
 
+fn write_entry_plans(f: &mut Formatter<'_>, entries: &[EntryPlan]) -> fmt::Result {
+    write_sep(f, entries, ", ")
+}
+
+impl Display for ViaPlan {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        write_sep(f, &self.steps, via_sep(self.mode))
+    }
+}
+
 impl Display for Plan {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
         write!(f, "EXPLORE {}", str_lit(&self.goal))?;
         f.write_str("\n  FROM ")?;
-        for (k, e) in self.entries.iter().enumerate() {
-            if k > 0 {
-                f.write_str(", ")?;
-            }
-            write!(f, "{e}")?;
-        }
+        write_entry_plans(f, &self.entries)?;
         f.write_str("\n  VIA ")?;
-        let sep = match self.via.mode {
-            ViaMode::Set => ", ",
-            ViaMode::Path => " -> ",
-        };
-        for (k, s) in self.via.steps.iter().enumerate() {
-            if k > 0 {
-                f.write_str(sep)?;
-            }
-            write!(f, "{s}")?;
+        write!(f, "{}", self.via)?;
+        for (k, side) in self.meet.iter().enumerate() {
+            f.write_str(meet_side_start(k))?;
+            write_entry_plans(f, &side.entries)?;
+            write!(f, " VIA {}", side.via)?;
         }
         if self.targets.is_empty() {
             f.write_str("\n  -- TARGET: every label")?;
         } else {
             f.write_str("\n  TARGET ")?;
-            for (k, l) in self.targets.iter().enumerate() {
-                if k > 0 {
-                    f.write_str(", ")?;
-                }
-                write!(f, "{}", name(&l.name))?;
-            }
+            write_sep(f, self.targets.iter().map(|l| name(&l.name)), ", ")?;
         }
         if self.filters.is_empty() {
             f.write_str("\n  -- WHERE: no filter")?;
@@ -462,6 +481,25 @@ impl Display for Compiled {
                 name(&label.name),
                 name(&property.name)
             ),
+            Compiled::Annotate {
+                element,
+                description,
+                aliases,
+            } => {
+                let (kind, n) = match element {
+                    ElementRef::Label(l) => ("LABEL", &l.name),
+                    ElementRef::Relation(r) => ("RELATION", &r.name),
+                    ElementRef::Property(p) => ("PROPERTY", &p.name),
+                };
+                write!(f, "ANNOTATE {kind} {}", name(n))?;
+                if let Some(d) = description {
+                    write!(f, " DESCRIPTION {}", str_lit(d))?;
+                }
+                if let Some(a) = aliases {
+                    write_aliases(f, a.iter().map(String::as_str))?;
+                }
+                Ok(())
+            }
             Compiled::Mutation(m) => write!(f, "{m}"),
             Compiled::Transaction(t) => write!(f, "{t}"),
         }

@@ -1,7 +1,7 @@
 //! The canonical pretty-printer.
 //!
 //! Canonical form: keywords in upper case, condition and score words in lower case, one clause per
-//! line in the order FROM, VIA, TARGET, WHERE, SCORE, BEAM, DEPTH, BUDGET, FANOUT, UNTIL, RETURN,
+//! line in the order FROM, VIA, MEET, TARGET, WHERE, SCORE, BEAM, DEPTH, BUDGET, FANOUT, UNTIL, RETURN,
 //! names backquoted only when they must be, strings with minimal escapes. Parsing the output gives
 //! back the same tree (spans aside).
 
@@ -149,14 +149,23 @@ impl Display for Predicate {
     }
 }
 
-fn write_preds(f: &mut Formatter<'_>, preds: &[Predicate]) -> fmt::Result {
-    for (k, p) in preds.iter().enumerate() {
+/// Writes `items` separated by `sep` (every list of the canonical form and the plan's).
+pub(crate) fn write_sep<T: Display>(
+    f: &mut impl Write,
+    items: impl IntoIterator<Item = T>,
+    sep: &str,
+) -> fmt::Result {
+    for (k, item) in items.into_iter().enumerate() {
         if k > 0 {
-            f.write_str(" AND ")?;
+            f.write_str(sep)?;
         }
-        write!(f, "{p}")?;
+        write!(f, "{item}")?;
     }
     Ok(())
+}
+
+fn write_preds(f: &mut Formatter<'_>, preds: &[Predicate]) -> fmt::Result {
+    write_sep(f, preds, " AND ")
 }
 
 impl Display for Entry {
@@ -273,39 +282,53 @@ fn write_chain(
     Ok(())
 }
 
+fn write_entries(f: &mut Formatter<'_>, entries: &[Entry]) -> fmt::Result {
+    write_sep(f, entries, ", ")
+}
+
+/// The separator of a `VIA` clause's steps.
+pub(crate) fn via_sep(mode: ViaMode) -> &'static str {
+    match mode {
+        ViaMode::Set => ", ",
+        ViaMode::Path => " -> ",
+    }
+}
+
+/// What starts the `k`-th side of a `MEET` clause on its own line.
+pub(crate) fn meet_side_start(k: usize) -> &'static str {
+    if k == 0 {
+        "\n  MEET FROM "
+    } else {
+        "\n    AND FROM "
+    }
+}
+
+fn write_via(f: &mut Formatter<'_>, c: &ViaClause) -> fmt::Result {
+    write_sep(f, &c.steps, via_sep(c.mode))
+}
+
 impl Display for Explore {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
         write!(f, "EXPLORE {}", self.goal)?;
         if let Some(c) = &self.from {
             f.write_str("\n  FROM ")?;
-            for (k, e) in c.entries.iter().enumerate() {
-                if k > 0 {
-                    f.write_str(", ")?;
-                }
-                write!(f, "{e}")?;
-            }
+            write_entries(f, &c.entries)?;
         }
         if let Some(c) = &self.via {
             f.write_str("\n  VIA ")?;
-            let sep = match c.mode {
-                ViaMode::Set => ", ",
-                ViaMode::Path => " -> ",
-            };
-            for (k, s) in c.steps.iter().enumerate() {
-                if k > 0 {
-                    f.write_str(sep)?;
-                }
-                write!(f, "{s}")?;
+            write_via(f, c)?;
+        }
+        if let Some(c) = &self.meet {
+            for (k, side) in c.sides.iter().enumerate() {
+                f.write_str(meet_side_start(k))?;
+                write_entries(f, &side.from.entries)?;
+                f.write_str(" VIA ")?;
+                write_via(f, &side.via)?;
             }
         }
         if let Some(c) = &self.target {
             f.write_str("\n  TARGET ")?;
-            for (k, l) in c.labels.iter().enumerate() {
-                if k > 0 {
-                    f.write_str(", ")?;
-                }
-                write!(f, "{l}")?;
-            }
+            write_sep(f, &c.labels, ", ")?;
         }
         if let Some(c) = &self.filter {
             f.write_str("\n  WHERE ")?;
@@ -361,6 +384,16 @@ impl Display for Statement {
             Statement::CreateIndex(c) => {
                 write!(f, "CREATE INDEX ON {}({})", c.label, c.property)
             }
+            Statement::Annotate(a) => {
+                write!(f, "ANNOTATE {} {}", a.kind, a.name)?;
+                if let Some(d) = &a.description {
+                    write!(f, " DESCRIPTION {d}")?;
+                }
+                if let Some(al) = &a.aliases {
+                    write_aliases(f, al.iter().map(|s| s.value.as_str()))?;
+                }
+                Ok(())
+            }
             Statement::Upsert(u) => {
                 write!(f, "UPSERT {}", u.node)?;
                 write_set(
@@ -410,6 +443,26 @@ impl Display for EdgeRef {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
         write!(f, "{} -[{}]-> {}", self.from, self.relation, self.to)
     }
+}
+
+impl Display for ElementKind {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            ElementKind::Label => "LABEL",
+            ElementKind::Relation => "RELATION",
+            ElementKind::Property => "PROPERTY",
+        })
+    }
+}
+
+/// Writes ` ALIASES ("a", …)`; shared with the compiled form's printer.
+pub fn write_aliases<'v>(
+    f: &mut impl Write,
+    aliases: impl IntoIterator<Item = &'v str>,
+) -> fmt::Result {
+    f.write_str(" ALIASES (")?;
+    write_sep(f, aliases.into_iter().map(S), ", ")?;
+    f.write_char(')')
 }
 
 /// Writes ` SET p = v, …` (nothing for no assignments); shared with the compiled form's printer.

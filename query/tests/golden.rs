@@ -57,6 +57,7 @@ fn features(stmt: &Statement, out: &mut BTreeSet<String>) {
             let clauses = [
                 ("FROM", e.from.is_some()),
                 ("VIA", e.via.is_some()),
+                ("MEET", e.meet.is_some()),
                 ("TARGET", e.target.is_some()),
                 ("WHERE", e.filter.is_some()),
                 ("SCORE", e.score.is_some()),
@@ -123,6 +124,9 @@ fn features(stmt: &Statement, out: &mut BTreeSet<String>) {
         }
         Statement::CreateIndex(_) => {
             out.insert("CREATE INDEX".into());
+        }
+        Statement::Annotate(a) => {
+            out.insert(format!("ANNOTATE {}", a.kind));
         }
         Statement::Upsert(u) => {
             out.insert("UPSERT".into());
@@ -294,6 +298,9 @@ fn golden() {
         "DESCRIBE",
         "RELATION UNDER",
         "CREATE INDEX",
+        "ANNOTATE LABEL",
+        "ANNOTATE RELATION",
+        "ANNOTATE PROPERTY",
         "UPSERT",
         "UPSERT SET",
         "UPSERT DESCRIPTION",
@@ -309,6 +316,7 @@ fn golden() {
         "ROLLBACK TO",
         "clause FROM",
         "clause VIA",
+        "clause MEET",
         "clause TARGET",
         "clause WHERE",
         "clause SCORE",

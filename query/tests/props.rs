@@ -196,6 +196,10 @@ prop_compose! {
         goal in str_lit(),
         from in prop::option::of(prop::collection::vec(entry(), 1..4)),
         via in prop::option::of(via()),
+        meet in prop::option::of(prop::collection::vec(
+            (prop::collection::vec(entry(), 1..3), via()),
+            1..3,
+        )),
         target in prop::option::of(prop::collection::vec(name(), 1..4)),
         filter in prop::option::of(prop::collection::vec(predicate(true), 1..4)),
         score in prop::option::of(prop::collection::vec(
@@ -224,6 +228,17 @@ prop_compose! {
             goal,
             from: from.map(|entries| FromClause { span: D, entries }),
             via,
+            meet: meet.map(|sides| MeetClause {
+                span: D,
+                sides: sides
+                    .into_iter()
+                    .map(|(entries, via)| MeetSide {
+                        span: D,
+                        from: FromClause { span: D, entries },
+                        via,
+                    })
+                    .collect(),
+            }),
             target: target.map(|labels| TargetClause { span: D, labels }),
             filter: filter.map(|predicates| WhereClause { span: D, predicates }),
             score: score.map(|terms| ScoreClause {
@@ -321,6 +336,16 @@ fn inner_statement() -> impl Strategy<Value = Statement> {
         1 => (name(), name()).prop_map(|(label, property)| {
             Statement::CreateIndex(CreateIndex { span: D, label, property })
         }),
+        1 => (
+            prop::sample::select(vec![ElementKind::Label, ElementKind::Relation, ElementKind::Property]),
+            name(),
+            prop::option::of(str_lit()),
+            prop::option::of(prop::collection::vec(str_lit(), 0..3)),
+        )
+            .prop_filter("one part at least", |(_, _, d, a)| d.is_some() || a.is_some())
+            .prop_map(|(kind, name, description, aliases)| {
+                Statement::Annotate(Annotate { span: D, kind, name, description, aliases })
+            }),
         3 => data_statement().boxed(),
     ]
 }

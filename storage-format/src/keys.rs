@@ -255,15 +255,19 @@ pub enum MetaKey {
     /// `commits`: the number of commits so far, u64 BE; written in the batch of every commit, so
     /// a structure derived from the graph can tell whether it is current by comparing counters.
     Commits,
+    /// `annotations`: the descriptions and aliases of labels, relations and properties
+    /// (`AnnotationsRecord`); absent means none. Written in the batch that rewrites the catalog.
+    Annotations,
 }
 
 impl MetaKey {
-    pub const ALL: [MetaKey; 5] = [
+    pub const ALL: [MetaKey; 6] = [
         MetaKey::Format,
         MetaKey::Catalog,
         MetaKey::NextNodeId,
         MetaKey::ImportPending,
         MetaKey::Commits,
+        MetaKey::Annotations,
     ];
 
     pub fn encode(&self) -> &'static [u8] {
@@ -273,6 +277,7 @@ impl MetaKey {
             MetaKey::NextNodeId => b"next_node_id",
             MetaKey::ImportPending => b"import_pending",
             MetaKey::Commits => b"commits",
+            MetaKey::Annotations => b"annotations",
         }
     }
 

@@ -15,7 +15,7 @@ pub use error::FormatError;
 pub use ids::{LabelId, NodeId, PropKeyId, RelId};
 pub use keys::{ExternalKey, InEdgeKey, MetaKey, NodeKey, OutEdgeKey, PropIndexKey};
 pub use records::{
-    CatalogRecord, Degree, EdgeProps, EmbedderDef, IndexDef, NodeRecord, RelationDef,
-    FORMAT_VERSION,
+    Annotation, AnnotationsRecord, CatalogRecord, Degree, EdgeProps, EmbedderDef, IndexDef,
+    NodeRecord, RelationDef, FORMAT_VERSION,
 };
 pub use value::Value;

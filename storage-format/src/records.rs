@@ -113,6 +113,40 @@ impl CatalogRecord {
     }
 }
 
+/// What a user said about a label, relation or property: a description and other names for it
+/// (`ANNOTATE …`, or an import's schema record). The planner reads both as words for the element.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Annotation {
+    pub description: Option<String>,
+    pub aliases: Vec<String>,
+}
+
+impl Annotation {
+    /// Nothing said: such an annotation is not stored.
+    pub fn is_empty(&self) -> bool {
+        self.description.is_none() && self.aliases.is_empty()
+    }
+}
+
+/// Value of `meta/annotations`: the annotations of schema elements, each list sorted by id.
+/// A separate key beside `meta/catalog` (and written in the same batch), so that databases
+/// written before annotations existed read as having none, with no format change.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AnnotationsRecord {
+    pub labels: Vec<(LabelId, Annotation)>,
+    pub relations: Vec<(RelId, Annotation)>,
+    pub props: Vec<(PropKeyId, Annotation)>,
+}
+
+impl AnnotationsRecord {
+    pub fn encode(&self) -> Vec<u8> {
+        codec::encode(self)
+    }
+    pub fn decode(bytes: &[u8]) -> Result<Self, FormatError> {
+        codec::decode(bytes)
+    }
+}
+
 /// Value of the `degree` column family, and the merge operand that updates it.
 ///
 /// ```text

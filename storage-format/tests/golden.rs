@@ -94,6 +94,7 @@ fn golden_meta_keys() {
     assert_eq!(MetaKey::NextNodeId.encode(), b"next_node_id");
     assert_eq!(MetaKey::ImportPending.encode(), b"import_pending");
     assert_eq!(MetaKey::Commits.encode(), b"commits");
+    assert_eq!(MetaKey::Annotations.encode(), b"annotations");
     assert_eq!(
         hex(&records::encode_id_range(1, 258)),
         "00 00 00 00 00 00 00 01 00 00 00 00 00 00 01 02"
@@ -167,6 +168,26 @@ fn golden_catalog_record() {
         hex(&c.encode()),
         "01 01 01 41 01 01 52 00 01 00 00 01 01 70 01 00 00 01 01 65 04"
     );
+}
+
+#[test]
+fn golden_annotations_record() {
+    let a = AnnotationsRecord {
+        labels: vec![],
+        relations: vec![(
+            RelId(2),
+            Annotation {
+                description: Some("d".into()),
+                aliases: vec!["x".into(), "yz".into()],
+            },
+        )],
+        props: vec![],
+    };
+    assert_eq!(
+        hex(&a.encode()),
+        "01 00 01 02 01 01 64 02 01 78 02 79 7a 00"
+    );
+    assert_eq!(AnnotationsRecord::decode(&a.encode()).unwrap(), a);
 }
 
 #[test]

@@ -336,7 +336,9 @@ impl<'g> BulkLoad<'g> {
     pub fn commit(mut self, catalog: Catalog, next_node_id: u64) -> Result<Option<Arc<ChangeSet>>> {
         let mut changes = std::mem::take(&mut self.changes);
         changes.imported = (next_node_id > self.first_new).then_some(self.first_new..next_node_id);
-        let catalog_changed = catalog.record() != self.graph.catalog().record();
+        let before = self.graph.catalog();
+        let catalog_changed =
+            catalog.record() != before.record() || catalog.annotations() != before.annotations();
         let c = Commit {
             batch: std::mem::take(&mut self.batch),
             catalog: catalog_changed.then_some(catalog),

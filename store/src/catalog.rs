@@ -4,7 +4,8 @@
 
 use crate::error::{EngineError, Result};
 use cairn_storage_format::{
-    CatalogRecord, EmbedderDef, IndexDef, LabelId, PropKeyId, RelId, RelationDef,
+    Annotation, AnnotationsRecord, CatalogRecord, EmbedderDef, IndexDef, LabelId, PropKeyId, RelId,
+    RelationDef,
 };
 use std::collections::HashMap;
 
@@ -12,9 +13,19 @@ use std::collections::HashMap;
 #[derive(Clone, Debug, Default)]
 pub struct Catalog {
     record: CatalogRecord,
+    /// Descriptions and aliases (persisted under their own meta key, in the catalog's batch).
+    annotations: AnnotationsRecord,
     labels: HashMap<String, LabelId>,
     relations: HashMap<String, RelId>,
     props: HashMap<String, PropKeyId>,
+}
+
+/// A label, relation type or property key: what an annotation is about.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Element {
+    Label(LabelId),
+    Relation(RelId),
+    Property(PropKeyId),
 }
 
 /// Upper bound on interned names of one kind; ids are u32 but a catalog this large means the
@@ -43,9 +54,35 @@ impl Catalog {
             .collect();
         Catalog {
             record,
+            annotations: AnnotationsRecord::default(),
             labels,
             relations,
             props,
+        }
+    }
+
+    /// The catalog with its persisted annotations.
+    pub(crate) fn with_annotations(mut self, annotations: AnnotationsRecord) -> Self {
+        self.annotations = annotations;
+        self
+    }
+
+    /// The persisted annotations.
+    pub fn annotations(&self) -> &AnnotationsRecord {
+        &self.annotations
+    }
+
+    /// What a user said about `element`, if anything.
+    pub fn annotation(&self, element: Element) -> Option<&Annotation> {
+        fn find<I: Ord>(list: &[(I, Annotation)], id: I) -> Option<&Annotation> {
+            list.binary_search_by(|(i, _)| i.cmp(&id))
+                .ok()
+                .map(|k| &list[k].1)
+        }
+        match element {
+            Element::Label(id) => find(&self.annotations.labels, id),
+            Element::Relation(id) => find(&self.annotations.relations, id),
+            Element::Property(id) => find(&self.annotations.props, id),
         }
     }
 
@@ -214,6 +251,60 @@ impl Catalog {
         }
         self.record.indexes.push(IndexDef { label, prop });
         true
+    }
+
+    /// Sets `element`'s description and/or aliases (each `None` keeps the old one; an empty
+    /// description or alias list clears it). The element must exist.
+    pub fn annotate(
+        &mut self,
+        element: Element,
+        description: Option<String>,
+        aliases: Option<Vec<String>>,
+    ) -> Result<()> {
+        fn slot<I: Ord + Copy>(list: &mut Vec<(I, Annotation)>, id: I) -> usize {
+            match list.binary_search_by(|(i, _)| i.cmp(&id)) {
+                Ok(k) => k,
+                Err(k) => {
+                    list.insert(k, (id, Annotation::default()));
+                    k
+                }
+            }
+        }
+        fn apply<I: Ord + Copy>(
+            list: &mut Vec<(I, Annotation)>,
+            id: I,
+            description: Option<String>,
+            aliases: Option<Vec<String>>,
+        ) {
+            let k = slot(list, id);
+            let a = &mut list[k].1;
+            if let Some(d) = description {
+                a.description = (!d.is_empty()).then_some(d);
+            }
+            if let Some(al) = aliases {
+                a.aliases = al;
+            }
+            if a.is_empty() {
+                list.remove(k);
+            }
+        }
+        let exists = match element {
+            Element::Label(id) => self.label_name(id).is_some(),
+            Element::Relation(id) => self.relation_name(id).is_some(),
+            Element::Property(id) => self.prop_name(id).is_some(),
+        };
+        if !exists {
+            return Err(EngineError::Invalid(format!(
+                "{element:?} is not in the catalog"
+            )));
+        }
+        let a = &mut self.annotations;
+        match element {
+            Element::Label(id) => apply(&mut a.labels, id, description, aliases),
+            Element::Relation(id) => apply(&mut a.relations, id, description, aliases),
+            Element::Property(id) => apply(&mut a.props, id, description, aliases),
+        }
+        Ok(())
     }
 
     /// Records which embedder made the vectors (the import checks a later one against it).

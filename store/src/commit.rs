@@ -71,6 +71,11 @@ pub(crate) fn commit(
     if let Some(catalog) = &c.catalog {
         c.batch
             .put_cf(meta, MetaKey::Catalog.encode(), catalog.record().encode());
+        c.batch.put_cf(
+            meta,
+            MetaKey::Annotations.encode(),
+            catalog.annotations().encode(),
+        );
     }
     if c.next_node_id != state.next_node_id {
         c.batch.put_cf(

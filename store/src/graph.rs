@@ -10,8 +10,8 @@ use crate::marker;
 use cairn_storage_format::keys::{edge_prefix, edge_rel_prefix};
 use cairn_storage_format::records::{decode_u64, decode_vector, decode_vector_into, encode_u64};
 use cairn_storage_format::{
-    CatalogRecord, Degree, EdgeProps, ExternalKey, LabelId, MetaKey, NodeId, NodeKey, NodeRecord,
-    OutEdgeKey, PropIndexKey, PropKeyId, RelId, Value, FORMAT_VERSION,
+    AnnotationsRecord, CatalogRecord, Degree, EdgeProps, ExternalKey, LabelId, MetaKey, NodeId,
+    NodeKey, NodeRecord, OutEdgeKey, PropIndexKey, PropKeyId, RelId, Value, FORMAT_VERSION,
 };
 use parking_lot::{Mutex, RwLock};
 use rocksdb::{ColumnFamily, ColumnFamilyDescriptor, DBPinnableSlice, Options, ReadOptions, DB};
@@ -137,6 +137,8 @@ pub struct Freshness {
 /// marker is present.
 struct Committed {
     catalog: CatalogRecord,
+    /// `meta/annotations` (absent in databases written before annotations: none).
+    annotations: AnnotationsRecord,
     next_node_id: u64,
     /// The commit counter (`meta/commits`; 0 in databases written before it existed).
     commits: u64,
@@ -280,7 +282,9 @@ impl Graph {
         Ok(Graph {
             db,
             path,
-            catalog: RwLock::new(Arc::new(Catalog::from_record(committed.catalog))),
+            catalog: RwLock::new(Arc::new(
+                Catalog::from_record(committed.catalog).with_annotations(committed.annotations),
+            )),
             writer: WriterSlot::new(WriterState {
                 next_node_id: committed.next_node_id,
                 commits: committed.commits,
@@ -349,7 +353,9 @@ impl Graph {
         secondary
             .import_pending
             .store(committed.import_pending, Ordering::SeqCst);
-        *self.catalog.write() = Arc::new(Catalog::from_record(committed.catalog));
+        *self.catalog.write() = Arc::new(
+            Catalog::from_record(committed.catalog).with_annotations(committed.annotations),
+        );
         self.commits.store(committed.commits, Ordering::SeqCst);
         self.cache.invalidate_all();
         Ok(true)
@@ -555,6 +561,12 @@ fn read_committed(db: &DB) -> Result<Committed> {
         Some(bytes) => CatalogRecord::decode(&bytes).map_err(EngineError::corrupt("catalog"))?,
         None => CatalogRecord::default(),
     };
+    let annotations = match db.get_cf(meta, MetaKey::Annotations.encode())? {
+        Some(bytes) => {
+            AnnotationsRecord::decode(&bytes).map_err(EngineError::corrupt("annotations"))?
+        }
+        None => AnnotationsRecord::default(),
+    };
     let next_node_id = match db.get_cf(meta, MetaKey::NextNodeId.encode())? {
         Some(bytes) => decode_u64(&bytes).map_err(EngineError::corrupt("node id counter"))?,
         None => 0,
@@ -568,6 +580,7 @@ fn read_committed(db: &DB) -> Result<Committed> {
         .is_some();
     Ok(Committed {
         catalog,
+        annotations,
         next_node_id,
         commits,
         import_pending,

@@ -32,7 +32,7 @@ mod marker;
 pub mod write;
 
 pub use bulk::{BulkLoad, Family, SstFile, SstFiles, SstSink};
-pub use catalog::Catalog;
+pub use catalog::{Catalog, Element};
 pub use changes::{ChangeSet, EdgeRef};
 pub use error::{EngineError, Result};
 pub use graph::{

@@ -289,6 +289,17 @@ impl<'g> Writer<'g> {
         self.catalog_mut().set_parent(rel, parent)
     }
 
+    /// Sets a label's, relation's or property's description and/or aliases (see
+    /// [`Catalog::annotate`]); committed with the batch, like any catalog change.
+    pub fn annotate(
+        &mut self,
+        element: crate::catalog::Element,
+        description: Option<String>,
+        aliases: Option<Vec<String>>,
+    ) -> Result<()> {
+        self.catalog_mut().annotate(element, description, aliases)
+    }
+
     /// Records which embedder produced the database's vectors.
     pub fn set_embedder(&mut self, def: Option<cairn_storage_format::EmbedderDef>) {
         self.catalog_mut().set_embedder(def);

@@ -598,3 +598,45 @@ fn cache_never_serves_a_stale_record() {
     }
     reader.join().unwrap();
 }
+
+#[test]
+fn annotations_commit_with_the_batch_and_roll_back_with_it() {
+    use cairn_store::Element;
+    let dir = tempfile::tempdir().unwrap();
+    let g = open(dir.path());
+    let mut w = g.writer().unwrap();
+    w.upsert_node("Film", "f1", [("title", Value::from("Blue"))], None)
+        .unwrap();
+    let film = w.catalog().label_id("Film").unwrap();
+    w.annotate(Element::Label(film), Some("a movie".into()), None)
+        .unwrap();
+    // Not visible before the commit; a savepoint rolled back drops a later change.
+    assert!(g.catalog().annotation(Element::Label(film)).is_none());
+    let sp = w.savepoint();
+    w.annotate(Element::Label(film), None, Some(vec!["picture".into()]))
+        .unwrap();
+    w.rollback_to(sp).unwrap();
+    w.commit().unwrap();
+    let a = g
+        .catalog()
+        .annotation(Element::Label(film))
+        .cloned()
+        .unwrap();
+    assert_eq!(a.description.as_deref(), Some("a movie"));
+    assert!(a.aliases.is_empty());
+    // A dropped writer changes nothing; an unknown element is refused.
+    let mut w = g.writer().unwrap();
+    w.annotate(Element::Label(film), Some(String::new()), None)
+        .unwrap();
+    assert!(w
+        .annotate(
+            Element::Relation(cairn_storage_format::RelId(7)),
+            None,
+            Some(vec![])
+        )
+        .is_err());
+    drop(w);
+    drop(g);
+    let g = open(dir.path());
+    assert_eq!(g.catalog().annotation(Element::Label(film)), Some(&a));
+}

@@ -82,7 +82,9 @@ pub fn check_spans(stmt: &Statement, src: &str) {
             assert!(src[e.span.start..e.span.end]
                 .to_ascii_uppercase()
                 .starts_with("EXPLORE"));
-            for en in e.from.iter().flat_map(|f| &f.entries) {
+            let sides = e.meet.iter().flat_map(|m| &m.sides);
+            let froms = e.from.iter().chain(sides.clone().map(|s| &s.from));
+            for en in froms.flat_map(|f| &f.entries) {
                 match &en.kind {
                     EntryKind::Search { text, label, top } => {
                         string(text);
@@ -102,7 +104,12 @@ pub fn check_spans(stmt: &Statement, src: &str) {
                     }
                 }
             }
-            for st in e.via.iter().flat_map(|v| &v.steps) {
+            for st in e
+                .via
+                .iter()
+                .chain(sides.map(|s| &s.via))
+                .flat_map(|v| &v.steps)
+            {
                 if let RelRef::Named(n) = &st.relation {
                     name(n);
                 }
@@ -137,6 +144,11 @@ pub fn check_spans(stmt: &Statement, src: &str) {
         Statement::CreateIndex(c) => {
             name(&c.label);
             name(&c.property);
+        }
+        Statement::Annotate(a) => {
+            name(&a.name);
+            a.description.iter().for_each(string);
+            a.aliases.iter().flatten().for_each(string);
         }
         Statement::Upsert(u) => {
             node(&u.node);

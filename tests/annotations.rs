@@ -1,0 +1,161 @@
+//! Annotations through the library: `ANNOTATE` stores a description and aliases in the catalog
+//! (persisted, shown by `DESCRIBE`), and the planner reads them: on a graph whose relation names
+//! share no word with the questions (Wikidata-style ids), aliases make `ASK` follow the right
+//! relation. Real RocksDB in a temporary directory.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use cairn::{Cairn, CancelToken, Output};
+
+fn text(o: Output) -> String {
+    match o {
+        Output::Text(t) => t,
+        other => panic!("not text: {other:?}"),
+    }
+}
+
+fn exec(db: &Cairn, stmt: &str) -> String {
+    text(
+        db.execute(stmt, &CancelToken::default())
+            .unwrap_or_else(|e| panic!("{stmt}: {e}")),
+    )
+}
+
+/// Films with a director (`P57`) and cast (`P161`): names that say nothing in English.
+fn films(db: &Cairn) {
+    for (key, title) in [("f1", "Blue Harbor"), ("f2", "Red Dunes")] {
+        exec(db, &format!(r#"UPSERT Film "{key}" SET title = "{title}""#));
+    }
+    for (key, name) in [("p1", "Ada Vale"), ("p2", "Bo Chen"), ("p3", "Cy Moss")] {
+        exec(db, &format!(r#"UPSERT Person "{key}" SET name = "{name}""#));
+    }
+    for (f, rel, p) in [
+        ("f1", "P57", "p1"),
+        ("f2", "P57", "p1"),
+        ("f1", "P161", "p2"),
+        ("f1", "P161", "p3"),
+        ("f2", "P161", "p3"),
+    ] {
+        exec(
+            db,
+            &format!(r#"ADD EDGE Film "{f}" -[{rel}]-> Person "{p}""#),
+        );
+    }
+}
+
+/// The relation ASK follows for `question`, and the answer keys.
+fn asked(db: &Cairn, question: &str) -> (Vec<String>, Vec<String>) {
+    let o = db.ask(question, &CancelToken::default(), None).unwrap();
+    let rels = o.plan.path.iter().map(|s| s.relation.clone()).collect();
+    let mut keys = o.answer.values();
+    keys.sort();
+    (rels, keys)
+}
+
+#[test]
+fn aliases_make_ask_follow_the_relation_they_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = Cairn::open(dir.path()).unwrap();
+    films(&db);
+    let director = r#"Who is the director of "Blue Harbor"?"#;
+    let cast = r#"Who was in the cast of "Blue Harbor"?"#;
+    // Without words for the relations, both questions get the same plan: at most one is right.
+    let before = (asked(&db, director), asked(&db, cast));
+    assert_eq!(before.0 .0, before.1 .0, "{before:?}");
+
+    let out = exec(
+        &db,
+        r#"ANNOTATE RELATION P57 DESCRIPTION "the person who directed a film" ALIASES ("director", "directed by")"#,
+    );
+    assert_eq!(
+        out,
+        r#"ANNOTATE RELATION P57 DESCRIPTION "the person who directed a film" ALIASES ("director", "directed by")"#
+    );
+    exec(
+        &db,
+        r#"ANNOTATE RELATION P161 ALIASES ("cast member", "starring")"#,
+    );
+    assert_eq!(
+        asked(&db, director),
+        (vec!["P57".into()], vec!["p1".into()])
+    );
+    assert_eq!(
+        asked(&db, cast),
+        (vec!["P161".into()], vec!["p2".into(), "p3".into()])
+    );
+}
+
+#[test]
+fn annotations_persist_show_in_describe_and_can_be_cleared() {
+    let dir = tempfile::tempdir().unwrap();
+    {
+        let db = Cairn::open(dir.path()).unwrap();
+        films(&db);
+        exec(
+            &db,
+            r#"ANNOTATE LABEL Film DESCRIPTION "a motion picture" ALIASES ("movie")"#,
+        );
+        // Only the part given changes: the aliases stay.
+        exec(
+            &db,
+            r#"ANNOTATE LABEL Film DESCRIPTION "a motion\npicture""#,
+        );
+        exec(&db, r#"ANNOTATE PROPERTY title ALIASES ("called")"#);
+        exec(&db, r#"ANNOTATE RELATION P57 ALIASES ("director")"#);
+        // Refused inside a transaction, like the other schema statements; nothing changes.
+        let mut s = db.session();
+        s.execute_with("BEGIN", &CancelToken::default(), false)
+            .unwrap();
+        let err = s
+            .execute_with(
+                r#"ANNOTATE LABEL Person ALIASES ("human")"#,
+                &CancelToken::default(),
+                false,
+            )
+            .unwrap_err();
+        assert!(err.to_string().contains("ANNOTATE"), "{err}");
+    }
+    // A read-only handle sees the annotations and refuses to change them.
+    let reader = Cairn::open_read_only(dir.path()).unwrap();
+    assert!(exec(&reader, "DESCRIBE Film").contains("ALIASES (\"movie\")"));
+    let err = reader
+        .execute(
+            r#"ANNOTATE LABEL Film ALIASES ("film")"#,
+            &CancelToken::default(),
+        )
+        .unwrap_err();
+    assert!(
+        matches!(
+            err,
+            cairn::CairnError::Engine(cairn::EngineError::ReadOnly { .. })
+        ),
+        "{err}"
+    );
+    drop(reader);
+    let db = Cairn::open(dir.path()).unwrap();
+    let d = exec(&db, "DESCRIBE Film");
+    // The description's line end is escaped: data cannot add lines of its own.
+    assert!(
+        d.contains(r#"ANNOTATE LABEL Film DESCRIPTION "a motion\npicture" ALIASES ("movie")"#),
+        "{d}"
+    );
+    assert!(
+        d.contains(r#"ANNOTATE PROPERTY title ALIASES ("called")"#),
+        "{d}"
+    );
+    assert!(
+        d.contains(r#"ANNOTATE RELATION P57 ALIASES ("director")"#),
+        "{d}"
+    );
+    assert!(!d.contains("human"), "{d}");
+    exec(&db, r#"ANNOTATE LABEL Film DESCRIPTION "" ALIASES ()"#);
+    let d = exec(&db, "DESCRIBE Film");
+    assert!(!d.contains("ANNOTATE LABEL"), "{d}");
+    // Bad statements are caret errors and change nothing.
+    let err = db
+        .execute(
+            r#"ANNOTATE RELATION P58 ALIASES ("x")"#,
+            &CancelToken::default(),
+        )
+        .unwrap_err();
+    assert!(err.to_string().contains("P58"), "{err}");
+}
