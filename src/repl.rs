@@ -459,6 +459,7 @@ const CONTEXT_WORDS: &[&str] = &[
     "LABELS",
     "RELATIONS",
     "INDEXES",
+    "STRATEGIES",
     "sufficient",
     "found",
     "stale",

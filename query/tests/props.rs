@@ -363,6 +363,7 @@ const VOCAB: &[&str] = &[
     "LABELS",
     "RELATIONS",
     "INDEXES",
+    "STRATEGIES",
     "DESCRIBE",
     "RELATION",
     "UNDER",

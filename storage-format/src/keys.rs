@@ -255,15 +255,20 @@ pub enum MetaKey {
     /// `commits`: the number of commits so far, u64 BE; written in the batch of every commit, so
     /// a structure derived from the graph can tell whether it is current by comparing counters.
     Commits,
+    /// `strategies`: the question-answering strategy record (which plan shapes and phrase →
+    /// relation choices led to accepted and confirmed answers), opaque to the store; written by
+    /// the agents through the commit path, bounded in size by its writer.
+    Strategies,
 }
 
 impl MetaKey {
-    pub const ALL: [MetaKey; 5] = [
+    pub const ALL: [MetaKey; 6] = [
         MetaKey::Format,
         MetaKey::Catalog,
         MetaKey::NextNodeId,
         MetaKey::ImportPending,
         MetaKey::Commits,
+        MetaKey::Strategies,
     ];
 
     pub fn encode(&self) -> &'static [u8] {
@@ -273,6 +278,7 @@ impl MetaKey {
             MetaKey::NextNodeId => b"next_node_id",
             MetaKey::ImportPending => b"import_pending",
             MetaKey::Commits => b"commits",
+            MetaKey::Strategies => b"strategies",
         }
     }
 
