@@ -375,7 +375,7 @@ impl Cairn {
                 let table = self.node_table()?;
                 let search = self.entry_search()?;
                 let embedder = self.embedder();
-                let mut asker = cairn_agent::Asker::new(&self.graph, embedder.as_ref(), &table);
+                let mut asker = self.asker(embedder.as_ref(), &table);
                 if let Some(s) = &search {
                     asker = asker.with_search(s);
                 }
@@ -400,8 +400,7 @@ impl Cairn {
         let table = self.node_table()?;
         let search = self.entry_search()?;
         let embedder = self.embedder();
-        let mut asker = cairn_agent::Asker::new(&self.graph, embedder.as_ref(), &table)
-            .with_strategies(&self.strategies);
+        let mut asker = self.asker(embedder.as_ref(), &table);
         if let Some(s) = &search {
             asker = asker.with_search(s);
         }

@@ -44,6 +44,15 @@ impl Cairn {
             .unwrap_or_else(|e| e.to_string())
     }
 
+    /// An asker over this database that ranks paths with its strategy record.
+    pub fn asker<'a>(
+        &'a self,
+        embedder: &'a dyn cairn_embed::Embedder,
+        table: &'a cairn_agent::NodeTable,
+    ) -> cairn_agent::Asker<'a> {
+        cairn_agent::Asker::new(self.graph(), embedder, table).with_strategies(&self.strategies)
+    }
+
     /// Counts an answer (accepted when the validator passed it) and returns its id.
     pub(crate) fn record_answer(&self, outcome: &AskOutcome) -> u64 {
         match self.lock_strategies() {
