@@ -158,6 +158,9 @@ pub(crate) fn print_answer(
     for p in v.problems.iter().take(10) {
         outln!("  problem: {p}");
     }
+    if let Some(id) = o.answer_id {
+        outln!("answer id {id} (feedback: `.feedback {id} correct|wrong` in the shell)");
+    }
     Ok(())
 }
 
@@ -268,6 +271,7 @@ pub(crate) fn eval_questions(
     json: Option<&Path>,
     llm: Option<&str>,
     show_misses: usize,
+    feedback: bool,
 ) -> Result<(), Failure> {
     let questions = load_questions(file).map_err(|e| failure(3, e))?;
     let cairn = super::open_db(db)?;
@@ -275,11 +279,25 @@ pub(crate) fn eval_questions(
     let agents = llm_agents(llm)?;
     let chat = backend(agents)?;
     let embedder = cairn.embedder();
-    let mut asker = Asker::new(cairn.graph(), embedder.as_ref(), &table);
+    let mut asker = cairn.asker(embedder.as_ref(), &table);
     if let (Some(c), Some(a)) = (&chat, agents) {
         asker = asker.with_llm(c, a);
     }
-    let report = evaluate_questions(&asker, &questions, &CancelToken::default());
+    let mut learned = Ok(());
+    let report = evaluate_questions(
+        &asker,
+        &questions,
+        &CancelToken::default(),
+        &mut |o, hit| {
+            if feedback && learned.is_ok() {
+                learned = cairn.learn(o, hit);
+            }
+        },
+    );
+    learned.map_err(|e| failure(1, e))?;
+    if feedback {
+        cairn.save_strategies().map_err(|e| failure(1, e))?;
+    }
     outln!("{}", report.table());
     outln!(
         "{} question(s) in {:.1}s; ASK latency median {:.1} ms, p90 {:.1} ms",

@@ -85,6 +85,8 @@ pub struct Cairn {
     /// The HNSW index for SEARCH entries: loaded or built on the first SEARCH, kept current
     /// with the `vector` column family, saved on drop when changed in place.
     vectors: VectorStore,
+    /// What feedback taught the planner (see `crate::feedback`), loaded at open.
+    pub(crate) strategies: std::sync::Mutex<cairn_agent::strategy::Strategies>,
 }
 
 impl std::fmt::Debug for Cairn {
@@ -118,11 +120,13 @@ impl Cairn {
         } else {
             VectorStore::new(&options.path)
         };
+        let strategies = cairn_agent::strategy::Strategies::decode(graph.strategies()?.as_deref())?;
         Ok(Cairn {
             vectors,
             graph,
             embedder: RwLock::new(embedder),
             table: RwLock::new(None),
+            strategies: std::sync::Mutex::new(strategies),
         })
     }
 
@@ -373,7 +377,7 @@ impl Cairn {
                 let table = self.node_table()?;
                 let search = self.entry_search()?;
                 let embedder = self.embedder();
-                let mut asker = cairn_agent::Asker::new(&self.graph, embedder.as_ref(), &table);
+                let mut asker = self.asker(embedder.as_ref(), &table);
                 if let Some(s) = &search {
                     asker = asker.with_search(s);
                 }
@@ -398,14 +402,16 @@ impl Cairn {
         let table = self.node_table()?;
         let search = self.entry_search()?;
         let embedder = self.embedder();
-        let mut asker = cairn_agent::Asker::new(&self.graph, embedder.as_ref(), &table);
+        let mut asker = self.asker(embedder.as_ref(), &table);
         if let Some(s) = &search {
             asker = asker.with_search(s);
         }
         if let Some((backend, agents)) = llm {
             asker = asker.with_llm(backend, agents);
         }
-        Ok(asker.ask(question, cancel)?)
+        let mut outcome = asker.ask(question, cancel)?;
+        outcome.answer_id = Some(self.record_answer(&outcome));
+        Ok(outcome)
     }
 
     /// Runs any statement; `cancel` stops a running exploration between expansions.
@@ -491,8 +497,12 @@ impl Cairn {
     }
 
     fn show(&self, what: ShowWhat) -> String {
+        if what == ShowWhat::Strategies {
+            return self.strategies_text();
+        }
         let c = self.graph.catalog();
         let mut lines: Vec<String> = match what {
+            ShowWhat::Strategies => Vec::new(),
             ShowWhat::Labels => c.labels().map(|(_, n)| n.to_owned()).collect(),
             ShowWhat::Relations => c
                 .relations()

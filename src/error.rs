@@ -24,6 +24,8 @@ pub enum CairnError {
     Agent(#[from] cairn_agent::AgentError),
     #[error(transparent)]
     Vector(#[from] StoreError),
+    #[error(transparent)]
+    Strategy(#[from] cairn_agent::strategy::StrategyError),
     /// The database's vectors come from an embedder this process cannot provide (MiniLM in a
     /// build without the `minilm` feature, or without a usable `CAIRN_MINILM_DIR`). The database
     /// does not open: every query embeds its goal, and a vector of another model would be compared

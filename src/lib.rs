@@ -23,6 +23,7 @@
 mod asynchronous;
 mod db;
 mod error;
+mod feedback;
 mod import;
 mod mutation;
 mod session;

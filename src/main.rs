@@ -176,6 +176,10 @@ enum Command {
         /// Print this many wrong answers.
         #[arg(long, default_value_t = 10)]
         misses: usize,
+        /// With --questions: feed each answer's gold correctness back to the database's
+        /// strategy record as it goes (saved at the end), as `Cairn::feedback` would.
+        #[arg(long)]
+        feedback: bool,
     },
     /// Open an interactive shell on --db.
     ///
@@ -426,8 +430,16 @@ fn run(cli: Cli) -> Result<(), Failure> {
             json,
             llm,
             misses,
+            feedback,
             ..
-        } => ask_cli::eval_questions(&cli.db, &questions, json.as_deref(), llm.as_deref(), misses),
+        } => ask_cli::eval_questions(
+            &cli.db,
+            &questions,
+            json.as_deref(),
+            llm.as_deref(),
+            misses,
+            feedback,
+        ),
         Command::Eval {
             nodes,
             seed,

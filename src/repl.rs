@@ -39,6 +39,9 @@ or ROLLBACK.
   .stats                database size estimates and the embedder
   .trace on|off         print each exploration's search decisions after its results
   .format table|json    how results are printed
+  .feedback ID correct|wrong
+                        say whether ASK's answer ID was right; the planner learns from it
+                        (SHOW STRATEGIES prints what it learned)
   .refresh              catch up with the writer and say which state is shown (a read-only
                         session also catches up by itself before each statement)
   .quit                 leave (or Ctrl-D)
@@ -335,6 +338,22 @@ impl Session<'_> {
             (".trace", None) => outln!("trace is {}", if self.trace { "on" } else { "off" }),
             (".trace", Some("on")) => self.trace = true,
             (".trace", Some("off")) => self.trace = false,
+            (".feedback", Some(id)) => {
+                let verdict = words.next();
+                let correct = match verdict {
+                    Some("correct" | "right" | "yes") => Some(true),
+                    Some("wrong" | "no") => Some(false),
+                    _ => None,
+                };
+                match (id.parse::<u64>(), correct) {
+                    (Ok(id), Some(c)) => match self.cairn.feedback(id, c) {
+                        Ok(()) => outln!("feedback on answer {id} recorded"),
+                        Err(e) => self.usage(&e.to_string()),
+                    },
+                    _ => self.usage("say `.feedback ID correct` or `.feedback ID wrong`"),
+                }
+            }
+            (".feedback", None) => self.usage("say `.feedback ID correct` or `.feedback ID wrong`"),
             (".format", None) => outln!("format is {}", format_name(self.format)),
             (".format", Some("table")) => self.format = OutputFormat::Table,
             (".format", Some("json")) => self.format = OutputFormat::Json,
@@ -468,6 +487,7 @@ const CONTEXT_WORDS: &[&str] = &[
     "LABELS",
     "RELATIONS",
     "INDEXES",
+    "STRATEGIES",
     "sufficient",
     "found",
     "stale",
@@ -498,7 +518,14 @@ const CONTEXT_WORDS: &[&str] = &[
 /// The words of the data statements that decide which names come next.
 const DATA_WORDS: &[&str] = &["UPSERT", "NODE", "EDGE", "SET"];
 const COMMANDS: &[&str] = &[
-    ".help", ".schema", ".stats", ".trace", ".format", ".refresh", ".quit",
+    ".help",
+    ".schema",
+    ".stats",
+    ".trace",
+    ".format",
+    ".feedback",
+    ".refresh",
+    ".quit",
 ];
 
 /// Tab completion from the catalog; the rest of rustyline's helper hooks keep their defaults.

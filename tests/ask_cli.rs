@@ -97,3 +97,62 @@ fn ask_explain_ask_and_eval() {
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("CAIRN_LLM_BASE_URL"));
 }
+
+/// The strategy feedback loop, across processes: feedback from `cairn eval --feedback` is
+/// saved in the database and changes the plan a later `cairn ask` makes for a word no relation
+/// names, and `SHOW STRATEGIES` prints what was learned.
+#[test]
+fn feedback_persists_and_changes_a_plan() {
+    let dir = tempfile::tempdir().unwrap();
+    let kb = dir.path().join("kb.txt");
+    let db = dir.path().join("db");
+    let db_s = db.to_str().unwrap();
+    std::fs::write(
+        &kb,
+        "alice\tcolleague\tbob\nalice\tneighbour\tcarol\ndave\tcolleague\terin\ndave\tneighbour\tfrank\n",
+    )
+    .unwrap();
+    out(&cairn(&[
+        "--db",
+        db_s,
+        "import",
+        kb.to_str().unwrap(),
+        "--format",
+        "triples",
+    ]));
+    let via = |q: &str| -> String {
+        let plan = out(&cairn(&["--db", db_s, "ask", "--explain", q]));
+        let line = plan
+            .lines()
+            .find(|l| l.contains("VIA"))
+            .unwrap_or("")
+            .to_owned();
+        if line.contains("colleague") {
+            "colleague".into()
+        } else if line.contains("neighbour") {
+            "neighbour".into()
+        } else {
+            panic!("no relation planned: {plan}")
+        }
+    };
+    let before = via("what is the zorp of alice ?");
+    // The gold answer says the word means the other relation.
+    let (other, gold) = if before == "colleague" {
+        ("neighbour", "frank")
+    } else {
+        ("colleague", "erin")
+    };
+    let questions = dir.path().join("q.tsv");
+    std::fs::write(&questions, format!("what is the zorp of dave ?\t{gold}\n")).unwrap();
+    out(&cairn(&[
+        "--db",
+        db_s,
+        "eval",
+        "--questions",
+        questions.to_str().unwrap(),
+        "--feedback",
+    ]));
+    assert_eq!(via("what is the zorp of alice ?"), other);
+    let shown = out(&cairn(&["--db", db_s, "query", "-e", "SHOW STRATEGIES"]));
+    assert!(shown.contains("zorp -> "), "{shown}");
+}

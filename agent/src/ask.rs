@@ -10,6 +10,7 @@ use crate::explore::{EntrySearch, Explorer, Judge};
 use crate::llm::{data_block, json_object, LlmBackend, LlmError, Message, DATA_RULE};
 use crate::planner::{Planner, QueryPlan, QuestionType};
 use crate::result::{Exploration, ResultNode, StopReason};
+use crate::strategy::Strategies;
 use crate::validate::{Validation, Validator, DEFAULT_THRESHOLD};
 use crate::{CancelToken, NodeTable};
 use cairn_embed::Embedder;
@@ -155,6 +156,8 @@ pub struct AskOutcome {
     pub expansions: u32,
     /// Answers regenerated after failing validation.
     pub regenerations: u32,
+    /// The id feedback names this answer by (`Cairn::feedback`), when it was recorded.
+    pub answer_id: Option<u64>,
 }
 
 /// Answers questions over one graph. Keeps the planner's name index between questions.
@@ -221,6 +224,12 @@ impl<'g> Asker<'g> {
         self
     }
 
+    /// Ranks candidate paths with what feedback taught this database.
+    pub fn with_strategies(mut self, strategies: &'g std::sync::Mutex<Strategies>) -> Self {
+        self.planner = self.planner.with_strategies(strategies);
+        self
+    }
+
     pub fn planner(&self) -> &Planner<'g> {
         &self.planner
     }
@@ -266,6 +275,7 @@ impl<'g> Asker<'g> {
             validation,
             expansions,
             regenerations,
+            answer_id: None,
         })
     }
 

@@ -19,6 +19,7 @@
 use crate::catalog::EngineCatalog;
 use crate::explore::EntrySearch;
 use crate::llm::{data_block, json_object, LlmBackend, Message, DATA_RULE};
+use crate::strategy::Strategies;
 use crate::vocab::{self, is_stopword, lexicon, schema_words, word_match, SchemaWord};
 use crate::AgentError;
 use cairn_embed::{cosine, Embedder};
@@ -28,7 +29,7 @@ use cairn_store::describe::{description, display_name};
 use cairn_store::{Catalog, Direction, Element, Graph, GraphRead};
 use std::collections::{HashMap, HashSet};
 use std::fmt;
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
 /// The four question types of the academic graph-RAG design.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -167,6 +168,9 @@ pub struct QueryPlan {
     pub plan: Plan,
     /// True if an LLM's classification was used.
     pub llm: bool,
+    /// Which question word was read as which relation of the path (stem, relation): what
+    /// feedback on the answer confirms or refutes (see [`crate::strategy`]).
+    pub choices: Vec<(String, String)>,
 }
 
 /// Node names, lower-cased word sequences → nodes, built once from a label scan.
@@ -186,6 +190,7 @@ pub struct Planner<'g> {
     search: Option<&'g dyn EntrySearch>,
     llm: Option<&'g dyn LlmBackend>,
     names: OnceLock<Arc<NameIndex>>,
+    strategies: Option<&'g Mutex<Strategies>>,
 }
 
 impl fmt::Debug for Planner<'_> {
@@ -223,7 +228,15 @@ impl<'g> Planner<'g> {
             search: None,
             llm: None,
             names: OnceLock::new(),
+            strategies: None,
         }
+    }
+
+    /// Ranks candidate paths with what feedback taught this database (a prior on plan shapes
+    /// and on phrase → relation choices).
+    pub fn with_strategies(mut self, strategies: &'g Mutex<Strategies>) -> Self {
+        self.strategies = Some(strategies);
+        self
     }
 
     /// Uses the vector index for the vector fallback of entity linking.
@@ -270,7 +283,7 @@ impl<'g> Planner<'g> {
 
     fn plan_sized(&self, question: &str, sizes: Sizes) -> Result<QueryPlan, AgentError> {
         let catalog = self.graph.catalog();
-        let words = tokenize(question);
+        let words = question_words(question);
         let mut entities = self.link(&words, question, &catalog)?;
         // The main entity: the longest mention (exact before vector).
         entities.sort_by_key(|e| {
@@ -361,6 +374,14 @@ impl<'g> Planner<'g> {
             }
             (t, None) => (t.unwrap_or(QuestionType::Relation), Vec::new()),
         };
+        let choices = match &entity {
+            Some(e) if !path.is_empty() => {
+                let (cues, matches, _) =
+                    self.reading(&free, &words, e, &analysis.consumed, &catalog);
+                path_choices(&path, &cues, &matches)
+            }
+            _ => Vec::new(),
+        };
         let aggregate = if qtype == QuestionType::Aggregation {
             Some(analysis.aggregate.clone().unwrap_or(Aggregate::Count))
         } else {
@@ -380,6 +401,7 @@ impl<'g> Planner<'g> {
             text: String::new(),
             plan: placeholder_plan(),
             llm: used_llm,
+            choices,
         };
         self.compile(&mut plan)?;
         Ok(plan)
@@ -803,11 +825,7 @@ impl<'g> Planner<'g> {
             .map(|r| display_name(r, catalog))
             .collect();
         let mut bonus = 0.0;
-        let words: Vec<SchemaWord> = names.iter().flat_map(|n| schema_words(n)).collect();
-        if unknown
-            .iter()
-            .any(|w| words.iter().any(|s| word_match(&w.norm, &w.stem, s) >= 0.7))
-        {
+        if names_meet(&names, unknown) {
             bonus += 0.6;
         }
         if asks_place
@@ -819,6 +837,23 @@ impl<'g> Planner<'g> {
             bonus += 0.4;
         }
         Ok(bonus)
+    }
+
+    /// Whether a question word names one of these end nodes (woman → `female`).
+    fn ends_named(
+        &self,
+        ends: &[NodeId],
+        words: &[&Word],
+        catalog: &Catalog,
+    ) -> Result<bool, AgentError> {
+        let names: Vec<String> = self
+            .graph
+            .nodes(ends)?
+            .iter()
+            .flatten()
+            .map(|r| display_name(r, catalog))
+            .collect();
+        Ok(names_meet(&names, words))
     }
 
     /// The best-scoring pair of paths, one from each entity, whose ends meet (among the top
@@ -940,23 +975,16 @@ impl<'g> Planner<'g> {
         Ok(out)
     }
 
-    /// Relation paths with `min..=max` steps from the entity, best first: read off the data,
-    /// ending at `target` when a label is asked for, ranked by [`path_score`].
-    #[allow(clippy::too_many_arguments)]
-    fn ranked_paths(
+    /// The question's cues for paths from `entity`, each cue's match with each relation, and
+    /// how many words name only a label (the answer type, not a hop: "which *papers*").
+    fn reading<'w>(
         &self,
-        target: Option<&str>,
-        free: &[(usize, &Word)],
+        free: &[(usize, &'w Word)],
         words: &[Word],
         entity: &Entity,
         consumed: &HashSet<usize>,
         catalog: &Catalog,
-        min: usize,
-        max: usize,
-    ) -> Result<Vec<(f64, Vec<Step>)>, AgentError> {
-        let target = target.and_then(|t| catalog.label_id(t));
-        // A word naming a label and no relation names the answer type ("which *papers*"), not
-        // a hop.
+    ) -> (Vec<Cue<'w>>, CueMatches, usize) {
         let relation_words: Vec<Vec<SchemaWord>> = catalog
             .relations()
             .map(|(id, _)| vocab::element_words(catalog, Element::Relation(id)))
@@ -973,10 +1001,79 @@ impl<'g> Planner<'g> {
             .collect();
         let consumed: HashSet<usize> = consumed.union(&label_words).copied().collect();
         let cues = cues(free, words, entity, &consumed);
+        // Each cue against each relation once, not once per candidate path.
+        let matches: CueMatches = catalog
+            .relations()
+            .zip(relation_words)
+            .map(|((_, r), w)| {
+                let per_cue = cues.iter().map(|c| best_word_match(c.word, &w)).collect();
+                (r.name.clone(), per_cue)
+            })
+            .collect();
+        (cues, matches, label_words.len())
+    }
+
+    /// Relation paths with `min..=max` steps from the entity, best first: read off the data,
+    /// ending at `target` when a label is asked for, ranked by [`path_score`].
+    ///
+    /// Alternatives offered to choose from ("is X 's husband *a man or a woman*") describe the
+    /// answers, not hops: they are read against the names of each path's end nodes, and a
+    /// path whose answers one of them names comes first. When no path's answers match them,
+    /// they were hops after all ("films X directed or produced") and are ranked as cues.
+    #[allow(clippy::too_many_arguments)]
+    fn ranked_paths(
+        &self,
+        target: Option<&str>,
+        free: &[(usize, &Word)],
+        words: &[Word],
+        entity: &Entity,
+        consumed: &HashSet<usize>,
+        catalog: &Catalog,
+        min: usize,
+        max: usize,
+    ) -> Result<Vec<(f64, Vec<Step>)>, AgentError> {
+        let choices = alternatives(free);
+        if !choices.is_empty() && lexicon().is_some() {
+            let without: HashSet<usize> = consumed.union(&choices).copied().collect();
+            let mut ranked =
+                self.ranked_paths_by(target, free, words, entity, &without, catalog, min, max)?;
+            let offered: Vec<&Word> = choices.iter().map(|i| &words[*i]).collect();
+            let mut any = false;
+            for r in ranked.iter_mut().take(40) {
+                if self.ends_named(&r.2, &offered, catalog)? {
+                    // More than a hop no word names costs: the offered words name its end.
+                    r.0 += 1.0;
+                    any = true;
+                }
+            }
+            if any {
+                sort_ranked(&mut ranked);
+                return Ok(ranked.into_iter().map(|(s, p, _)| (s, p)).collect());
+            }
+        }
+        let ranked =
+            self.ranked_paths_by(target, free, words, entity, consumed, catalog, min, max)?;
+        Ok(ranked.into_iter().map(|(s, p, _)| (s, p)).collect())
+    }
+
+    /// [`Planner::ranked_paths`] with the given words set aside, with a few end nodes of each.
+    #[allow(clippy::too_many_arguments)]
+    fn ranked_paths_by(
+        &self,
+        target: Option<&str>,
+        free: &[(usize, &Word)],
+        words: &[Word],
+        entity: &Entity,
+        consumed: &HashSet<usize>,
+        catalog: &Catalog,
+        min: usize,
+        max: usize,
+    ) -> Result<Vec<RankedPath>, AgentError> {
+        let target = target.and_then(|t| catalog.label_id(t));
+        let (cues, matches, label_words) = self.reading(free, words, entity, consumed, catalog);
         // A path longer than the words that could name its hops or its end (plus one unnamed) is not
         // what the question asks; not reading it off the data saves most of the work.
-        let max = max.min(cues.len() + label_words.len() + 1).max(min);
-        // Each cue against each relation once, not once per candidate path.
+        let max = max.min(cues.len() + label_words + 1).max(min);
         let vocab: HashMap<String, Vec<SchemaWord>> = catalog
             .relations()
             .map(|(id, r)| {
@@ -984,24 +1081,24 @@ impl<'g> Planner<'g> {
                 (r.name.clone(), words)
             })
             .collect();
-        let matches: HashMap<String, Vec<(f64, usize)>> = vocab
-            .iter()
-            .map(|(r, w)| {
-                let per_cue = cues.iter().map(|c| best_word_match(c.word, w)).collect();
-                (r.clone(), per_cue)
-            })
-            .collect();
+        let learned = self
+            .strategies
+            .and_then(|m| m.lock().ok().map(|s| s.clone()))
+            .filter(|s| !s.is_empty());
         let mut person: HashMap<String, bool> = HashMap::new();
         let asks_place = free.iter().any(|(_, w)| w.norm == "where");
         let asks_person = free
             .iter()
             .any(|(_, w)| matches!(w.norm.as_str(), "who" | "whom"));
-        let mut ranked: Vec<(f64, Vec<Step>, Vec<NodeId>)> = Vec::new();
+        let mut ranked: Vec<RankedPath> = Vec::new();
         for (steps, labels, ends) in self.data_paths(&entity.nodes, max, catalog)? {
             if steps.len() < min || target.is_some_and(|t| !labels.contains(&t)) {
                 continue;
             }
             let mut score = path_score(&steps, &cues, &matches, words, asks_place);
+            if let Some(l) = &learned {
+                score += learned_prior(l, &steps, &cues, &matches);
+            }
             if asks_person && target.is_none() {
                 if let Some(last) = steps.last() {
                     let is_person = *person.entry(last.relation.clone()).or_insert_with(|| {
@@ -1018,11 +1115,7 @@ impl<'g> Planner<'g> {
             tracing::trace!(score, path = ?steps, "candidate path");
             ranked.push((score, steps, ends));
         }
-        let order = |r: &mut Vec<(f64, Vec<Step>, Vec<NodeId>)>| {
-            // Best score first; ties go to the shorter path, then to the order found.
-            r.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.len().cmp(&b.1.len())));
-        };
-        order(&mut ranked);
+        sort_ranked(&mut ranked);
         // The best few, read once more with what their end nodes are: a word the relations do
         // not name may name the answers ("a man or a woman" → `female`), and "where" asks for
         // places.
@@ -1037,9 +1130,9 @@ impl<'g> Planner<'g> {
             for r in ranked.iter_mut().take(top) {
                 r.0 += self.answer_words_bonus(&r.2, &unknown, asks_place, catalog)?;
             }
-            order(&mut ranked);
+            sort_ranked(&mut ranked);
         }
-        Ok(ranked.into_iter().map(|(s, p, _)| (s, p)).collect())
+        Ok(ranked)
     }
 
     fn llm_classify(
@@ -1333,6 +1426,107 @@ fn path_score(
     score - 0.05 * steps.len() as f64
 }
 
+/// Per relation, each cue's best match with its words: (score, schema word index).
+type CueMatches = HashMap<String, Vec<(f64, usize)>>;
+
+/// The choices a path makes (stem, relation): each cue that names a hop with the hop it names
+/// best, and each cue that names none with every hop no cue names ("darling" with `spouse`).
+fn path_choices(steps: &[Step], cues: &[Cue<'_>], matches: &CueMatches) -> Vec<(String, String)> {
+    let score = |h: usize, ci: usize| {
+        matches
+            .get(&steps[h].relation)
+            .and_then(|m| m.get(ci))
+            .map_or(0.0, |m| m.0)
+    };
+    let mut named = vec![false; steps.len()];
+    let mut out = Vec::new();
+    let mut unknown = Vec::new();
+    for (ci, c) in cues.iter().enumerate() {
+        let best = (0..steps.len())
+            .map(|h| (h, score(h, ci)))
+            .filter(|(_, s)| *s > 0.0)
+            .max_by(|a, b| a.1.total_cmp(&b.1).then(b.0.cmp(&a.0)));
+        match best {
+            Some((h, _)) => {
+                named[h] = true;
+                out.push((c.word.stem.clone(), steps[h].relation.clone()));
+            }
+            None => unknown.push(c.word.stem.clone()),
+        }
+    }
+    for u in unknown {
+        for (h, s) in steps.iter().enumerate() {
+            if !named[h] {
+                out.push((u.clone(), s.relation.clone()));
+            }
+        }
+    }
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// What feedback says of a candidate path: its choices' priors and its shape's.
+fn learned_prior(l: &Strategies, steps: &[Step], cues: &[Cue<'_>], matches: &CueMatches) -> f64 {
+    let choices: f64 = path_choices(steps, cues, matches)
+        .iter()
+        .map(|(w, r)| l.choice_prior(w, r))
+        .sum();
+    let shape: Vec<String> = steps.iter().map(ToString::to_string).collect();
+    // The question type is not known while paths are ranked: a path of one step answers a
+    // relation question, a longer one a multi-hop question.
+    let qtype = if steps.len() <= 1 {
+        QuestionType::Relation
+    } else {
+        QuestionType::MultiHop
+    };
+    choices + l.shape_prior(qtype.name(), &shape.join(" -> "))
+}
+
+/// A candidate path: score, steps and a few of the nodes it ends at.
+type RankedPath = (f64, Vec<Step>, Vec<NodeId>);
+
+/// Best score first; ties go to the shorter path, then to the order found.
+fn sort_ranked(r: &mut [RankedPath]) {
+    r.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.len().cmp(&b.1.len())));
+}
+
+/// Whether a question word names one of `names` (stems, prefixes or WordNet: woman → female).
+fn names_meet(names: &[String], words: &[&Word]) -> bool {
+    let schema: Vec<SchemaWord> = names.iter().flat_map(|n| schema_words(n)).collect();
+    words.iter().any(|w| {
+        schema
+            .iter()
+            .any(|s| word_match(&w.norm, &w.stem, s) >= 0.7)
+    })
+}
+
+/// Word positions of alternatives offered to choose from: the content words on either side of
+/// "or" ("a man or a woman", "alive or dead"), articles aside.
+fn alternatives(free: &[(usize, &Word)]) -> HashSet<usize> {
+    let mut out = HashSet::new();
+    for (k, (i, w)) in free.iter().enumerate() {
+        if w.norm != "or" || k == 0 {
+            continue;
+        }
+        let (before, bw) = free[k - 1];
+        let after = free[k + 1..]
+            .iter()
+            .take_while(|(_, x)| {
+                matches!(x.norm.as_str(), "a" | "an" | "the") || !is_stopword(&x.norm)
+            })
+            .find(|(_, x)| !is_stopword(&x.norm));
+        let Some((after, _)) = after else { continue };
+        // The words must be next to "or" in the question, not across a mention.
+        if before + 1 != *i || *after > i + 2 || is_stopword(&bw.norm) {
+            continue;
+        }
+        out.insert(before);
+        out.insert(*after);
+    }
+    out
+}
+
 /// "Which papers cite X" (a verb before the mention) reads as incoming; "X 's parents",
 /// "the parents of X", "papers X cites" and "papers cited by X" as outgoing.
 fn incoming_reading(words: &[Word], cue: &Cue<'_>) -> bool {
@@ -1485,6 +1679,68 @@ pub(crate) fn tokenize(text: &str) -> Vec<Word> {
     out
 }
 
+/// The words of a question: [`tokenize`]'s, with a kinship word of several generations read as
+/// its one-generation word once per generation ("granddaughter" → daughter daughter,
+/// "great-grandson" → son son son), so each generation is a hop of its own. The two words share
+/// the token, so they name two hops, not one. English morphology checked against WordNet (the
+/// rest must be a kind of person), not a list of words.
+pub(crate) fn question_words(text: &str) -> Vec<Word> {
+    let mut out = Vec::new();
+    for w in tokenize(text) {
+        match generations(&w.norm).filter(|_| !w.marked) {
+            Some((base, n)) => out.extend((0..n).map(|_| Word {
+                stem: stem(&base),
+                norm: base.clone(),
+                ..w.clone()
+            })),
+            None => out.push(w),
+        }
+    }
+    join_collocations(&mut out);
+    out
+}
+
+/// "line of business" is one noun to WordNet: its words become neighbouring tokens (the
+/// function word joins the first), so both may name the same hop, as adjacent words do.
+fn join_collocations(words: &mut [Word]) {
+    let Some(lx) = lexicon() else { return };
+    let mut i = 0;
+    while i + 2 < words.len() {
+        let (a, of, b) = (&words[i], &words[i + 1], &words[i + 2]);
+        let separate = a.group + 1 == of.group && of.group + 1 == b.group;
+        let plain = !(a.marked || of.marked || b.marked);
+        if separate
+            && plain
+            && is_stopword(&of.norm)
+            && !is_stopword(&a.norm)
+            && !is_stopword(&b.norm)
+            && lx.is_collocation(&[&a.norm, &of.norm, &b.norm])
+        {
+            let g = a.group;
+            words[i + 1].group = g;
+            for w in &mut words[i + 2..] {
+                w.group -= 1;
+            }
+            i += 2;
+        } else {
+            i += 1;
+        }
+    }
+}
+
+/// "grandson" → ("son", 2), "great-grandmother" → ("mother", 3); `None` for any other word.
+fn generations(norm: &str) -> Option<(String, usize)> {
+    let mut rest = norm;
+    let mut n = 1;
+    while let Some(r) = rest.strip_prefix("great") {
+        rest = r.trim_start_matches('-');
+        n += 1;
+    }
+    let base = rest.strip_prefix("grand")?.trim_start_matches('-');
+    let person = base.len() >= 3 && lexicon().is_some_and(|lx| lx.is_a(base, "person"));
+    person.then(|| (base.to_owned(), n + 1))
+}
+
 /// A name as the index keys it: its words, normalised like question words, joined by spaces.
 pub(crate) fn normalize(text: &str) -> String {
     tokenize(text)
@@ -1545,8 +1801,8 @@ fn quoted(question: &str, words: &[Word]) -> Vec<(String, (usize, usize))> {
         let Some(end) = after.find('"') else { break };
         let before = &rest[..start];
         let phrase = &after[..end];
-        let from = consumed_words + tokenize(before).len();
-        let len = tokenize(phrase).len();
+        let from = consumed_words + question_words(before).len();
+        let len = question_words(phrase).len();
         if len > 0 && from + len <= words.len() {
             out.push((phrase.to_owned(), (from, from + len)));
         }

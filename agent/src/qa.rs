@@ -243,6 +243,7 @@ pub fn evaluate_questions(
     asker: &Asker<'_>,
     questions: &[QaQuestion],
     cancel: &CancelToken,
+    on_answer: &mut dyn FnMut(&crate::AskOutcome, bool),
 ) -> QaReport {
     let started = Instant::now();
     let mut records = Vec::with_capacity(questions.len());
@@ -257,6 +258,7 @@ pub fn evaluate_questions(
             Ok(o) => {
                 let forms = answer_forms(&o.answer);
                 let (exact, f1, hit1) = score_forms(&forms, &q.answers);
+                on_answer(&o, hit1);
                 QaRecord {
                     question: q.text.clone(),
                     qtype: q.qtype.clone(),

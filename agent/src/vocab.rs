@@ -163,7 +163,18 @@ pub(crate) fn word_match(norm: &str, q_stem: &str, s: &SchemaWord) -> f64 {
         return 0.6;
     }
     match lexicon() {
-        Some(lx) if lx.relates(norm, &s.stem) || lx.relates(&s.word, q_stem) => 0.7,
+        // A schema word meets by its dictionary form too ("daughter" is a kind of child, and
+        // `children` is the irregular plural of child, which the stemmer keeps apart).
+        Some(lx)
+            if lx.relates(norm, &s.stem)
+                || lx.relates(&s.word, q_stem)
+                || lx
+                    .irregular_bases(&s.word)
+                    .iter()
+                    .any(|b| lx.relates(norm, &stem(b))) =>
+        {
+            0.7
+        }
         // "son" and `children`: kinds of one thing (offspring), a weaker hint.
         Some(lx) if lx.siblings(norm, &s.word) => 0.5,
         _ => 0.0,
@@ -347,6 +358,16 @@ impl Lexicon {
             cache: Mutex::new(HashMap::new()),
             ancestors: Mutex::new(HashMap::new()),
         })
+    }
+
+    /// Whether WordNet has `words` as one multi-word noun ("line of business").
+    pub(crate) fn is_collocation(&self, words: &[&str]) -> bool {
+        words.len() > 1 && !self.wn.senses(Pos::Noun, &words.join("_")).is_empty()
+    }
+
+    /// The dictionary forms WordNet lists for an irregular form ("children" → child).
+    pub(crate) fn irregular_bases(&self, word: &str) -> &[String] {
+        self.exceptions.get(word).map(Vec::as_slice).unwrap_or(&[])
     }
 
     /// Dictionary forms of a word: itself, its irregular bases, and regular suffixes removed.

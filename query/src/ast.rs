@@ -16,7 +16,7 @@ pub enum Statement {
     Ask(Ask),
     /// `EXPLAIN <statement>` (not nestable).
     Explain(Explain),
-    /// `SHOW LABELS`, `SHOW RELATIONS`, `SHOW INDEXES`.
+    /// `SHOW LABELS`, `SHOW RELATIONS`, `SHOW INDEXES`, `SHOW STRATEGIES`.
     Show(Show),
     /// `DESCRIBE Label`
     Describe(Describe),
@@ -94,7 +94,7 @@ pub struct Explain {
     pub statement: Box<Statement>,
 }
 
-/// `SHOW LABELS | RELATIONS | INDEXES`
+/// `SHOW LABELS | RELATIONS | INDEXES | STRATEGIES`
 #[derive(Clone, Debug, PartialEq)]
 pub struct Show {
     pub span: Span,
@@ -107,6 +107,8 @@ pub enum ShowWhat {
     Labels,
     Relations,
     Indexes,
+    /// What the strategy feedback loop has learned (plan shapes, phrase → relation choices).
+    Strategies,
 }
 
 /// `DESCRIBE Label`

@@ -707,6 +707,7 @@ fn show(i: In<'_>) -> PResult<'_, Statement> {
         map(kw("LABELS"), |_| ShowWhat::Labels),
         map(kw("RELATIONS"), |_| ShowWhat::Relations),
         map(kw("INDEXES"), |_| ShowWhat::Indexes),
+        map(kw("STRATEGIES"), |_| ShowWhat::Strategies),
     ))(i)?;
     let span = since(k, &i);
     Ok((i, Statement::Show(Show { span, what })))

@@ -468,6 +468,7 @@ impl Display for Compiled {
             Compiled::Show(ShowWhat::Labels) => f.write_str("SHOW LABELS"),
             Compiled::Show(ShowWhat::Relations) => f.write_str("SHOW RELATIONS"),
             Compiled::Show(ShowWhat::Indexes) => f.write_str("SHOW INDEXES"),
+            Compiled::Show(ShowWhat::Strategies) => f.write_str("SHOW STRATEGIES"),
             Compiled::Describe(l) => write!(f, "DESCRIBE {}", name(&l.name)),
             Compiled::DeclareRelation { relation, parent } => write!(
                 f,

@@ -376,6 +376,7 @@ impl Display for Statement {
                 ShowWhat::Labels => "SHOW LABELS",
                 ShowWhat::Relations => "SHOW RELATIONS",
                 ShowWhat::Indexes => "SHOW INDEXES",
+                ShowWhat::Strategies => "SHOW STRATEGIES",
             }),
             Statement::Describe(d) => write!(f, "DESCRIBE {}", d.label),
             Statement::DeclareRelation(d) => {

@@ -388,6 +388,7 @@ const VOCAB: &[&str] = &[
     "LABELS",
     "RELATIONS",
     "INDEXES",
+    "STRATEGIES",
     "DESCRIBE",
     "RELATION",
     "UNDER",

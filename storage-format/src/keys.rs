@@ -258,16 +258,21 @@ pub enum MetaKey {
     /// `annotations`: the descriptions and aliases of labels, relations and properties
     /// (`AnnotationsRecord`); absent means none. Written in the batch that rewrites the catalog.
     Annotations,
+    /// `strategies`: the question-answering strategy record (which plan shapes and phrase →
+    /// relation choices led to accepted and confirmed answers), opaque to the store; written by
+    /// the agents through the commit path, bounded in size by its writer.
+    Strategies,
 }
 
 impl MetaKey {
-    pub const ALL: [MetaKey; 6] = [
+    pub const ALL: [MetaKey; 7] = [
         MetaKey::Format,
         MetaKey::Catalog,
         MetaKey::NextNodeId,
         MetaKey::ImportPending,
         MetaKey::Commits,
         MetaKey::Annotations,
+        MetaKey::Strategies,
     ];
 
     pub fn encode(&self) -> &'static [u8] {
@@ -278,6 +283,7 @@ impl MetaKey {
             MetaKey::ImportPending => b"import_pending",
             MetaKey::Commits => b"commits",
             MetaKey::Annotations => b"annotations",
+            MetaKey::Strategies => b"strategies",
         }
     }
 

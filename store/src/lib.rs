@@ -29,6 +29,7 @@ pub mod error;
 pub mod graph;
 mod lock;
 mod marker;
+mod strategies;
 pub mod write;
 
 pub use bulk::{BulkLoad, Family, SstFile, SstFiles, SstSink};

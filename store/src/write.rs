@@ -41,9 +41,9 @@ pub struct CommitStats {
 /// the committed graph plus this batch. While the writer is held nothing else commits (the bulk
 /// loader takes the same lock), so the committed part is a snapshot as of [`Graph::writer`].
 pub struct Writer<'g> {
-    graph: &'g Graph,
+    pub(crate) graph: &'g Graph,
     state: WriterLock<'g>,
-    batch: WriteBatch,
+    pub(crate) batch: WriteBatch,
     base_catalog: Arc<Catalog>,
     o: Overlay,
     sync: bool,

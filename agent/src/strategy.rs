@@ -1,0 +1,265 @@
+//! The strategy feedback loop: what this database has learned about answering its questions.
+//!
+//! Every answered question is recorded with its question type, its plan shape (the relation
+//! sequence) and its *choices*: which question word was read as which relation (a word that
+//! named a hop, or a word no relation names paired with the hop no word named — "darling" with
+//! `spouse`). Answers the validator accepted are counted per shape; feedback from the caller
+//! (correct or not) adds to the shape's and the choices' counts. The planner reads the counts
+//! as a prior when it ranks candidate paths, so a phrase this database's users confirmed for a
+//! relation is read as that relation next time, on this database only.
+//!
+//! Persisted as JSON in the store's `meta/strategies` record through the commit path, bounded:
+//! at most [`MAX_SHAPES`] shapes and [`MAX_CHOICES`] phrase → relation pairs (the least used go
+//! first), and the last [`MAX_RECENT`] answers of the session awaiting feedback (in memory only:
+//! an answer id names an answer of the running process).
+
+use crate::planner::QueryPlan;
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, VecDeque};
+use std::fmt::Write as _;
+use thiserror::Error;
+
+/// Plan shapes kept (per type and relation sequence).
+pub const MAX_SHAPES: usize = 1024;
+/// Phrase → relation pairs kept.
+pub const MAX_CHOICES: usize = 4096;
+/// Answers of the session that feedback can still name.
+pub const MAX_RECENT: usize = 1024;
+/// How much a fully confirmed choice adds to a candidate path's score (a word that names a
+/// relation by its stem adds 1.0).
+const CHOICE_WEIGHT: f64 = 0.8;
+/// How much a fully confirmed plan shape adds.
+const SHAPE_WEIGHT: f64 = 0.2;
+
+/// A strategy record that cannot be used.
+#[derive(Debug, Error)]
+pub enum StrategyError {
+    #[error("the stored strategy record is not valid: {0}")]
+    Corrupt(String),
+    #[error("no answer {0} in this session (feedback names an answer id printed by ASK)")]
+    UnknownAnswer(u64),
+}
+
+/// Outcomes of one shape or choice.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Counts {
+    /// Answers the validator accepted.
+    pub accepted: u64,
+    /// Feedback: the answer was right.
+    pub correct: u64,
+    /// Feedback: the answer was wrong.
+    pub wrong: u64,
+}
+
+impl Counts {
+    /// The evidence in (-1, 1): confirmations minus refutations, saturating.
+    fn prior(&self) -> f64 {
+        let net = self.correct as f64 - self.wrong as f64;
+        (net / 2.0).tanh()
+    }
+
+    fn weight(&self) -> u64 {
+        self.accepted + self.correct + self.wrong
+    }
+}
+
+/// One answer awaiting feedback.
+#[derive(Clone, Debug)]
+struct Recorded {
+    id: u64,
+    qtype: String,
+    shape: String,
+    choices: Vec<(String, String)>,
+}
+
+/// The learned strategies of one database.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct Strategies {
+    /// Question type → plan shape → outcomes.
+    shapes: BTreeMap<String, BTreeMap<String, Counts>>,
+    /// Question word (stem) → relation → outcomes.
+    choices: BTreeMap<String, BTreeMap<String, Counts>>,
+    #[serde(skip)]
+    recent: VecDeque<Recorded>,
+    #[serde(skip)]
+    next_id: u64,
+}
+
+impl Strategies {
+    /// Reads a stored record (`None`: nothing learned yet).
+    pub fn decode(bytes: Option<&[u8]>) -> Result<Strategies, StrategyError> {
+        match bytes {
+            None => Ok(Strategies::default()),
+            Some(b) => serde_json::from_slice(b).map_err(|e| StrategyError::Corrupt(e.to_string())),
+        }
+    }
+
+    /// The record as stored.
+    pub fn encode(&self) -> Vec<u8> {
+        serde_json::to_vec(self).unwrap_or_default()
+    }
+
+    /// Nothing learned.
+    pub fn is_empty(&self) -> bool {
+        self.shapes.is_empty() && self.choices.is_empty()
+    }
+
+    /// Records an answer to `plan`; returns the id feedback names it by.
+    pub fn record(&mut self, plan: &QueryPlan, accepted: bool) -> u64 {
+        self.next_id += 1;
+        let id = self.next_id;
+        let r = Recorded {
+            id,
+            qtype: plan.qtype.name().to_owned(),
+            shape: shape(plan),
+            choices: plan.choices.clone(),
+        };
+        if accepted {
+            self.count(&r, |c| c.accepted += 1);
+        }
+        self.recent.push_back(r);
+        while self.recent.len() > MAX_RECENT {
+            self.recent.pop_front();
+        }
+        id
+    }
+
+    /// Feedback on a recorded answer.
+    pub fn feedback(&mut self, id: u64, correct: bool) -> Result<(), StrategyError> {
+        let r = self
+            .recent
+            .iter()
+            .find(|r| r.id == id)
+            .cloned()
+            .ok_or(StrategyError::UnknownAnswer(id))?;
+        self.count(&r, |c| bump(c, correct));
+        Ok(())
+    }
+
+    /// Feedback on an answer to `plan` that was not recorded (an evaluation feeding back gold
+    /// correctness as it goes).
+    pub fn learn(&mut self, plan: &QueryPlan, correct: bool) {
+        let r = Recorded {
+            id: 0,
+            qtype: plan.qtype.name().to_owned(),
+            shape: shape(plan),
+            choices: plan.choices.clone(),
+        };
+        self.count(&r, |c| bump(c, correct));
+    }
+
+    /// The prior of reading question word `stem` as `relation`, in (-1, 1) times the weight.
+    pub(crate) fn choice_prior(&self, stem: &str, relation: &str) -> f64 {
+        self.choices
+            .get(stem)
+            .and_then(|m| m.get(relation))
+            .map_or(0.0, |c| CHOICE_WEIGHT * c.prior())
+    }
+
+    /// The prior of a plan shape for a question type.
+    pub(crate) fn shape_prior(&self, qtype: &str, shape: &str) -> f64 {
+        self.shapes
+            .get(qtype)
+            .and_then(|m| m.get(shape))
+            .map_or(0.0, |c| SHAPE_WEIGHT * c.prior())
+    }
+
+    /// What `SHOW STRATEGIES` prints: shapes per type, then phrase → relation choices, most
+    /// used first.
+    pub fn render(&self) -> String {
+        let mut out = String::new();
+        if self.is_empty() {
+            return "no strategies recorded yet\n".to_owned();
+        }
+        let _ = writeln!(
+            out,
+            "plan shapes (type, shape: accepted / correct / wrong):"
+        );
+        for (t, m) in &self.shapes {
+            let mut rows: Vec<_> = m.iter().collect();
+            rows.sort_by_key(|(s, c)| (std::cmp::Reverse(c.weight()), s.as_str()));
+            for (s, c) in rows {
+                let _ = writeln!(
+                    out,
+                    "  {t:<12} {s}: {} / {} / {}",
+                    c.accepted, c.correct, c.wrong
+                );
+            }
+        }
+        let _ = writeln!(out, "phrase -> relation (accepted / correct / wrong):");
+        let mut rows: Vec<_> = self
+            .choices
+            .iter()
+            .flat_map(|(p, m)| m.iter().map(move |(r, c)| (p, r, c)))
+            .collect();
+        rows.sort_by_key(|(p, r, c)| (std::cmp::Reverse(c.weight()), p.as_str(), r.as_str()));
+        for (p, r, c) in rows {
+            let _ = writeln!(
+                out,
+                "  {p} -> {r}: {} / {} / {}",
+                c.accepted, c.correct, c.wrong
+            );
+        }
+        out
+    }
+
+    fn count(&mut self, r: &Recorded, f: impl Fn(&mut Counts)) {
+        f(self
+            .shapes
+            .entry(r.qtype.clone())
+            .or_default()
+            .entry(r.shape.clone())
+            .or_default());
+        for (p, rel) in &r.choices {
+            f(self
+                .choices
+                .entry(p.clone())
+                .or_default()
+                .entry(rel.clone())
+                .or_default());
+        }
+        bound(&mut self.shapes, MAX_SHAPES);
+        bound(&mut self.choices, MAX_CHOICES);
+    }
+}
+
+fn bump(c: &mut Counts, correct: bool) {
+    if correct {
+        c.correct += 1;
+    } else {
+        c.wrong += 1;
+    }
+}
+
+/// Drops the least used entries until at most `max` remain.
+fn bound(map: &mut BTreeMap<String, BTreeMap<String, Counts>>, max: usize) {
+    let total: usize = map.values().map(BTreeMap::len).sum();
+    if total <= max {
+        return;
+    }
+    let mut all: Vec<(u64, String, String)> = map
+        .iter()
+        .flat_map(|(a, m)| {
+            m.iter()
+                .map(move |(b, c)| (c.weight(), a.clone(), b.clone()))
+        })
+        .collect();
+    all.sort();
+    for (_, a, b) in all.into_iter().take(total - max) {
+        if let Some(m) = map.get_mut(&a) {
+            m.remove(&b);
+            if m.is_empty() {
+                map.remove(&a);
+            }
+        }
+    }
+}
+
+/// A plan's shape: its relation sequence as EXPLORE writes it ("children -> <spouse").
+pub(crate) fn shape(plan: &QueryPlan) -> String {
+    if let Some(a) = &plan.attribute {
+        return format!(".{a}");
+    }
+    let steps: Vec<String> = plan.path.iter().map(ToString::to_string).collect();
+    steps.join(" -> ")
+}
