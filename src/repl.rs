@@ -57,7 +57,7 @@ fn history_path(given: Option<PathBuf>) -> Option<PathBuf> {
 
 /// Runs the shell until `.quit` or end of input.
 pub(crate) fn run(db: &Path, history: Option<PathBuf>, read_only: bool) -> Result<(), Failure> {
-    let cairn = open_db_reading(db, read_only)?;
+    let cairn = open_db_reading(db, read_only, cairn::TableMode::Background)?;
     let interactive = std::io::stdin().is_terminal();
     // Piped input is a script, not something to recall later.
     let history = if interactive {

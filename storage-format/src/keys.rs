@@ -255,15 +255,20 @@ pub enum MetaKey {
     /// `commits`: the number of commits so far, u64 BE; written in the batch of every commit, so
     /// a structure derived from the graph can tell whether it is current by comparing counters.
     Commits,
+    /// `max_degree`: the largest total degree (out + in) any node has reached, u64 BE; raised in
+    /// the batch of the commit that raises it, never lowered (a high-water mark), so that the
+    /// executor's connectivity normaliser needs no scan of the degrees.
+    MaxDegree,
 }
 
 impl MetaKey {
-    pub const ALL: [MetaKey; 5] = [
+    pub const ALL: [MetaKey; 6] = [
         MetaKey::Format,
         MetaKey::Catalog,
         MetaKey::NextNodeId,
         MetaKey::ImportPending,
         MetaKey::Commits,
+        MetaKey::MaxDegree,
     ];
 
     pub fn encode(&self) -> &'static [u8] {
@@ -273,6 +278,7 @@ impl MetaKey {
             MetaKey::NextNodeId => b"next_node_id",
             MetaKey::ImportPending => b"import_pending",
             MetaKey::Commits => b"commits",
+            MetaKey::MaxDegree => b"max_degree",
         }
     }
 

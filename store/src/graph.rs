@@ -95,6 +95,10 @@ pub struct Graph {
     writer: WriterSlot,
     /// The commit counter as of the last commit, for readers (the writer's copy is in `writer`).
     pub(crate) commits: AtomicU64,
+    /// The largest degree (see `Graph::max_degree`), as of the last commit.
+    pub(crate) max_degree: AtomicU64,
+    /// Reads issued to RocksDB by kind (see `Graph::read_ops`).
+    pub(crate) ops: crate::stats::OpCounters,
     pub(crate) subscribers: Subscribers,
     pub(crate) cache: NodeCache,
     pub(crate) options: GraphOptions,
@@ -271,6 +275,7 @@ impl Graph {
             marker::roll_back(&db)?;
         }
         let committed = read_committed(&db)?;
+        let max_degree = crate::stats::load_max_degree(&db, !read_only)?;
         let secondary = secondary_dir.map(|dir| Secondary {
             dir,
             committed_ids: AtomicU64::new(committed.next_node_id),
@@ -286,6 +291,8 @@ impl Graph {
                 commits: committed.commits,
             }),
             commits: AtomicU64::new(committed.commits),
+            max_degree: AtomicU64::new(max_degree),
+            ops: Default::default(),
             subscribers: Subscribers::default(),
             cache: NodeCache::new(options.node_cache_capacity),
             options,
@@ -351,6 +358,10 @@ impl Graph {
             .store(committed.import_pending, Ordering::SeqCst);
         *self.catalog.write() = Arc::new(Catalog::from_record(committed.catalog));
         self.commits.store(committed.commits, Ordering::SeqCst);
+        self.max_degree.store(
+            crate::stats::load_max_degree(&self.db, false)?,
+            Ordering::SeqCst,
+        );
         self.cache.invalidate_all();
         Ok(true)
     }
@@ -756,6 +767,7 @@ impl Reader<'_> {
     }
 
     fn get(&self, cf: &'static str, key: &[u8]) -> Result<Option<DBPinnableSlice<'_>>> {
+        self.graph.ops.count(crate::stats::Op::PointGet);
         let cf = self.graph.cf(cf)?;
         Ok(self.graph.db.get_pinned_cf_opt(cf, key, &self.opts())?)
     }
@@ -806,6 +818,7 @@ impl Reader<'_> {
             .graph
             .db
             .batched_multi_get_cf_opt(cf, &keys, false, &self.opts());
+        self.graph.ops.count(crate::stats::Op::MultiGet);
         for (&i, value) in missing.iter().zip(values) {
             if let Some(bytes) = value? {
                 let rec = Arc::new(
@@ -880,6 +893,7 @@ impl Reader<'_> {
                 .graph
                 .db
                 .raw_iterator_cf_opt(cf, self.scan_opts(prefix));
+            self.graph.ops.count(crate::stats::Op::PrefixScan);
             it.seek(prefix);
             while let (Some(k), Some(v)) = (it.key(), it.value()) {
                 // Both edge key layouts are `node · rel · other`.
@@ -927,6 +941,7 @@ impl Reader<'_> {
             .graph
             .db
             .batched_multi_get_cf_opt(handle, &keys, false, &self.opts());
+        self.graph.ops.count(crate::stats::Op::MultiGet);
         ids.iter()
             .zip(values)
             .map(|(id, value)| Ok(value?.filter(|_| !self.hidden(*id))))
@@ -964,6 +979,7 @@ impl Reader<'_> {
             .graph
             .db
             .raw_iterator_cf_opt(cf, self.scan_opts(&prefix));
+        self.graph.ops.count(crate::stats::Op::PrefixScan);
         it.seek(prefix);
         let mut out = Vec::new();
         while let Some(v) = it.value() {
@@ -1015,6 +1031,7 @@ impl Reader<'_> {
             opts.set_iterate_upper_bound(end.clone());
         }
         let mut it = self.graph.db.raw_iterator_cf_opt(cf, opts);
+        self.graph.ops.count(crate::stats::Op::PrefixScan);
         it.seek(&start);
         let mut out = Vec::new();
         while let Some(k) = it.key() {
