@@ -11,6 +11,7 @@
 # benches/import/ab.sh; rebuilt when NODES changes).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+. benches/lib/timed.sh
 CAIRN=${1:?cairn binary}
 NODES=${2:-1000000}
 RUNS=${3:-5}
@@ -23,20 +24,15 @@ if [ "$(cat "$WORK/dump.nodes" 2>/dev/null)" != "$NODES" ]; then
   echo "$NODES" > "$WORK/dump.nodes"
 fi
 # The databases the import benchmarks build: Cairn's import without embeddings, Kuzu's COPY FROM.
-[ -d "$WORK/cairn-db" ] || "$CAIRN" --db "$WORK/cairn-db" import --embedder none --no-index "$WORK/dump" >&2
-[ -d "$WORK/kuzu-db" ] || python3 benches/import/kuzu_import.py "$WORK/dump" "$WORK/kuzu-db" >&2
+[ -e "$WORK/cairn-db" ] || "$CAIRN" --db "$WORK/cairn-db" import --embedder none --no-index "$WORK/dump" >&2
+[ -e "$WORK/kuzu-db" ] || python3 benches/import/kuzu_import.py "$WORK/dump" "$WORK/kuzu-db" >&2
 
 KUZU_Q='MATCH (a:Author {key: $k})-[:AUTHORED]->(:Paper)<-[:AUTHORED]-(c:Author) WHERE c.key <> $k RETURN DISTINCT c.key, c.name'
 
 run() { # system, run, author, command... -> JSON line
   local name=$1 i=$2 author=$3; shift 3
-  local load t0 t1
-  load=$(cut -d' ' -f1-3 /proc/loadavg)
-  t0=$(date +%s.%N)
-  /usr/bin/time -f "%M" -o "$WORK/rss" "$@" > "$WORK/out" 2> "$WORK/err" \
-    || { echo "$name failed:" >&2; tail -n 5 "$WORK/err" >&2; exit 1; }
-  t1=$(date +%s.%N)
-  python3 - "$name" "$i" "$author" "$t0" "$t1" "$(tail -n 1 "$WORK/rss")" "$load" "$WORK/out" <<'PY'
+  timed "$name" "$@"
+  python3 - "$name" "$i" "$author" "$T0" "$T1" "$RSS_KB" "$LOAD" "$WORK/out" <<'PY'
 import json, sys
 name, i, author, t0, t1, rss, load, out = sys.argv[1], int(sys.argv[2]), sys.argv[3], float(sys.argv[4]), float(sys.argv[5]), int(sys.argv[6]), sys.argv[7], sys.argv[8]
 text = open(out).read()

@@ -7,8 +7,8 @@
 //! Everything is ordered by (score, node id), so the same data and plan give the same result.
 
 use crate::result::{Exploration, PathStep, ResultNode, Stats, StopReason, TraceEvent};
+use crate::score::Probe;
 use crate::source::NodeSource;
-use crate::table::Probe;
 use cairn_embed::{cosine, EmbedError, Embedder};
 use cairn_query::ast::{CmpOp, Direction as QDir, ViaMode};
 use cairn_query::{EntryPlan, Filter, Plan, StepPlan, StopCondition};

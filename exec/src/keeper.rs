@@ -11,8 +11,10 @@
 //! With [`TableMode::StoreOnly`] no table is ever built: every query reads the store
 //! ([`StoreView`]), which is what a one-shot process wants.
 
-use crate::source::{Dirty, Facts, NodeSource, Overlaid, StoreOps, StoreView};
-use crate::table::{NodeTable, Probe};
+use crate::overlay::{Dirty, Overlaid};
+use crate::score::Probe;
+use crate::source::{Facts, NodeSource, StoreOps, StoreView};
+use crate::table::NodeTable;
 use cairn_storage_format::{NodeId, RelId};
 use cairn_store::{ChangeSet, Direction, EngineError, Graph};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};

@@ -1,21 +1,21 @@
 //! Where the executor reads what it scores and walks: node facts (label, degree, vector) and
 //! adjacency, through one trait with three implementations:
 //!
-//! - [`NodeTable`]: everything in memory, for a long-running process that built it;
+//! - [`crate::NodeTable`]: everything in memory, for a long-running process that built it;
 //! - [`StoreView`]: straight from RocksDB — batched multi-gets for facts and one prefix scan
 //!   per listed node and direction, cached for the view's life (one query) — so that a cold
 //!   one-shot statement pays for the nodes it touches, not for a scan of the graph;
-//! - [`Overlaid`]: a table built at some commit plus the nodes later commits changed, which
+//! - [`crate::Overlaid`]: a table built at some commit plus the nodes later commits changed, which
 //!   are read through a store view, so that a write does not cost a rebuild.
 //!
 //! All three give the same answers for the same graph: connectivity is normalised by the
 //! store's recorded largest degree ([`Graph::max_degree`]) and vectors are compared in the
 //! same quantised form.
 
-use crate::table::{connectivity, log_max, quantize_into, NodeTable, Probe};
+use crate::score::{connectivity, dot_f32_i8, log_max, quantize_into, Probe};
 use cairn_storage_format::{LabelId, NodeId, RelId};
 use cairn_store::{Direction, EngineError, Graph, GraphRead};
-use hashbrown::{HashMap, HashSet};
+use hashbrown::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
@@ -125,6 +125,11 @@ impl<'g> StoreView<'g> {
             multi_gets: AtomicU64::new(0),
             prefix_scans: AtomicU64::new(0),
         }
+    }
+
+    /// `ln(1 + max degree)` of the store's recorded largest degree.
+    pub(crate) fn log_max(&self) -> f64 {
+        self.log_max
     }
 
     /// The store operations issued so far.
@@ -266,132 +271,8 @@ impl NodeSource for StoreView<'_> {
             out.extend(
                 self.quantised(chunk)?
                     .into_iter()
-                    .map(|v| v.map(|(q, scale)| crate::table::dot_f32_i8(query, &q) * scale)),
+                    .map(|v| v.map(|(q, scale)| dot_f32_i8(query, &q) * scale)),
             );
-        }
-        Ok(out)
-    }
-}
-
-/// Nodes changed since a table was built: read them from the store, not the table.
-#[derive(Clone, Debug, Default)]
-pub struct Dirty {
-    nodes: HashSet<NodeId>,
-}
-
-impl Dirty {
-    pub fn insert(&mut self, node: NodeId) {
-        self.nodes.insert(node);
-    }
-
-    pub fn contains(&self, node: NodeId) -> bool {
-        self.nodes.contains(&node)
-    }
-
-    pub fn len(&self) -> usize {
-        self.nodes.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.nodes.is_empty()
-    }
-}
-
-/// A table built at an earlier commit plus the nodes changed since (see the module docs):
-/// a node the table does not know (created later) or that a later commit touched — its
-/// record, vector or any edge — is read from the store.
-pub struct Overlaid<'g> {
-    base: Arc<NodeTable>,
-    dirty: Arc<Dirty>,
-    store: StoreView<'g>,
-}
-
-impl std::fmt::Debug for Overlaid<'_> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Overlaid")
-            .field("dirty", &self.dirty.len())
-            .finish()
-    }
-}
-
-impl<'g> Overlaid<'g> {
-    pub fn new(base: Arc<NodeTable>, dirty: Arc<Dirty>, store: StoreView<'g>) -> Self {
-        Overlaid { base, dirty, store }
-    }
-
-    /// The store view the changed nodes are read through.
-    pub fn store(&self) -> &StoreView<'g> {
-        &self.store
-    }
-
-    fn from_store(&self, node: NodeId) -> bool {
-        self.dirty.contains(node) || !self.base.knows(node)
-    }
-}
-
-impl NodeSource for Overlaid<'_> {
-    fn facts(
-        &self,
-        ids: &[NodeId],
-        probe: &Probe,
-        out: &mut Vec<Option<Facts>>,
-    ) -> Result<(), EngineError> {
-        let start = out.len();
-        let log_max =
-            (self.base.max_degree() != self.store.max_degree).then_some(self.store.log_max);
-        self.base.facts_normalised(ids, probe, log_max, out);
-        let changed: Vec<usize> = (0..ids.len())
-            .filter(|&k| self.from_store(ids[k]))
-            .collect();
-        if changed.is_empty() {
-            return Ok(());
-        }
-        let read: Vec<NodeId> = changed.iter().map(|&k| ids[k]).collect();
-        let mut fresh = Vec::with_capacity(read.len());
-        self.store.facts(&read, probe, &mut fresh)?;
-        for (k, f) in changed.into_iter().zip(fresh) {
-            out[start + k] = f;
-        }
-        Ok(())
-    }
-
-    fn neighbors_into(
-        &self,
-        node: NodeId,
-        direction: Direction,
-        rels: &[RelId],
-        out: &mut Vec<(NodeId, RelId, bool)>,
-    ) -> Result<(), EngineError> {
-        if self.from_store(node) {
-            return self.store.neighbors_into(node, direction, rels, out);
-        }
-        NodeSource::neighbors_into(&*self.base, node, direction, rels, out)
-    }
-
-    fn degree_through(
-        &self,
-        node: NodeId,
-        direction: Direction,
-        rels: &[RelId],
-    ) -> Result<u32, EngineError> {
-        if self.from_store(node) {
-            return self.store.degree_through(node, direction, rels);
-        }
-        NodeSource::degree_through(&*self.base, node, direction, rels)
-    }
-
-    fn max_degree(&self) -> u32 {
-        self.store.max_degree
-    }
-
-    fn cosines(&self, ids: &[NodeId], query: &[f32]) -> Result<Vec<Option<f32>>, EngineError> {
-        let mut out = NodeSource::cosines(&*self.base, ids, query)?;
-        let changed: Vec<usize> = (0..ids.len())
-            .filter(|&k| self.from_store(ids[k]))
-            .collect();
-        let read: Vec<NodeId> = changed.iter().map(|&k| ids[k]).collect();
-        for (k, c) in changed.into_iter().zip(self.store.cosines(&read, query)?) {
-            out[k] = c;
         }
         Ok(out)
     }

@@ -15,7 +15,8 @@ use crate::error::{EngineError, Result};
 use crate::graph::Graph;
 use crate::lock::WriterLock;
 use crate::marker;
-use crate::stats::{self, DegreeGrowth};
+use crate::max_degree::{self, DegreeGrowth};
+use crate::stats;
 use cairn_storage_format::records::{decode_u64, encode_vector};
 use cairn_storage_format::{Degree, NodeId, NodeKey, NodeRecord, OutEdgeKey};
 use rocksdb::{IngestExternalFileOptions, SstFileWriter, WriteBatch};
@@ -348,7 +349,7 @@ impl<'g> BulkLoad<'g> {
         let catalog_changed = catalog.record() != self.graph.catalog().record();
         let mut growth = std::mem::take(&mut self.growth);
         if next_node_id > self.first_new {
-            growth.floor = stats::max_degree_in(self.graph, self.first_new..next_node_id)?;
+            growth.floor = max_degree::max_degree_in(self.graph, self.first_new..next_node_id)?;
         }
         let c = Commit {
             batch: std::mem::take(&mut self.batch),

@@ -10,7 +10,7 @@ use crate::changes::ChangeSet;
 use crate::error::{EngineError, Result};
 use crate::graph::Graph;
 use crate::lock::WriterState;
-use crate::stats::DegreeGrowth;
+use crate::max_degree::DegreeGrowth;
 use cairn_storage_format::records::encode_u64;
 use cairn_storage_format::{IndexDef, MetaKey, NodeId, NodeRecord, PropIndexKey, Value};
 use rocksdb::{WriteBatch, WriteOptions};

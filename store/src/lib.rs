@@ -29,6 +29,7 @@ pub mod error;
 pub mod graph;
 mod lock;
 mod marker;
+mod max_degree;
 mod stats;
 pub mod write;
 

@@ -11,7 +11,7 @@ use crate::commit::{self, Commit};
 use crate::error::{EngineError, Result};
 use crate::graph::{Graph, GraphOptions, Neighbor, ROCKSDB_DIR};
 use crate::lock::WriterLock;
-use crate::stats::DegreeGrowth;
+use crate::max_degree::DegreeGrowth;
 use crate::Direction;
 use cairn_storage_format::records::encode_u64;
 use cairn_storage_format::{
