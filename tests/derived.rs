@@ -152,7 +152,7 @@ fn writes_are_seen_without_a_rebuild_and_match_a_fresh_build() {
             "Author",
             "new-author",
             [("name", cairn::Value::from("Nova Newcomer"))],
-            Some("graph mining".into()),
+            Some("graph mining"),
         )?;
         tx.add_edge(n, "AUTHORED", p, Default::default())?;
         let q = tx.upsert_node(

@@ -61,7 +61,7 @@ impl<'g> Overlaid<'g> {
         &self.store
     }
 
-    fn from_store(&self, node: NodeId) -> bool {
+    fn changed(&self, node: NodeId) -> bool {
         self.dirty.contains(node) || !self.base.knows(node)
     }
 }
@@ -77,9 +77,7 @@ impl NodeSource for Overlaid<'_> {
         let log_max =
             (self.base.max_degree() != self.store.max_degree()).then_some(self.store.log_max());
         self.base.facts_normalised(ids, probe, log_max, out);
-        let changed: Vec<usize> = (0..ids.len())
-            .filter(|&k| self.from_store(ids[k]))
-            .collect();
+        let changed: Vec<usize> = (0..ids.len()).filter(|&k| self.changed(ids[k])).collect();
         if changed.is_empty() {
             return Ok(());
         }
@@ -99,7 +97,7 @@ impl NodeSource for Overlaid<'_> {
         rels: &[RelId],
         out: &mut Vec<(NodeId, RelId, bool)>,
     ) -> Result<(), EngineError> {
-        if self.from_store(node) {
+        if self.changed(node) {
             return self.store.neighbors_into(node, direction, rels, out);
         }
         NodeSource::neighbors_into(&*self.base, node, direction, rels, out)
@@ -111,7 +109,7 @@ impl NodeSource for Overlaid<'_> {
         direction: Direction,
         rels: &[RelId],
     ) -> Result<u32, EngineError> {
-        if self.from_store(node) {
+        if self.changed(node) {
             return self.store.degree_through(node, direction, rels);
         }
         NodeSource::degree_through(&*self.base, node, direction, rels)
@@ -123,9 +121,7 @@ impl NodeSource for Overlaid<'_> {
 
     fn cosines(&self, ids: &[NodeId], query: &[f32]) -> Result<Vec<Option<f32>>, EngineError> {
         let mut out = NodeSource::cosines(&*self.base, ids, query)?;
-        let changed: Vec<usize> = (0..ids.len())
-            .filter(|&k| self.from_store(ids[k]))
-            .collect();
+        let changed: Vec<usize> = (0..ids.len()).filter(|&k| self.changed(ids[k])).collect();
         let read: Vec<NodeId> = changed.iter().map(|&k| ids[k]).collect();
         for (k, c) in changed.into_iter().zip(self.store.cosines(&read, query)?) {
             out[k] = c;

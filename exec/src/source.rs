@@ -81,6 +81,9 @@ pub struct StoreOps {
     pub prefix_scans: u64,
 }
 
+/// A vector in the table's quantised form: i8 components and their scale.
+type Quantised = (Vec<i8>, f32);
+
 /// One node's edges in one direction, as (relation, other node) in key order.
 type Edges = Arc<Vec<(RelId, NodeId)>>;
 
@@ -166,7 +169,7 @@ impl<'g> StoreView<'g> {
     }
 
     /// Vectors of `ids` in the table's quantised form, as (i8 components, scale).
-    fn quantised(&self, ids: &[NodeId]) -> Result<Vec<Option<(Vec<i8>, f32)>>, EngineError> {
+    fn quantised(&self, ids: &[NodeId]) -> Result<Vec<Option<Quantised>>, EngineError> {
         let Some(dim) = self.dim else {
             return Ok(vec![None; ids.len()]);
         };
