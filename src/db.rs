@@ -332,7 +332,7 @@ impl Cairn {
         };
         self.run_plan_on(
             &self.graph,
-            &table,
+            &*table,
             search.as_ref().map(|s| s as &dyn EntrySearch),
             plan,
             trace,
@@ -389,7 +389,7 @@ impl Cairn {
                 let table = self.node_source();
                 let search = self.entry_search()?;
                 let embedder = self.embedder();
-                let mut asker = cairn_agent::Asker::new(&self.graph, embedder.as_ref(), &table);
+                let mut asker = cairn_agent::Asker::new(&self.graph, embedder.as_ref(), &*table);
                 if let Some(s) = &search {
                     asker = asker.with_search(s);
                 }
@@ -414,7 +414,7 @@ impl Cairn {
         let table = self.node_source();
         let search = self.entry_search()?;
         let embedder = self.embedder();
-        let mut asker = cairn_agent::Asker::new(&self.graph, embedder.as_ref(), &table);
+        let mut asker = cairn_agent::Asker::new(&self.graph, embedder.as_ref(), &*table);
         if let Some(s) = &search {
             asker = asker.with_search(s);
         }

@@ -12,11 +12,9 @@
 //! ([`StoreView`]), which is what a one-shot process wants.
 
 use crate::overlay::{Dirty, Overlaid};
-use crate::score::Probe;
-use crate::source::{Facts, NodeSource, StoreOps, StoreView};
+use crate::source::{NodeSource, StoreOps, StoreView};
 use crate::table::NodeTable;
-use cairn_storage_format::{NodeId, RelId};
-use cairn_store::{ChangeSet, Direction, EngineError, Graph};
+use cairn_store::{ChangeSet, EngineError, Graph};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::{Receiver, TryRecvError};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
@@ -56,46 +54,17 @@ impl Source<'_> {
     pub fn has_table(&self) -> bool {
         matches!(self, Source::Overlaid(_))
     }
+}
 
-    fn inner(&self) -> &dyn NodeSource {
+/// A source is read as the view or overlay it holds.
+impl<'g> std::ops::Deref for Source<'g> {
+    type Target = dyn NodeSource + 'g;
+
+    fn deref(&self) -> &Self::Target {
         match self {
             Source::Store(s) => s,
             Source::Overlaid(o) => o,
         }
-    }
-}
-
-impl NodeSource for Source<'_> {
-    fn facts(
-        &self,
-        ids: &[NodeId],
-        probe: &Probe,
-        out: &mut Vec<Option<Facts>>,
-    ) -> Result<(), EngineError> {
-        self.inner().facts(ids, probe, out)
-    }
-    fn neighbors_into(
-        &self,
-        node: NodeId,
-        direction: Direction,
-        rels: &[RelId],
-        out: &mut Vec<(NodeId, RelId, bool)>,
-    ) -> Result<(), EngineError> {
-        self.inner().neighbors_into(node, direction, rels, out)
-    }
-    fn degree_through(
-        &self,
-        node: NodeId,
-        direction: Direction,
-        rels: &[RelId],
-    ) -> Result<u32, EngineError> {
-        self.inner().degree_through(node, direction, rels)
-    }
-    fn max_degree(&self) -> u32 {
-        self.inner().max_degree()
-    }
-    fn cosines(&self, ids: &[NodeId], query: &[f32]) -> Result<Vec<Option<f32>>, EngineError> {
-        self.inner().cosines(ids, query)
     }
 }
 

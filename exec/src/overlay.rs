@@ -61,8 +61,10 @@ impl<'g> Overlaid<'g> {
         &self.store
     }
 
+    /// Whether `node` is read from the store: created or touched after the build. (No hash
+    /// lookup while nothing changed, the common case on the scoring path.)
     fn changed(&self, node: NodeId) -> bool {
-        self.dirty.contains(node) || !self.base.knows(node)
+        !self.base.knows(node) || (!self.dirty.is_empty() && self.dirty.contains(node))
     }
 }
 
