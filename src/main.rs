@@ -7,6 +7,7 @@ mod render;
 mod repl;
 mod triples_cli;
 
+use cairn::TableMode;
 use cairn::{
     Cairn, CairnError, CairnOptions, CancelToken, EngineError, Freshness, Graph, GraphOptions,
     OpenMode, Output,
@@ -484,11 +485,14 @@ fn open_graph_reading(db: &Path, read_only: bool) -> Result<Graph, Failure> {
     Ok(graph)
 }
 
-/// [`open_graph_reading`] for the commands that run statements.
-fn open_db_reading(db: &Path, read_only: bool) -> Result<Cairn, Failure> {
+/// [`open_graph_reading`] for the commands that run statements. `table`: one-shot commands
+/// read the store ([`TableMode::StoreOnly`]: they would wait seconds for an in-memory table
+/// of a large graph before a millisecond query); the REPL builds one in the background.
+fn open_db_reading(db: &Path, read_only: bool, table: TableMode) -> Result<Cairn, Failure> {
     let options = |read_only| CairnOptions {
         path: db.to_path_buf(),
         graph: existing(read_only),
+        table,
     };
     let (cairn, why) = match Cairn::open_with(options(read_only)) {
         Err(CairnError::Engine(EngineError::Locked { .. })) if !read_only => {
@@ -757,11 +761,15 @@ fn open_db(db: &Path) -> Result<Cairn, Failure> {
             create_if_missing: false,
             ..GraphOptions::default()
         },
+        table: TableMode::Background,
     })?)
 }
 
 fn explain(db: &Path, statement: &str, read_only: bool) -> Result<(), Failure> {
-    outln!("{}", open_db_reading(db, read_only)?.explain(statement)?);
+    outln!(
+        "{}",
+        open_db_reading(db, read_only, TableMode::StoreOnly)?.explain(statement)?
+    );
     Ok(())
 }
 
@@ -782,7 +790,7 @@ fn query(
             })
         }
     };
-    let cairn = open_db_reading(db, read_only)?;
+    let cairn = open_db_reading(db, read_only, TableMode::StoreOnly)?;
     // One session for the script: BEGIN … COMMIT may span its statements, and a transaction
     // still open at the end (or at a failing statement) is rolled back.
     let mut session = cairn.session();

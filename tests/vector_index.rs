@@ -89,7 +89,7 @@ fn index_answers_like_exact_search() {
         _ => unreachable!(),
     };
     let table = db.node_table().unwrap();
-    let without = Explorer::new(db.graph(), db.embedder().as_ref(), &table)
+    let without = Explorer::new(db.graph(), db.embedder().as_ref(), &*table)
         .run(&plan, false, &CancelToken::default())
         .unwrap();
     let key = |e: &cairn::Exploration| {

@@ -258,16 +258,21 @@ pub enum MetaKey {
     /// `annotations`: the descriptions and aliases of labels, relations and properties
     /// (`AnnotationsRecord`); absent means none. Written in the batch that rewrites the catalog.
     Annotations,
+    /// `max_degree`: the largest total degree (out + in) any node has reached, u64 BE; raised in
+    /// the batch of the commit that raises it, never lowered (a high-water mark), so that the
+    /// executor's connectivity normaliser needs no scan of the degrees.
+    MaxDegree,
 }
 
 impl MetaKey {
-    pub const ALL: [MetaKey; 6] = [
+    pub const ALL: [MetaKey; 7] = [
         MetaKey::Format,
         MetaKey::Catalog,
         MetaKey::NextNodeId,
         MetaKey::ImportPending,
         MetaKey::Commits,
         MetaKey::Annotations,
+        MetaKey::MaxDegree,
     ];
 
     pub fn encode(&self) -> &'static [u8] {
@@ -278,6 +283,7 @@ impl MetaKey {
             MetaKey::ImportPending => b"import_pending",
             MetaKey::Commits => b"commits",
             MetaKey::Annotations => b"annotations",
+            MetaKey::MaxDegree => b"max_degree",
         }
     }
 

@@ -15,8 +15,10 @@ use crate::error::{EngineError, Result};
 use crate::graph::Graph;
 use crate::lock::WriterLock;
 use crate::marker;
+use crate::max_degree::{self, DegreeGrowth};
+use crate::stats;
 use cairn_storage_format::records::{decode_u64, encode_vector};
-use cairn_storage_format::{NodeId, NodeKey, NodeRecord, OutEdgeKey};
+use cairn_storage_format::{Degree, NodeId, NodeKey, NodeRecord, OutEdgeKey};
 use rocksdb::{IngestExternalFileOptions, SstFileWriter, WriteBatch};
 use std::ops::Range;
 use std::path::PathBuf;
@@ -137,6 +139,8 @@ pub struct BulkLoad<'g> {
     ingested: bool,
     first_new: u64,
     changes: ChangeSet,
+    /// Degree merges of existing nodes, for the largest-degree statistic.
+    growth: DegreeGrowth,
 }
 
 impl std::fmt::Debug for BulkLoad<'_> {
@@ -161,6 +165,7 @@ impl Graph {
             batch: WriteBatch::default(),
             ingested: false,
             changes: ChangeSet::default(),
+            growth: DegreeGrowth::default(),
         })
     }
 }
@@ -209,6 +214,11 @@ impl<'g> BulkLoad<'g> {
         key: impl AsRef<[u8]>,
         value: impl AsRef<[u8]>,
     ) -> Result<()> {
+        if family == Family::Degree {
+            let delta = Degree::decode(value.as_ref()).map_err(EngineError::corrupt("degree"))?;
+            let id = NodeKey::decode(key.as_ref()).map_err(EngineError::corrupt("degree key"))?;
+            self.growth.add(id.0, stats::total(delta));
+        }
         let handle = self.graph.cf(family.cf())?;
         self.batch.merge_cf(handle, key, value);
         Ok(())
@@ -339,6 +349,10 @@ impl<'g> BulkLoad<'g> {
         let before = self.graph.catalog();
         let catalog_changed =
             catalog.record() != before.record() || catalog.annotations() != before.annotations();
+        let mut growth = std::mem::take(&mut self.growth);
+        if next_node_id > self.first_new {
+            growth.floor = max_degree::max_degree_in(self.graph, self.first_new..next_node_id)?;
+        }
         let c = Commit {
             batch: std::mem::take(&mut self.batch),
             catalog: catalog_changed.then_some(catalog),
@@ -346,6 +360,7 @@ impl<'g> BulkLoad<'g> {
             sync: self.graph.options.sync_writes || self.ingested,
             clear_marker: self.ingested,
             changes,
+            growth,
         };
         let changes = commit::commit(self.graph, &mut self.state, c)?;
         let _ = std::fs::remove_dir_all(self.graph.path.join(BULK_DIR));

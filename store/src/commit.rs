@@ -10,6 +10,7 @@ use crate::changes::ChangeSet;
 use crate::error::{EngineError, Result};
 use crate::graph::Graph;
 use crate::lock::WriterState;
+use crate::max_degree::DegreeGrowth;
 use cairn_storage_format::records::encode_u64;
 use cairn_storage_format::{IndexDef, MetaKey, NodeId, NodeRecord, PropIndexKey, Value};
 use rocksdb::{WriteBatch, WriteOptions};
@@ -49,6 +50,8 @@ pub(crate) struct Commit {
     /// Remove the bulk loader's import marker in the same write.
     pub(crate) clear_marker: bool,
     pub(crate) changes: ChangeSet,
+    /// Degree increases, for the largest-degree statistic written in the same batch.
+    pub(crate) growth: DegreeGrowth,
 }
 
 /// Runs the commit protocol. Returns the change set, or `None` when there was nothing to commit
@@ -93,6 +96,7 @@ pub(crate) fn commit(
         .ok_or_else(|| EngineError::Invalid("commit counter exhausted".into()))?;
     c.batch
         .put_cf(meta, MetaKey::Commits.encode(), encode_u64(counter));
+    let max_degree = std::mem::take(&mut c.growth).apply(graph, &mut c.batch)?;
     c.changes.commit = counter;
     c.changes.catalog_changed = c.catalog.is_some();
     c.changes.normalize();
@@ -107,6 +111,9 @@ pub(crate) fn commit(
     state.next_node_id = c.next_node_id;
     state.commits = counter;
     graph.commits.store(counter, Ordering::SeqCst);
+    if let Some(max) = max_degree {
+        graph.max_degree.store(max, Ordering::SeqCst);
+    }
     if let Some(catalog) = c.catalog {
         *graph.catalog.write() = Arc::new(catalog);
     }

@@ -95,6 +95,10 @@ pub struct Graph {
     writer: WriterSlot,
     /// The commit counter as of the last commit, for readers (the writer's copy is in `writer`).
     pub(crate) commits: AtomicU64,
+    /// The largest degree (see `Graph::max_degree`), as of the last commit.
+    pub(crate) max_degree: AtomicU64,
+    /// Reads issued to RocksDB by kind (see `Graph::read_ops`).
+    pub(crate) ops: crate::stats::OpCounters,
     pub(crate) subscribers: Subscribers,
     pub(crate) cache: NodeCache,
     pub(crate) options: GraphOptions,
@@ -273,6 +277,7 @@ impl Graph {
             marker::roll_back(&db)?;
         }
         let committed = read_committed(&db)?;
+        let max_degree = crate::stats::load_max_degree(&db, !read_only)?;
         let secondary = secondary_dir.map(|dir| Secondary {
             dir,
             committed_ids: AtomicU64::new(committed.next_node_id),
@@ -290,6 +295,8 @@ impl Graph {
                 commits: committed.commits,
             }),
             commits: AtomicU64::new(committed.commits),
+            max_degree: AtomicU64::new(max_degree),
+            ops: Default::default(),
             subscribers: Subscribers::default(),
             cache: NodeCache::new(options.node_cache_capacity),
             options,
@@ -357,6 +364,10 @@ impl Graph {
             Catalog::from_record(committed.catalog).with_annotations(committed.annotations),
         );
         self.commits.store(committed.commits, Ordering::SeqCst);
+        self.max_degree.store(
+            crate::stats::load_max_degree(&self.db, false)?,
+            Ordering::SeqCst,
+        );
         self.cache.invalidate_all();
         Ok(true)
     }
@@ -769,6 +780,7 @@ impl Reader<'_> {
     }
 
     fn get(&self, cf: &'static str, key: &[u8]) -> Result<Option<DBPinnableSlice<'_>>> {
+        self.graph.ops.count(crate::stats::Op::PointGet);
         let cf = self.graph.cf(cf)?;
         Ok(self.graph.db.get_pinned_cf_opt(cf, key, &self.opts())?)
     }
@@ -819,6 +831,7 @@ impl Reader<'_> {
             .graph
             .db
             .batched_multi_get_cf_opt(cf, &keys, false, &self.opts());
+        self.graph.ops.count(crate::stats::Op::MultiGet);
         for (&i, value) in missing.iter().zip(values) {
             if let Some(bytes) = value? {
                 let rec = Arc::new(
@@ -893,6 +906,7 @@ impl Reader<'_> {
                 .graph
                 .db
                 .raw_iterator_cf_opt(cf, self.scan_opts(prefix));
+            self.graph.ops.count(crate::stats::Op::PrefixScan);
             it.seek(prefix);
             while let (Some(k), Some(v)) = (it.key(), it.value()) {
                 // Both edge key layouts are `node · rel · other`.
@@ -940,6 +954,7 @@ impl Reader<'_> {
             .graph
             .db
             .batched_multi_get_cf_opt(handle, &keys, false, &self.opts());
+        self.graph.ops.count(crate::stats::Op::MultiGet);
         ids.iter()
             .zip(values)
             .map(|(id, value)| Ok(value?.filter(|_| !self.hidden(*id))))
@@ -977,6 +992,7 @@ impl Reader<'_> {
             .graph
             .db
             .raw_iterator_cf_opt(cf, self.scan_opts(&prefix));
+        self.graph.ops.count(crate::stats::Op::PrefixScan);
         it.seek(prefix);
         let mut out = Vec::new();
         while let Some(v) = it.value() {
@@ -1028,6 +1044,7 @@ impl Reader<'_> {
             opts.set_iterate_upper_bound(end.clone());
         }
         let mut it = self.graph.db.raw_iterator_cf_opt(cf, opts);
+        self.graph.ops.count(crate::stats::Op::PrefixScan);
         it.seek(&start);
         let mut out = Vec::new();
         while let Some(k) = it.key() {

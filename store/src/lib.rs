@@ -29,6 +29,8 @@ pub mod error;
 pub mod graph;
 mod lock;
 mod marker;
+mod max_degree;
+mod stats;
 pub mod write;
 
 pub use bulk::{BulkLoad, Family, SstFile, SstFiles, SstSink};
@@ -38,4 +40,5 @@ pub use error::{EngineError, Result};
 pub use graph::{
     Direction, Freshness, Graph, GraphOptions, GraphRead, GraphSnapshot, Neighbor, OpenMode,
 };
+pub use stats::ReadOps;
 pub use write::{CommitStats, Savepoint, Writer};

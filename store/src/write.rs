@@ -11,6 +11,7 @@ use crate::commit::{self, Commit};
 use crate::error::{EngineError, Result};
 use crate::graph::{Graph, GraphOptions, Neighbor, ROCKSDB_DIR};
 use crate::lock::WriterLock;
+use crate::max_degree::DegreeGrowth;
 use crate::Direction;
 use cairn_storage_format::records::encode_u64;
 use cairn_storage_format::{
@@ -678,7 +679,7 @@ impl<'g> Writer<'g> {
 
     /// [`Writer::commit`], also returning the change set (`None`: nothing to commit).
     pub fn commit_changes(mut self) -> Result<(CommitStats, Option<Arc<ChangeSet>>)> {
-        let changes = self.changes()?;
+        let (changes, growth) = self.changes()?;
         let mut stats = CommitStats {
             operations: self.batch.len(),
             bytes: self.batch.size_in_bytes(),
@@ -691,6 +692,7 @@ impl<'g> Writer<'g> {
             sync: self.sync,
             clear_marker: false,
             changes,
+            growth,
         };
         let changes = commit::commit(self.graph, &mut self.state, c)?;
         stats.commit = changes.as_ref().map_or(0, |c| c.commit);
@@ -699,7 +701,8 @@ impl<'g> Writer<'g> {
 
     /// The change set of the batch: the overlay compared with the committed graph, so that a
     /// change undone within the batch (or by a savepoint) is not reported.
-    fn changes(&self) -> Result<ChangeSet> {
+    /// The degree growth is that of the edges new to the committed graph.
+    fn changes(&self) -> Result<(ChangeSet, DegreeGrowth)> {
         let reader = self.graph.reader();
         // Ids this batch handed out were never stored: nothing to read for them or their edges,
         // so a batch that only creates (the common bulk case) reads nothing here.
@@ -712,6 +715,7 @@ impl<'g> Writer<'g> {
             }
         };
         let mut changes = ChangeSet::default();
+        let mut growth = DegreeGrowth::default();
         for (id, rec) in &self.o.nodes {
             let stored = stored_node(*id)?;
             let stored = stored.as_deref();
@@ -740,13 +744,17 @@ impl<'g> Writer<'g> {
             } else {
                 reader.edge(edge.0, edge.1, edge.2)?
             };
+            if props.is_some() && stored.is_none() {
+                growth.add(edge.0, 1);
+                growth.add(edge.2, 1);
+            }
             match props {
                 Some(p) if stored.as_ref() != Some(p) => changes.edges_added.push(*edge),
                 None if stored.is_some() => changes.edges_removed.push(*edge),
                 _ => {}
             }
         }
-        Ok(changes)
+        Ok((changes, growth))
     }
 
     /// A private copy of the database as this batch would leave it, at `dir` (an empty or
@@ -771,11 +779,13 @@ impl<'g> Writer<'g> {
             },
         )?;
         {
+            let (_, growth) = self.changes()?;
             let mut state = copy.lock_writer(None)?;
             let c = Commit {
                 batch: WriteBatch::from_data(self.batch.data()),
                 catalog: self.o.catalog.clone(),
                 next_node_id: self.o.next_node_id,
+                growth,
                 ..Commit::default()
             };
             commit::commit(&copy, &mut state, c)?;
