@@ -8,6 +8,7 @@ use crate::catalog::Catalog;
 use crate::cf;
 use crate::changes::ChangeSet;
 use crate::error::{EngineError, Result};
+use crate::failpoint;
 use crate::graph::Graph;
 use crate::lock::WriterState;
 use cairn_storage_format::records::encode_u64;
@@ -69,6 +70,7 @@ pub(crate) fn commit(
     graph.ensure_writable()?;
     let meta = graph.cf(cf::META)?;
     if let Some(catalog) = &c.catalog {
+        failpoint!("commit.catalog_update");
         c.batch
             .put_cf(meta, MetaKey::Catalog.encode(), catalog.record().encode());
     }
@@ -94,11 +96,13 @@ pub(crate) fn commit(
 
     let mut opts = WriteOptions::default();
     opts.set_sync(c.sync);
+    failpoint!("commit.before_write");
     graph.cache.begin_commit(c.changes.touched_records());
     let result = graph.db.write_opt(c.batch, &opts);
     // Invalidate even on error: a failed write changed nothing, and an extra miss is harmless.
     graph.cache.end_commit(c.changes.touched_records());
     result?;
+    failpoint!("commit.after_write");
     state.next_node_id = c.next_node_id;
     state.commits = counter;
     graph.commits.store(counter, Ordering::SeqCst);
@@ -106,6 +110,7 @@ pub(crate) fn commit(
         *graph.catalog.write() = Arc::new(catalog);
     }
     let changes = Arc::new(c.changes);
+    failpoint!("commit.before_notify");
     graph.subscribers.emit(Arc::clone(&changes));
     Ok(Some(changes))
 }

@@ -26,6 +26,8 @@ pub mod changes;
 mod commit;
 pub mod describe;
 pub mod error;
+pub mod failpoint;
+mod files;
 pub mod graph;
 mod lock;
 mod marker;
