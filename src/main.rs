@@ -472,12 +472,14 @@ fn existing(read_only: bool) -> GraphOptions {
 /// Why a reading command opened read-only, for the line it prints.
 const FORCED: &str = "--read-only";
 const HELD: &str = "another process holds the database";
+const FULL: &str = "the disk is full, so it cannot be opened for writing";
 
 /// The store for a command that only reads: as the writer when it can, read-only with
 /// `--read-only` or when another process holds the database.
 fn open_graph_reading(db: &Path, read_only: bool) -> Result<Graph, Failure> {
     let (graph, why) = match Graph::open(db, existing(read_only)) {
         Err(EngineError::Locked { .. }) if !read_only => (Graph::open(db, existing(true))?, HELD),
+        Err(EngineError::DiskFull { .. }) if !read_only => (Graph::open(db, existing(true))?, FULL),
         opened => (opened?, FORCED),
     };
     announce(graph.freshness(), why);
@@ -493,6 +495,9 @@ fn open_db_reading(db: &Path, read_only: bool) -> Result<Cairn, Failure> {
     let (cairn, why) = match Cairn::open_with(options(read_only)) {
         Err(CairnError::Engine(EngineError::Locked { .. })) if !read_only => {
             (Cairn::open_with(options(true))?, HELD)
+        }
+        Err(CairnError::Engine(EngineError::DiskFull { .. })) if !read_only => {
+            (Cairn::open_with(options(true))?, FULL)
         }
         opened => (opened?, FORCED),
     };

@@ -101,6 +101,7 @@ impl SstFiles<'_> {
         if items.is_empty() {
             return Ok(None);
         }
+        crate::space::ensure(&self.graph.path, 0)?;
         let started = std::time::Instant::now();
         let cf_name = family.cf();
         let opts = cf::options(cf_name, &self.graph.block_cache);

@@ -96,6 +96,8 @@ pub(crate) fn commit(
 
     let mut opts = WriteOptions::default();
     opts.set_sync(c.sync);
+    // A failed log write would abort the process inside RocksDB: refuse it before (space.rs).
+    crate::space::ensure(&graph.path, 2 * c.batch.size_in_bytes() as u64)?;
     failpoint!("commit.before_write");
     graph.cache.begin_commit(c.changes.touched_records());
     let result = graph.db.write_opt(c.batch, &opts);

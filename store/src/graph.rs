@@ -8,6 +8,7 @@ use crate::error::{EngineError, Result};
 use crate::files::{self, STAGING_DIR};
 use crate::lock::{WriterLock, WriterSlot, WriterState};
 use crate::marker;
+use crate::space;
 use cairn_storage_format::keys::{edge_prefix, edge_rel_prefix};
 use cairn_storage_format::records::{decode_u64, decode_vector, decode_vector_into};
 use cairn_storage_format::{
@@ -207,6 +208,9 @@ impl Graph {
         db_opts.set_max_background_jobs(2);
         files::quiet_info_log(&mut db_opts);
         let block_cache = rocksdb::Cache::new_lru_cache(options.block_cache_bytes)?;
+        if !read_only {
+            space::ensure(&path, space::open_need(&db_dir))?;
+        }
         if !exists {
             let descriptors = cf::ALL
                 .iter()
@@ -543,6 +547,8 @@ fn open_secondary(
             path: std::env::temp_dir(),
             source,
         })?;
+    // The secondary writes its info log there: the same abort on a full disk (space.rs).
+    space::ensure(dir.path(), 0)?;
     let mut opts = Options::default();
     opts.set_max_open_files(-1);
     // The info log is all a secondary writes: keep one small file.

@@ -31,6 +31,7 @@ mod files;
 pub mod graph;
 mod lock;
 mod marker;
+pub mod space;
 pub mod write;
 
 pub use bulk::{BulkLoad, Family, SstFile, SstFiles, SstSink};
