@@ -626,6 +626,7 @@ fn import(
     no_index: bool,
     triples: TriplesOptions,
 ) -> Result<(), Failure> {
+    let command_started = Instant::now();
     let files = expand(paths)?;
     // An unknown or unguessed file format is reported before a database is created for it.
     let refs: Vec<&Path> = files.iter().map(PathBuf::as_path).collect();
@@ -682,7 +683,8 @@ fn import(
     }
     if !no_index {
         let started = Instant::now();
-        match cairn.refresh_index()? {
+        let refreshed = while_building_index(|| cairn.refresh_index());
+        match refreshed? {
             cairn_vector::Refresh::Unavailable(why) => {
                 outln!("vector index: not built ({why}); SEARCH scans exactly")
             }
@@ -693,7 +695,39 @@ fn import(
             ),
         }
     }
+    outln!(
+        "import finished in {:.2}s (reading to index)",
+        command_started.elapsed().as_secs_f64()
+    );
     Ok(())
+}
+
+/// Runs the index build `f`, saying on stderr that it runs and, when stderr is not a terminal
+/// (logs, CI), one line every 10 seconds while it does: on a large graph it takes minutes.
+fn while_building_index<T>(f: impl FnOnce() -> T) -> T {
+    let done = std::sync::atomic::AtomicBool::new(false);
+    std::thread::scope(|s| {
+        errln!("vector index: building or updating");
+        if !std::io::stderr().is_terminal() {
+            s.spawn(|| {
+                let started = Instant::now();
+                let mut said = Instant::now();
+                while !done.load(std::sync::atomic::Ordering::Relaxed) {
+                    std::thread::sleep(Duration::from_millis(100));
+                    if said.elapsed() >= Duration::from_secs(10) {
+                        said = Instant::now();
+                        errln!(
+                            "vector index: still building ({:.0}s)",
+                            started.elapsed().as_secs_f64()
+                        );
+                    }
+                }
+            });
+        }
+        let result = f();
+        done.store(true, std::sync::atomic::Ordering::Relaxed);
+        result
+    })
 }
 
 /// The embedder `choice` names (`None` for `none`); `origin` says where the choice came from in
