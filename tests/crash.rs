@@ -9,7 +9,7 @@
 //! order), the property index agreeing with the records, the database answering EXPLORE, and no
 //! temporary file left after the open.
 //!
-//! `crash_points_short` (in `cargo test`) runs for about 40 seconds. The full run:
+//! `crash_points_short` (in `cargo test`) runs for about 30 seconds. The full run:
 //! `CAIRN_CRASH_CRASHES=2000 cargo test --test crash -- --ignored --nocapture crash_points_long`
 //! (`CAIRN_CRASH_SECS` bounds its time, `CAIRN_CRASH_SEED` repeats a run).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -572,7 +572,7 @@ fn harness(budget: Duration, want_crashes: u64) -> Tally {
 
 #[test]
 fn crash_points_short() {
-    let tally = harness(Duration::from_secs(40), u64::MAX);
+    let tally = harness(Duration::from_secs(30), u64::MAX);
     assert!(tally.crashes() >= 10, "too few crashes in the short run");
     assert!(
         tally.crashes_at.len() >= 5,

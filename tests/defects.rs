@@ -4,21 +4,7 @@
 
 mod common;
 
-use common::{cairn, path, text};
-use std::path::Path;
-
-fn items(dir: &Path, n: usize) -> std::path::PathBuf {
-    let body: String = (0..n)
-        .map(|i| {
-            format!(
-                "{{\"type\":\"node\",\"label\":\"Item\",\"key\":\"k{i}\",\"props\":{{\"v\":{i}}},\"description\":\"item number {i}\"}}\n"
-            )
-        })
-        .collect();
-    let file = dir.join("items.jsonl");
-    std::fs::write(&file, body).unwrap();
-    file
-}
+use common::{cairn, imported, item_dump, path, text};
 
 #[test]
 fn an_unterminated_csv_quote_at_end_of_file_is_refused_with_its_line() {
@@ -72,10 +58,7 @@ fn a_tsv_in_a_dump_directory_is_named_not_skipped() {
 #[test]
 fn a_damaged_index_is_rebuilt_with_a_word_on_stderr() {
     let tmp = tempfile::tempdir().unwrap();
-    let dump = items(tmp.path(), 40);
-    let db = tmp.path().join("db");
-    let o = cairn(&["--db", path(&db), "import", path(&dump)]);
-    assert!(o.status.success(), "{:?}", text(&o));
+    let db = imported(tmp.path(), &item_dump(tmp.path(), 40, false));
     let index = db.join("vectors.hnsw");
     let mut bytes = std::fs::read(&index).unwrap();
     let mid = bytes.len() / 2;
@@ -96,7 +79,7 @@ fn a_damaged_index_is_rebuilt_with_a_word_on_stderr() {
 #[test]
 fn an_import_says_when_it_builds_the_index_and_reports_the_whole_time() {
     let tmp = tempfile::tempdir().unwrap();
-    let dump = items(tmp.path(), 40);
+    let dump = item_dump(tmp.path(), 40, false);
     let db = tmp.path().join("db");
     // stderr is a pipe here, not a terminal: the line-based progress.
     let o = cairn(&["--db", path(&db), "import", path(&dump)]);

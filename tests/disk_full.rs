@@ -8,7 +8,7 @@
 
 mod common;
 
-use common::{cairn, path, text};
+use common::{imported, item_dump};
 use std::process::Command;
 
 const SCRIPT: &str = r#"
@@ -35,17 +35,7 @@ umount "$M"
 #[test]
 fn a_full_disk_gives_clean_errors_and_changes_nothing() {
     let tmp = tempfile::tempdir().unwrap();
-    let mut body = String::new();
-    for i in 0..30 {
-        body.push_str(&format!(
-            "{{\"type\":\"node\",\"label\":\"Item\",\"key\":\"k{i}\",\"props\":{{\"v\":{i}}},\"description\":\"item number {i}\"}}\n"
-        ));
-    }
-    let dump = tmp.path().join("d.jsonl");
-    std::fs::write(&dump, body).unwrap();
-    let src = tmp.path().join("src");
-    let o = cairn(&["--db", path(&src), "import", path(&dump)]);
-    assert!(o.status.success(), "{:?}", text(&o));
+    let src = imported(tmp.path(), &item_dump(tmp.path(), 30, false));
     let out = tmp.path().join("out");
     std::fs::create_dir(&out).unwrap();
     let status = Command::new("unshare")

@@ -5,29 +5,10 @@
 
 mod common;
 
-use common::{cairn, path, text};
+use common::{cairn, imported, item_dump, path, text};
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Duration;
-
-/// A small JSON Lines dump of `n` nodes in a chain.
-fn dump(dir: &Path, n: usize) -> std::path::PathBuf {
-    let mut body = String::new();
-    for i in 0..n {
-        body.push_str(&format!(
-            "{{\"type\":\"node\",\"label\":\"Item\",\"key\":\"k{i}\",\"props\":{{\"v\":{i}}}}}\n"
-        ));
-        if i > 0 {
-            body.push_str(&format!(
-                "{{\"type\":\"edge\",\"rel\":\"NEXT\",\"from\":{{\"label\":\"Item\",\"key\":\"k{}\"}},\"to\":{{\"label\":\"Item\",\"key\":\"k{i}\"}}}}\n",
-                i - 1
-            ));
-        }
-    }
-    let file = dir.join("d.jsonl");
-    std::fs::write(&file, body).unwrap();
-    file
-}
 
 /// After the creating process died: `stats` opens the directory, and an import into it works.
 fn assert_usable(db: &Path, dump: &Path, what: &str) {
@@ -51,7 +32,7 @@ fn assert_usable(db: &Path, dump: &Path, what: &str) {
 #[test]
 fn an_import_killed_while_it_creates_the_database_leaves_a_directory_that_opens() {
     let tmp = tempfile::tempdir().unwrap();
-    let dump = dump(tmp.path(), 50);
+    let dump = item_dump(tmp.path(), 50, true);
     // The moment between RocksDB's CURRENT file and the format stamp (before the fix, this left
     // "not a Cairn database: no format stamp"), and the ones around it.
     for point in [
@@ -103,10 +84,7 @@ fn files(db: &Path) -> Vec<(String, u64)> {
 #[test]
 fn twenty_opens_leave_no_empty_logs_and_no_old_info_logs() {
     let tmp = tempfile::tempdir().unwrap();
-    let dump = dump(tmp.path(), 20);
-    let db = tmp.path().join("db");
-    let o = cairn(&["--db", path(&db), "import", path(&dump)]);
-    assert!(o.status.success(), "{:?}", text(&o));
+    let db = imported(tmp.path(), &item_dump(tmp.path(), 20, true));
     let o = cairn(&["--db", path(&db), "stats"]);
     assert!(o.status.success(), "{:?}", text(&o));
     let before: u64 = files(&db).iter().map(|(_, n)| n).sum();
