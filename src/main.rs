@@ -998,6 +998,10 @@ impl Reporter {
                 Arc::new(move |p: Progress| {
                     let Ok(mut s) = state.lock() else { return };
                     let phase_changed = s.1 != Some(p.phase);
+                    if phase_changed && s.1 == Some(Phase::Read) {
+                        // Reading is over: a file read in under five seconds showed only 0%.
+                        errln!("import: reading done");
+                    }
                     if phase_changed || s.0.elapsed() >= Duration::from_secs(5) {
                         s.0 = Instant::now();
                         s.1 = Some(p.phase);

@@ -86,5 +86,8 @@ fn an_import_says_when_it_builds_the_index_and_reports_the_whole_time() {
     let (out, err) = text(&o);
     assert!(o.status.success(), "{err}");
     assert!(err.contains("vector index: building"), "{err}");
+    // The reading line moves on: `reading 0%` is followed by `reading done`.
+    let reading = err.find("import: reading 0%").expect("no reading line");
+    assert!(err[reading..].contains("import: reading done"), "{err}");
     assert!(out.contains("import finished in"), "{out}");
 }
