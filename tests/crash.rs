@@ -15,6 +15,8 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use cairn::{Cairn, GraphRead, Value};
+use rand::{Rng as _, SeedableRng};
+use rand_chacha::ChaCha8Rng;
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::Read;
 use std::os::unix::process::ExitStatusExt;
@@ -22,19 +24,12 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-/// splitmix64: a seeded, reproducible stream (the seed is printed with every failure).
-struct Rng(u64);
+/// A seeded, reproducible stream (the seed is printed with every failure).
+struct Rng(ChaCha8Rng);
 
 impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
     fn below(&mut self, n: u64) -> u64 {
-        self.next() % n.max(1)
+        self.0.random_range(0..n.max(1))
     }
     fn chance(&mut self, percent: u64) -> bool {
         self.below(100) < percent
@@ -398,7 +393,7 @@ fn harness(budget: Duration, want_crashes: u64) -> Tally {
                 .as_nanos() as u64
         });
     eprintln!("crash harness: seed {seed} (CAIRN_CRASH_SEED={seed} repeats this run)");
-    let mut rng = Rng(seed);
+    let mut rng = Rng(ChaCha8Rng::seed_from_u64(seed));
     let tmp = tempfile::tempdir().unwrap();
     let started = Instant::now();
     let mut tally = Tally::default();

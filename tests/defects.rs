@@ -12,14 +12,17 @@ fn an_unterminated_csv_quote_at_end_of_file_is_refused_with_its_line() {
     let csv = tmp.path().join("authors.csv");
     std::fs::write(&csv, ":ID(Author),name\na1,Ann\na2,\"Bo\na3,Cy\n").unwrap();
     let db = tmp.path().join("db");
-    let o = cairn(&[
-        "--db",
-        path(&db),
-        "import",
-        path(&csv),
-        "--embedder",
-        "none",
-    ]);
+    let import = || {
+        cairn(&[
+            "--db",
+            path(&db),
+            "import",
+            path(&csv),
+            "--embedder",
+            "none",
+        ])
+    };
+    let o = import();
     let (out, err) = text(&o);
     assert!(!o.status.success(), "accepted: {out}");
     assert!(
@@ -31,14 +34,7 @@ fn an_unterminated_csv_quote_at_end_of_file_is_refused_with_its_line() {
     assert!(!text(&o).0.contains("Author"), "{:?}", text(&o));
     // A quote closed on the last line is fine.
     std::fs::write(&csv, ":ID(Author),name\na1,\"Ann\"\"s\nsecond line\"").unwrap();
-    let o = cairn(&[
-        "--db",
-        path(&db),
-        "import",
-        path(&csv),
-        "--embedder",
-        "none",
-    ]);
+    let o = import();
     assert!(o.status.success(), "{:?}", text(&o));
 }
 
