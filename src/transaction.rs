@@ -105,6 +105,7 @@ impl Transaction<'_> {
 
     /// Commits (the closure API commits on `Ok`; sessions commit on `COMMIT`).
     pub(crate) fn commit(self) -> Result<crate::CommitStats, CairnError> {
+        cairn_store::failpoint!("transaction.before_commit");
         Ok(self.writer.commit()?)
     }
 

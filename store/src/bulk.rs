@@ -12,6 +12,8 @@ use crate::cf;
 use crate::changes::ChangeSet;
 use crate::commit::{self, Commit};
 use crate::error::{EngineError, Result};
+use crate::failpoint;
+use crate::files::BULK_DIR;
 use crate::graph::Graph;
 use crate::lock::WriterLock;
 use crate::marker;
@@ -23,9 +25,6 @@ use rocksdb::{IngestExternalFileOptions, SstFileWriter, WriteBatch};
 use std::ops::Range;
 use std::path::PathBuf;
 use std::sync::Arc;
-
-/// Directory inside the database directory where a bulk load writes its SST files.
-const BULK_DIR: &str = "import-tmp";
 
 /// The column families a bulk load writes (the catalog and counters in `meta` are the commit's).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -104,6 +103,7 @@ impl SstFiles<'_> {
         if items.is_empty() {
             return Ok(None);
         }
+        crate::space::ensure(&self.graph.path, 0)?;
         let started = std::time::Instant::now();
         let cf_name = family.cf();
         let opts = cf::options(cf_name, &self.graph.block_cache);
@@ -116,10 +116,13 @@ impl SstFiles<'_> {
             .join(BULK_DIR)
             .join(format!("{cf_name}-{part}.sst"));
         sink.writer.open(&path)?;
+        failpoint!("bulk.sst.opened");
         for item in items {
             put(&mut sink, item)?;
         }
+        failpoint!("bulk.sst.before_finish");
         sink.writer.finish()?;
+        failpoint!("bulk.sst.finished");
         let ms = started.elapsed().as_secs_f64() * 1e3;
         tracing::debug!(
             "import: {cf_name} file of {} keys written in {ms:.0} ms",
@@ -309,6 +312,7 @@ impl<'g> BulkLoad<'g> {
             path: dir.clone(),
             source,
         })?;
+        failpoint!("bulk.sst_dir.created");
         Ok(SstFiles { graph: self.graph })
     }
 
@@ -330,11 +334,13 @@ impl<'g> BulkLoad<'g> {
             }
         }
         for (family, paths) in by_cf {
+            failpoint!("bulk.ingest.before_family");
             self.graph.db.ingest_external_file_cf_opts(
                 self.graph.cf(family.cf())?,
                 &ingest,
                 paths,
             )?;
+            failpoint!("bulk.ingest.after_family");
         }
         Ok(())
     }
@@ -362,12 +368,16 @@ impl<'g> BulkLoad<'g> {
             changes,
             growth,
         };
+        failpoint!("bulk.commit.before");
         let changes = commit::commit(self.graph, &mut self.state, c)?;
+        failpoint!("bulk.commit.after");
         let _ = std::fs::remove_dir_all(self.graph.path.join(BULK_DIR));
         if self.ingested {
             // The batch put one `node_key` entry per new node into the memtable; flushing it now
             // (keys sorted, on a quiet database) spares the next open replaying them from the log.
+            failpoint!("bulk.flush.before");
             self.graph.db.flush_cf(self.graph.cf(cf::NODE_KEY)?)?;
+            failpoint!("bulk.flush.after");
         }
         Ok(changes)
     }

@@ -8,6 +8,7 @@ use crate::catalog::Catalog;
 use crate::cf;
 use crate::changes::ChangeSet;
 use crate::error::{EngineError, Result};
+use crate::failpoint;
 use crate::graph::Graph;
 use crate::lock::WriterState;
 use crate::max_degree::DegreeGrowth;
@@ -72,6 +73,7 @@ pub(crate) fn commit(
     graph.ensure_writable()?;
     let meta = graph.cf(cf::META)?;
     if let Some(catalog) = &c.catalog {
+        failpoint!("commit.catalog_update");
         c.batch
             .put_cf(meta, MetaKey::Catalog.encode(), catalog.record().encode());
         c.batch.put_cf(
@@ -103,11 +105,15 @@ pub(crate) fn commit(
 
     let mut opts = WriteOptions::default();
     opts.set_sync(c.sync);
+    // A failed log write would abort the process inside RocksDB: refuse it before (space.rs).
+    crate::space::ensure(&graph.path, 2 * c.batch.size_in_bytes() as u64)?;
+    failpoint!("commit.before_write");
     graph.cache.begin_commit(c.changes.touched_records());
     let result = graph.db.write_opt(c.batch, &opts);
     // Invalidate even on error: a failed write changed nothing, and an extra miss is harmless.
     graph.cache.end_commit(c.changes.touched_records());
     result?;
+    failpoint!("commit.after_write");
     state.next_node_id = c.next_node_id;
     state.commits = counter;
     graph.commits.store(counter, Ordering::SeqCst);
@@ -118,6 +124,7 @@ pub(crate) fn commit(
         *graph.catalog.write() = Arc::new(catalog);
     }
     let changes = Arc::new(c.changes);
+    failpoint!("commit.before_notify");
     graph.subscribers.emit(Arc::clone(&changes));
     Ok(Some(changes))
 }

@@ -5,10 +5,12 @@ use crate::catalog::Catalog;
 use crate::cf;
 use crate::changes::Subscribers;
 use crate::error::{EngineError, Result};
+use crate::files::{self, STAGING_DIR};
 use crate::lock::{WriterLock, WriterSlot, WriterState};
 use crate::marker;
+use crate::space;
 use cairn_storage_format::keys::{edge_prefix, edge_rel_prefix};
-use cairn_storage_format::records::{decode_u64, decode_vector, decode_vector_into, encode_u64};
+use cairn_storage_format::records::{decode_u64, decode_vector, decode_vector_into};
 use cairn_storage_format::{
     AnnotationsRecord, CatalogRecord, Degree, EdgeProps, ExternalKey, LabelId, MetaKey, NodeId,
     NodeKey, NodeRecord, OutEdgeKey, PropIndexKey, PropKeyId, RelId, Value, FORMAT_VERSION,
@@ -184,9 +186,13 @@ impl Graph {
                     reason: "it is a file".into(),
                 });
             }
+            // A stale `rocksdb.new` is a creation that died (`files::create_stamped`).
             let foreign = std::fs::read_dir(&path)
                 .map(|mut entries| {
-                    entries.any(|e| e.map(|e| e.file_name() != ROCKSDB_DIR).unwrap_or(true))
+                    entries.any(|e| {
+                        e.map(|e| e.file_name() != ROCKSDB_DIR && e.file_name() != STAGING_DIR)
+                            .unwrap_or(true)
+                    })
                 })
                 .unwrap_or(false);
             if foreign {
@@ -195,8 +201,8 @@ impl Graph {
                     reason: "the directory is not empty and holds no database".into(),
                 });
             }
-            std::fs::create_dir_all(&db_dir).map_err(|source| EngineError::Io {
-                path: db_dir.clone(),
+            std::fs::create_dir_all(&path).map_err(|source| EngineError::Io {
+                path: path.clone(),
                 source,
             })?;
         }
@@ -206,16 +212,23 @@ impl Graph {
         db_opts.create_missing_column_families(true);
         db_opts.increase_parallelism(2);
         db_opts.set_max_background_jobs(2);
+        files::quiet_info_log(&mut db_opts);
         let block_cache = rocksdb::Cache::new_lru_cache(options.block_cache_bytes)?;
+        if !read_only {
+            space::ensure(&path, space::open_need(&db_dir))?;
+        }
+        if !exists {
+            let descriptors = cf::ALL
+                .iter()
+                .map(|name| ColumnFamilyDescriptor::new(*name, cf::options(name, &block_cache)))
+                .collect();
+            files::create_stamped(&path, &db_dir, &db_opts, descriptors)?;
+        }
 
         // Open every column family present on disk, ours and any a newer version added, so that
         // the format check below can report the version instead of a column-family mismatch.
-        let existing = if exists {
-            DB::list_cf(&db_opts, &db_dir).map_err(|e| open_error(&path, &db_dir, e))?
-        } else {
-            vec![]
-        };
-        if exists && !existing.iter().any(|c| c == cf::META) {
+        let existing = DB::list_cf(&db_opts, &db_dir).map_err(|e| open_error(&path, &db_dir, e))?;
+        if !existing.iter().any(|c| c == cf::META) {
             return Err(EngineError::NotCairn {
                 path,
                 reason: "a RocksDB database without Cairn's column families".into(),
@@ -239,6 +252,7 @@ impl Graph {
         } else {
             let db = DB::open_cf_descriptors(&db_opts, &db_dir, descriptors)
                 .map_err(|e| open_error(&path, &db_dir, e))?;
+            files::tidy_after_open(&path, &db_dir)?;
             (db, None)
         };
 
@@ -248,12 +262,9 @@ impl Graph {
                 path: path.clone(),
                 reason: "no meta column family".into(),
             })?;
+        // Stamped before `rocksdb/CURRENT` existed (`files::create_stamped`): a database
+        // without the stamp is someone else's.
         match db.get_cf(&meta, MetaKey::Format.encode())? {
-            None if !exists => db.put_cf(
-                &meta,
-                MetaKey::Format.encode(),
-                encode_u64(u64::from(FORMAT_VERSION)),
-            )?,
             None => {
                 return Err(EngineError::NotCairn {
                     path,
@@ -553,6 +564,8 @@ fn open_secondary(
             path: std::env::temp_dir(),
             source,
         })?;
+    // The secondary writes its info log there: the same abort on a full disk (space.rs).
+    space::ensure(dir.path(), 0)?;
     let mut opts = Options::default();
     opts.set_max_open_files(-1);
     // The info log is all a secondary writes: keep one small file.

@@ -26,11 +26,14 @@ pub mod changes;
 mod commit;
 pub mod describe;
 pub mod error;
+pub mod failpoint;
+mod files;
 pub mod graph;
 mod lock;
 mod marker;
 mod max_degree;
 mod stats;
+pub mod space;
 pub mod write;
 
 pub use bulk::{BulkLoad, Family, SstFile, SstFiles, SstSink};

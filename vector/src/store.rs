@@ -295,7 +295,11 @@ impl VectorStore {
                     return Ok((ready(index, seq, scan, embedder_id, false), Refresh::Loaded))
                 }
                 Err(e) if e.needs_rebuild() => {
-                    tracing::info!("rebuilding the vector index: {e}");
+                    // Minutes on a large graph: never silently (issue 15, defect 6).
+                    tracing::warn!(
+                        "rebuilding the vector index from {} stored vectors: {e}",
+                        scan.nodes.len()
+                    );
                 }
                 Err(e) => return Err(e.into()),
             }
