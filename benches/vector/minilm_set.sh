@@ -6,14 +6,14 @@
 #   OUT=/tmp/cairn-vector-minilm bash benches/vector/minilm_set.sh
 #
 # Env: OUT (default /tmp/cairn-vector-minilm), NODES (generated graph size, default 200000),
-# COUNT (base + queries, default 121000), CAIRN (a cairn binary; default `cargo run`),
+# COUNT (base + queries, default 101000), CAIRN (a cairn binary; default `cargo run`),
 # CAIRN_MINILM_DIR (default: what scripts/fetch-minilm.sh prints). About 15 CPU-minutes.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
 OUT="${OUT:-/tmp/cairn-vector-minilm}"
 NODES="${NODES:-200000}"
-COUNT="${COUNT:-121000}"
+COUNT="${COUNT:-101000}"
 export CAIRN_MINILM_DIR="${CAIRN_MINILM_DIR:-$(bash "$root/scripts/fetch-minilm.sh")}"
 mkdir -p "$OUT"
 cd "$root"

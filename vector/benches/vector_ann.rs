@@ -91,7 +91,7 @@ fn main() {
     );
     let base = f32s(&dir.join("base.f32"));
     let queries = f32s(&dir.join("queries.f32"));
-    let kth = f32s(&dir.join("kth.f32"));
+    let kth: &'static [f32] = f32s(&dir.join("kth.f32")).leak();
     let row = |v: &'static [f32], i: usize| &v[i * dim..(i + 1) * dim];
     let base: &'static [f32] = base.leak();
     let queries: &'static [f32] = queries.leak();

@@ -219,6 +219,7 @@ impl VectorIndex {
     }
 
     /// Inserts or replaces `node`'s vector (normalised here). Linking is incremental, single-threaded.
+    /// A replaced vector's slot is tombstoned, and counts towards compaction like a delete.
     pub fn insert(
         &mut self,
         node: NodeId,
@@ -227,7 +228,33 @@ impl VectorIndex {
     ) -> Result<(), VectorError> {
         let slot = self.add_slot(node, label, vector)?;
         self.graph.insert(&self.vectors, slot);
+        self.compact_if_due();
         Ok(())
+    }
+
+    /// True if `node` is live with `label` and (once normalised) exactly `vector`: re-applying
+    /// an unchanged vector is then skipped instead of tombstoning a slot.
+    pub fn holds(&self, node: NodeId, label: LabelId, vector: &[f32]) -> bool {
+        let Some(&slot) = self.live.get(&node) else {
+            return false;
+        };
+        let Ok(v) = normalised(self.dim, vector, "") else {
+            return false;
+        };
+        let i = slot as usize * self.dim;
+        self.slots
+            .get(slot as usize)
+            .is_some_and(|s| s.label == label)
+            && self.vectors.get(i..i + self.dim) == Some(v.as_slice())
+    }
+
+    fn compact_if_due(&mut self) {
+        let total = self.slots.len().max(1) as f64;
+        if self.tombstones >= 64
+            && self.tombstones as f64 / total > self.params.rebuild_tombstone_ratio
+        {
+            self.compact();
+        }
     }
 
     /// Deletes `node`; returns whether it was present. Compacts when tombstones pass the threshold.
@@ -236,12 +263,7 @@ impl VectorIndex {
             return false;
         };
         self.tombstone(slot);
-        let total = self.slots.len().max(1) as f64;
-        if self.tombstones >= 64
-            && self.tombstones as f64 / total > self.params.rebuild_tombstone_ratio
-        {
-            self.compact();
-        }
+        self.compact_if_due();
         true
     }
 
