@@ -176,11 +176,22 @@ impl VectorIndex {
     ) -> Result<Self, VectorError> {
         let mut idx = VectorIndex::new(dim, params);
         let first = idx.slots.len();
+        let items = items.into_iter();
+        idx.reserve(items.size_hint().0);
         for (node, label, v) in items {
             idx.add_slot(node, label, &v)?;
         }
         idx.link_parallel(first);
         Ok(idx)
+    }
+
+    /// Room for `more` slots: a build then fills its arrays without regrowing them (a regrowth
+    /// holds the old and the new array at once, up to 1.5x the vectors' memory).
+    fn reserve(&mut self, more: usize) {
+        self.slots.reserve(more);
+        self.vectors.reserve(more * self.dim);
+        self.live.reserve(more);
+        self.graph.reserve(more);
     }
 
     /// Vector dimension.
@@ -270,6 +281,7 @@ impl VectorIndex {
     /// Rebuilds the graph from live slots only, dropping tombstones (parallel).
     pub fn compact(&mut self) {
         let mut fresh = VectorIndex::new(self.dim, self.params.clone());
+        fresh.reserve(self.live.len());
         for (i, s) in self.slots.iter().enumerate() {
             if !s.deleted {
                 let v = &self.vectors[i * self.dim..(i + 1) * self.dim];
