@@ -284,8 +284,8 @@ impl Cairn {
     }
 
     /// Builds (or rebuilds) the vector index from the `vector` column family and saves it.
-    /// Fails when the index could not answer for this database (no vectors, vectors of another
-    /// embedder, nodes without a vector).
+    /// Fails when the index could not answer for this database (no vectors, or vectors of
+    /// another embedder).
     pub fn build_index(&self) -> Result<BuildReport, CairnError> {
         self.graph.ensure_writable()?;
         Ok(self.vectors.build(&self.graph, self.embedder().id())?)
