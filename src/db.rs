@@ -3,7 +3,7 @@
 use crate::error::CairnError;
 use crate::import::{ImportEmbedder, ImportOptions};
 use crate::mutation::apply;
-use crate::{EngineError, Freshness, Graph, GraphOptions, GraphRead, OpenMode};
+use crate::{EngineError, Freshness, Graph, GraphOptions, GraphRead, OpenMode, Writer};
 use cairn_agent::{
     CancelToken, EngineCatalog, EntrySearch, Exploration, ExploreError, Explorer, NodeSource,
     NodeTable,
@@ -129,9 +129,9 @@ impl Cairn {
                 .map(|e| (e.id.as_str(), e.dim as usize)),
         )?;
         let vectors = if graph.is_read_only() {
-            VectorStore::read_only(&options.path)
+            VectorStore::read_only(&graph, &options.path)
         } else {
-            VectorStore::new(&options.path)
+            VectorStore::new(&graph, &options.path)
         };
         Ok(Cairn {
             vectors,
@@ -263,9 +263,49 @@ impl Cairn {
         self.table.builds()
     }
 
+    /// Embeds, in `writer`'s batch, the descriptions of the nodes it created or whose
+    /// description it changed and that got no vector from the caller ([`Writer::unembedded`]),
+    /// with the database's embedder, so that SEARCH finds them as soon as the batch commits
+    /// (synchronously at commit rather than in a background queue: a commit is then visible to
+    /// SEARCH exactly when it is visible to everything else, and one description costs
+    /// microseconds with the hash embedder, milliseconds with MiniLM). A database whose vectors
+    /// come from another embedder (supplied with the data) is left alone: mixing models would
+    /// make scores meaningless; such nodes stay outside the index.
+    pub(crate) fn embed_pending(&self, writer: &mut Writer<'_>) -> Result<(), CairnError> {
+        let embedder = self.embedder();
+        match writer.catalog().embedder() {
+            Some(def) if def.id != embedder.id() => return Ok(()),
+            _ => {}
+        }
+        let todo = writer.unembedded()?;
+        if todo.is_empty() {
+            return Ok(());
+        }
+        let texts: Vec<&str> = todo.iter().map(|(_, t)| t.as_str()).collect();
+        let vectors = embedder
+            .embed_batch(&texts)
+            .map_err(|e| CairnError::Explore(ExploreError::Embed(e)))?;
+        if writer.catalog().embedder().is_none() {
+            writer.set_embedder(Some(cairn_storage_format::EmbedderDef {
+                id: embedder.id().to_owned(),
+                dim: embedder.dim() as u32,
+            }));
+        }
+        for ((id, _), v) in todo.iter().zip(&vectors) {
+            writer.set_vector(*id, v)?;
+        }
+        Ok(())
+    }
+
+    /// Called after every commit of the facade: the vector index takes in the change set now,
+    /// so its pending list stays bounded in a process that writes and never searches.
+    pub(crate) fn committed(&self) {
+        self.vectors.absorb();
+    }
+
     /// Builds (or rebuilds) the vector index from the `vector` column family and saves it.
-    /// Fails when the index could not answer for this database (no vectors, vectors of another
-    /// embedder, nodes without a vector).
+    /// Fails when the index could not answer for this database (no vectors, or vectors of
+    /// another embedder).
     pub fn build_index(&self) -> Result<BuildReport, CairnError> {
         self.graph.ensure_writable()?;
         Ok(self.vectors.build(&self.graph, self.embedder().id())?)

@@ -103,10 +103,14 @@ impl Transaction<'_> {
         result
     }
 
-    /// Commits (the closure API commits on `Ok`; sessions commit on `COMMIT`).
-    pub(crate) fn commit(self) -> Result<crate::CommitStats, CairnError> {
+    /// Commits (the closure API commits on `Ok`; sessions commit on `COMMIT`), after embedding
+    /// the new or changed descriptions into the same batch ([`Cairn::embed_pending`]).
+    pub(crate) fn commit(mut self) -> Result<crate::CommitStats, CairnError> {
+        self.db.embed_pending(&mut self.writer)?;
         cairn_store::failpoint!("transaction.before_commit");
-        Ok(self.writer.commit()?)
+        let stats = self.writer.commit()?;
+        self.db.committed();
+        Ok(stats)
     }
 
     /// Whether node `id` exists as this transaction would leave it.
