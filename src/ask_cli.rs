@@ -58,7 +58,7 @@ pub(crate) fn ask(
     explain: bool,
     format: OutputFormat,
 ) -> Result<(), Failure> {
-    let cairn = super::open_db_reading(db, read_only)?;
+    let cairn = super::open_db_reading(db, read_only, cairn::TableMode::StoreOnly)?;
     if explain {
         outln!(
             "{}",
@@ -279,7 +279,7 @@ pub(crate) fn eval_questions(
     let agents = llm_agents(llm)?;
     let chat = backend(agents)?;
     let embedder = cairn.embedder();
-    let mut asker = cairn.asker(embedder.as_ref(), &table);
+    let mut asker = cairn.asker(embedder.as_ref(), table.as_ref());
     if let (Some(c), Some(a)) = (&chat, agents) {
         asker = asker.with_llm(c, a);
     }

@@ -3,10 +3,12 @@
 use crate::error::CairnError;
 use crate::import::{ImportEmbedder, ImportOptions};
 use crate::mutation::apply;
-use crate::{EngineError, Freshness, Graph, GraphOptions, GraphRead, OpenMode};
+use crate::{EngineError, Freshness, Graph, GraphOptions, GraphRead, OpenMode, Writer};
 use cairn_agent::{
-    CancelToken, EngineCatalog, EntrySearch, Exploration, ExploreError, Explorer, NodeTable,
+    CancelToken, EngineCatalog, EntrySearch, Exploration, ExploreError, Explorer, NodeSource,
+    NodeTable,
 };
+use cairn_agent::{Source, TableKeeper, TableMode};
 use cairn_embed::{minilm_from_env, Embedder, HashEmbedder, MINILM_ID};
 use cairn_import::dump::DumpRecord;
 use cairn_import::{import_files, import_records, ImportError, ImportSummary, SUPPLIED_EMBEDDER};
@@ -26,6 +28,9 @@ use std::sync::Arc;
 pub struct CairnOptions {
     pub path: PathBuf,
     pub graph: GraphOptions,
+    /// Whether the handle keeps an in-memory node table (built in the background, kept
+    /// current with change sets) or reads every query's node facts from the store.
+    pub table: TableMode,
 }
 
 /// How many of a label's nodes `DESCRIBE` reads to list its properties.
@@ -36,7 +41,16 @@ impl CairnOptions {
         CairnOptions {
             path: path.as_ref().to_path_buf(),
             graph: GraphOptions::default(),
+            table: TableMode::Background,
         }
+    }
+
+    /// Never build the in-memory node table: every query reads the node facts and edges it
+    /// touches from the store ([`TableMode::StoreOnly`]). For one-shot processes, which would
+    /// otherwise pay for a scan of the whole graph before their first query.
+    pub fn store_only(mut self) -> Self {
+        self.table = TableMode::StoreOnly;
+        self
     }
 
     /// Open read-only, beside a writer that may hold the database in another process
@@ -76,12 +90,13 @@ pub enum Output {
 /// # Ok(()) }
 /// ```
 pub struct Cairn {
-    graph: Graph,
+    graph: Arc<Graph>,
     /// Behind a lock because a read-only handle's catch-up can bring a catalog that records a
     /// different embedder (the writer's first import).
     embedder: RwLock<Arc<dyn Embedder>>,
-    /// Per-node facts for scoring, rebuilt lazily after writes.
-    table: RwLock<Option<Arc<NodeTable>>>,
+    /// Per-node facts for scoring: the in-memory table kept current with change sets, or the
+    /// store view while there is none.
+    table: TableKeeper,
     /// The HNSW index for SEARCH entries: loaded or built on the first SEARCH, kept current
     /// with the `vector` column family, saved on drop when changed in place.
     vectors: VectorStore,
@@ -108,7 +123,7 @@ impl Cairn {
     /// for queries. A database embedded by MiniLM needs the `minilm` feature and
     /// `CAIRN_MINILM_DIR`; without them this is [`CairnError::EmbedderUnavailable`].
     pub fn open_with(options: CairnOptions) -> Result<Cairn, CairnError> {
-        let graph = Graph::open(&options.path, options.graph)?;
+        let graph = Arc::new(Graph::open(&options.path, options.graph)?);
         let embedder = embedder_for(
             graph
                 .catalog()
@@ -116,16 +131,16 @@ impl Cairn {
                 .map(|e| (e.id.as_str(), e.dim as usize)),
         )?;
         let vectors = if graph.is_read_only() {
-            VectorStore::read_only(&options.path)
+            VectorStore::read_only(&graph, &options.path)
         } else {
-            VectorStore::new(&options.path)
+            VectorStore::new(&graph, &options.path)
         };
         let strategies = cairn_agent::strategy::Strategies::decode(graph.strategies()?.as_deref())?;
         Ok(Cairn {
             vectors,
+            table: TableKeeper::new(Arc::clone(&graph), options.table),
             graph,
             embedder: RwLock::new(embedder),
-            table: RwLock::new(None),
             strategies: std::sync::Mutex::new(strategies),
         })
     }
@@ -233,25 +248,68 @@ impl Cairn {
         Ok(summary)
     }
 
-    /// The node table for scoring, rebuilt if the graph changed since it was built.
+    /// The in-memory node table, current as of now: the kept one when no commit touched it
+    /// since its build, else built here (blocking). Queries do not need this; they read
+    /// through [`Cairn::node_source`].
     pub fn node_table(&self) -> Result<Arc<NodeTable>, CairnError> {
+        Ok(self.table.table_now(self.embedder().id())?)
+    }
+
+    /// What the next query reads node facts and edges through: the in-memory table with the
+    /// nodes later commits changed read from the store, or (no table yet, or
+    /// [`CairnOptions::store_only`]) the store alone. Never waits for a table build.
+    pub fn node_source(&self) -> Source<'_> {
+        self.table.source(self.embedder().id())
+    }
+
+    /// How many in-memory node tables this handle has built (a write does not cause one).
+    pub fn table_builds(&self) -> u64 {
+        self.table.builds()
+    }
+
+    /// Embeds, in `writer`'s batch, the descriptions of the nodes it created or whose
+    /// description it changed and that got no vector from the caller ([`Writer::unembedded`]),
+    /// with the database's embedder, so that SEARCH finds them as soon as the batch commits
+    /// (synchronously at commit rather than in a background queue: a commit is then visible to
+    /// SEARCH exactly when it is visible to everything else, and one description costs
+    /// microseconds with the hash embedder, milliseconds with MiniLM). A database whose vectors
+    /// come from another embedder (supplied with the data) is left alone: mixing models would
+    /// make scores meaningless; such nodes stay outside the index.
+    pub(crate) fn embed_pending(&self, writer: &mut Writer<'_>) -> Result<(), CairnError> {
         let embedder = self.embedder();
-        if let Some(t) = self
-            .table
-            .read()
-            .as_ref()
-            .filter(|t| t.is_current(&self.graph, embedder.id()))
-        {
-            return Ok(Arc::clone(t));
+        match writer.catalog().embedder() {
+            Some(def) if def.id != embedder.id() => return Ok(()),
+            _ => {}
         }
-        let t = Arc::new(NodeTable::build(&self.graph, embedder.id())?);
-        *self.table.write() = Some(Arc::clone(&t));
-        Ok(t)
+        let todo = writer.unembedded()?;
+        if todo.is_empty() {
+            return Ok(());
+        }
+        let texts: Vec<&str> = todo.iter().map(|(_, t)| t.as_str()).collect();
+        let vectors = embedder
+            .embed_batch(&texts)
+            .map_err(|e| CairnError::Explore(ExploreError::Embed(e)))?;
+        if writer.catalog().embedder().is_none() {
+            writer.set_embedder(Some(cairn_storage_format::EmbedderDef {
+                id: embedder.id().to_owned(),
+                dim: embedder.dim() as u32,
+            }));
+        }
+        for ((id, _), v) in todo.iter().zip(&vectors) {
+            writer.set_vector(*id, v)?;
+        }
+        Ok(())
+    }
+
+    /// Called after every commit of the facade: the vector index takes in the change set now,
+    /// so its pending list stays bounded in a process that writes and never searches.
+    pub(crate) fn committed(&self) {
+        self.vectors.absorb();
     }
 
     /// Builds (or rebuilds) the vector index from the `vector` column family and saves it.
-    /// Fails when the index could not answer for this database (no vectors, vectors of another
-    /// embedder, nodes without a vector).
+    /// Fails when the index could not answer for this database (no vectors, or vectors of
+    /// another embedder).
     pub fn build_index(&self) -> Result<BuildReport, CairnError> {
         self.graph.ensure_writable()?;
         Ok(self.vectors.build(&self.graph, self.embedder().id())?)
@@ -307,7 +365,7 @@ impl Cairn {
         trace: bool,
         cancel: &CancelToken,
     ) -> Result<Exploration, CairnError> {
-        let table = self.node_table()?;
+        let table = self.node_source();
         // Only SEARCH entries need the index: other plans never pay for loading or building it.
         let wants_index = plan
             .entries
@@ -320,7 +378,7 @@ impl Cairn {
         };
         self.run_plan_on(
             &self.graph,
-            &table,
+            &*table,
             search.as_ref().map(|s| s as &dyn EntrySearch),
             plan,
             trace,
@@ -333,7 +391,7 @@ impl Cairn {
     pub(crate) fn run_plan_on(
         &self,
         graph: &Graph,
-        table: &NodeTable,
+        table: &dyn NodeSource,
         search: Option<&dyn EntrySearch>,
         plan: &cairn_query::Plan,
         trace: bool,
@@ -374,10 +432,10 @@ impl Cairn {
     fn explain_compiled(&self, inner: Compiled) -> Result<String, CairnError> {
         match inner {
             Compiled::Ask { question } => {
-                let table = self.node_table()?;
+                let table = self.node_source();
                 let search = self.entry_search()?;
                 let embedder = self.embedder();
-                let mut asker = self.asker(embedder.as_ref(), &table);
+                let mut asker = self.asker(embedder.as_ref(), &*table);
                 if let Some(s) = &search {
                     asker = asker.with_search(s);
                 }
@@ -399,10 +457,10 @@ impl Cairn {
         cancel: &CancelToken,
         llm: Option<(&dyn cairn_agent::LlmBackend, cairn_agent::LlmAgents)>,
     ) -> Result<cairn_agent::AskOutcome, CairnError> {
-        let table = self.node_table()?;
+        let table = self.node_source();
         let search = self.entry_search()?;
         let embedder = self.embedder();
-        let mut asker = self.asker(embedder.as_ref(), &table);
+        let mut asker = self.asker(embedder.as_ref(), &*table);
         if let Some(s) = &search {
             asker = asker.with_search(s);
         }

@@ -48,7 +48,7 @@ impl Cairn {
     pub fn asker<'a>(
         &'a self,
         embedder: &'a dyn cairn_embed::Embedder,
-        table: &'a cairn_agent::NodeTable,
+        table: &'a dyn cairn_agent::NodeSource,
     ) -> cairn_agent::Asker<'a> {
         cairn_agent::Asker::new(self.graph(), embedder, table).with_strategies(&self.strategies)
     }

@@ -30,7 +30,9 @@ mod session;
 mod transaction;
 
 pub use asynchronous::AsyncCairn;
-pub use cairn_agent::{AskOutcome, CancelToken, Exploration, PathStep, ResultNode, StopReason};
+pub use cairn_agent::{
+    AskOutcome, CancelToken, Exploration, PathStep, ResultNode, StopReason, TableMode,
+};
 pub use cairn_embed::{EmbedError, Embedder, HashEmbedder};
 pub use cairn_import::dump::{DumpEdge, DumpNode, DumpRecord, NodeRef};
 pub use cairn_import::triples::TriplesOptions;

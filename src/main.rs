@@ -7,6 +7,7 @@ mod render;
 mod repl;
 mod triples_cli;
 
+use cairn::TableMode;
 use cairn::{
     Cairn, CairnError, CairnOptions, CancelToken, EngineError, Freshness, Graph, GraphOptions,
     OpenMode, Output,
@@ -484,27 +485,35 @@ fn existing(read_only: bool) -> GraphOptions {
 /// Why a reading command opened read-only, for the line it prints.
 const FORCED: &str = "--read-only";
 const HELD: &str = "another process holds the database";
+const FULL: &str = "the disk is full, so it cannot be opened for writing";
 
 /// The store for a command that only reads: as the writer when it can, read-only with
 /// `--read-only` or when another process holds the database.
 fn open_graph_reading(db: &Path, read_only: bool) -> Result<Graph, Failure> {
     let (graph, why) = match Graph::open(db, existing(read_only)) {
         Err(EngineError::Locked { .. }) if !read_only => (Graph::open(db, existing(true))?, HELD),
+        Err(EngineError::DiskFull { .. }) if !read_only => (Graph::open(db, existing(true))?, FULL),
         opened => (opened?, FORCED),
     };
     announce(graph.freshness(), why);
     Ok(graph)
 }
 
-/// [`open_graph_reading`] for the commands that run statements.
-fn open_db_reading(db: &Path, read_only: bool) -> Result<Cairn, Failure> {
+/// [`open_graph_reading`] for the commands that run statements. `table`: one-shot commands
+/// read the store ([`TableMode::StoreOnly`]: they would wait seconds for an in-memory table
+/// of a large graph before a millisecond query); the REPL builds one in the background.
+fn open_db_reading(db: &Path, read_only: bool, table: TableMode) -> Result<Cairn, Failure> {
     let options = |read_only| CairnOptions {
         path: db.to_path_buf(),
         graph: existing(read_only),
+        table,
     };
     let (cairn, why) = match Cairn::open_with(options(read_only)) {
         Err(CairnError::Engine(EngineError::Locked { .. })) if !read_only => {
             (Cairn::open_with(options(true))?, HELD)
+        }
+        Err(CairnError::Engine(EngineError::DiskFull { .. })) if !read_only => {
+            (Cairn::open_with(options(true))?, FULL)
         }
         opened => (opened?, FORCED),
     };
@@ -633,6 +642,7 @@ fn import(
     no_index: bool,
     triples: TriplesOptions,
 ) -> Result<(), Failure> {
+    let command_started = Instant::now();
     let files = expand(paths)?;
     // An unknown or unguessed file format is reported before a database is created for it.
     let refs: Vec<&Path> = files.iter().map(PathBuf::as_path).collect();
@@ -689,7 +699,8 @@ fn import(
     }
     if !no_index {
         let started = Instant::now();
-        match cairn.refresh_index()? {
+        let refreshed = while_building_index(|| cairn.refresh_index());
+        match refreshed? {
             cairn_vector::Refresh::Unavailable(why) => {
                 outln!("vector index: not built ({why}); SEARCH scans exactly")
             }
@@ -700,7 +711,39 @@ fn import(
             ),
         }
     }
+    outln!(
+        "import finished in {:.2}s (reading to index)",
+        command_started.elapsed().as_secs_f64()
+    );
     Ok(())
+}
+
+/// Runs the index build `f`, saying on stderr that it runs and, when stderr is not a terminal
+/// (logs, CI), one line every 10 seconds while it does: on a large graph it takes minutes.
+fn while_building_index<T>(f: impl FnOnce() -> T) -> T {
+    let done = std::sync::atomic::AtomicBool::new(false);
+    std::thread::scope(|s| {
+        errln!("vector index: building or updating");
+        if !std::io::stderr().is_terminal() {
+            s.spawn(|| {
+                let started = Instant::now();
+                let mut said = Instant::now();
+                while !done.load(std::sync::atomic::Ordering::Relaxed) {
+                    std::thread::sleep(Duration::from_millis(100));
+                    if said.elapsed() >= Duration::from_secs(10) {
+                        said = Instant::now();
+                        errln!(
+                            "vector index: still building ({:.0}s)",
+                            started.elapsed().as_secs_f64()
+                        );
+                    }
+                }
+            });
+        }
+        let result = f();
+        done.store(true, std::sync::atomic::Ordering::Relaxed);
+        result
+    })
 }
 
 /// The embedder `choice` names (`None` for `none`); `origin` says where the choice came from in
@@ -769,11 +812,15 @@ fn open_db(db: &Path) -> Result<Cairn, Failure> {
             create_if_missing: false,
             ..GraphOptions::default()
         },
+        table: TableMode::Background,
     })?)
 }
 
 fn explain(db: &Path, statement: &str, read_only: bool) -> Result<(), Failure> {
-    outln!("{}", open_db_reading(db, read_only)?.explain(statement)?);
+    outln!(
+        "{}",
+        open_db_reading(db, read_only, TableMode::StoreOnly)?.explain(statement)?
+    );
     Ok(())
 }
 
@@ -794,7 +841,7 @@ fn query(
             })
         }
     };
-    let cairn = open_db_reading(db, read_only)?;
+    let cairn = open_db_reading(db, read_only, TableMode::StoreOnly)?;
     // One session for the script: BEGIN … COMMIT may span its statements, and a transaction
     // still open at the end (or at a failing statement) is rolled back.
     let mut session = cairn.session();
@@ -971,6 +1018,10 @@ impl Reporter {
                 Arc::new(move |p: Progress| {
                     let Ok(mut s) = state.lock() else { return };
                     let phase_changed = s.1 != Some(p.phase);
+                    if phase_changed && s.1 == Some(Phase::Read) {
+                        // Reading is over: a file read in under five seconds showed only 0%.
+                        errln!("import: reading done");
+                    }
                     if phase_changed || s.0.elapsed() >= Duration::from_secs(5) {
                         s.0 = Instant::now();
                         s.1 = Some(p.phase);

@@ -60,7 +60,10 @@ fn history_path(given: Option<PathBuf>) -> Option<PathBuf> {
 
 /// Runs the shell until `.quit` or end of input.
 pub(crate) fn run(db: &Path, history: Option<PathBuf>, read_only: bool) -> Result<(), Failure> {
-    let cairn = open_db_reading(db, read_only)?;
+    let cairn = open_db_reading(db, read_only, cairn::TableMode::Background)?;
+    // Start the in-memory node table now, in the background: the first statements read the
+    // store until it is ready, later ones (typed seconds later) the table.
+    let _ = cairn.node_source();
     let interactive = std::io::stdin().is_terminal();
     // Piped input is a script, not something to recall later.
     let history = if interactive {

@@ -63,11 +63,11 @@ impl Transaction<'_> {
 
     /// Runs an EXPLORE statement on the graph as this transaction would leave it.
     ///
-    /// The executor scores from an in-memory node table built from a whole store, which cannot
-    /// take in the transaction's overlay cheaply; so the statement runs on a private copy: a
-    /// RocksDB checkpoint of the database (hard links, inside the database directory) with the
-    /// transaction's batch committed into it, deleted afterwards. That costs a checkpoint and a
-    /// node-table build per call (fine for scripts and tests, not for a hot path), and SEARCH
+    /// The executor reads through the store, which cannot take in the transaction's overlay;
+    /// so the statement runs on a private copy: a RocksDB checkpoint of the database (hard
+    /// links, inside the database directory) with the transaction's batch committed into it,
+    /// read through a store view (only what the query touches) and deleted afterwards. That
+    /// costs a checkpoint per call (fine for scripts and tests, not for a hot path), and SEARCH
     /// entries scan vectors exactly instead of using the HNSW index.
     pub fn explore(&self, statement: &str) -> Result<Exploration, CairnError> {
         let catalog =
@@ -96,17 +96,21 @@ impl Transaction<'_> {
         let _ = std::fs::remove_dir_all(&dir);
         let result = (|| {
             let copy = self.writer.fork(&dir)?;
-            let table = cairn_agent::NodeTable::build(&copy, self.db.embedder().id())?;
-            self.db
-                .run_plan_on(&copy, &table, None, plan, trace, cancel)
+            let view = cairn_agent::StoreView::new(&copy, self.db.embedder().id());
+            self.db.run_plan_on(&copy, &view, None, plan, trace, cancel)
         })();
         let _ = std::fs::remove_dir_all(&dir);
         result
     }
 
-    /// Commits (the closure API commits on `Ok`; sessions commit on `COMMIT`).
-    pub(crate) fn commit(self) -> Result<crate::CommitStats, CairnError> {
-        Ok(self.writer.commit()?)
+    /// Commits (the closure API commits on `Ok`; sessions commit on `COMMIT`), after embedding
+    /// the new or changed descriptions into the same batch ([`Cairn::embed_pending`]).
+    pub(crate) fn commit(mut self) -> Result<crate::CommitStats, CairnError> {
+        self.db.embed_pending(&mut self.writer)?;
+        cairn_store::failpoint!("transaction.before_commit");
+        let stats = self.writer.commit()?;
+        self.db.committed();
+        Ok(stats)
     }
 
     /// Whether node `id` exists as this transaction would leave it.

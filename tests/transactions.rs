@@ -256,7 +256,10 @@ fn facade_commits_and_imports_emit_change_sets() {
         import.vectors_touched.is_empty(),
         "only new nodes are embedded"
     );
-    assert!(import.catalog_changed, "the embedder was recorded");
+    // The seed's commit embedded its two new nodes and recorded the embedder.
+    let (a1, p1) = (a, db.graph().node_id("Paper", "p1").unwrap().unwrap());
+    assert_eq!(sets[0].vectors_touched, [a1, p1]);
+    assert!(db.graph().catalog().embedder().is_some());
     drop(db);
     assert_eq!(open(dir.path()).graph().commits(), import.commit);
 }
@@ -316,8 +319,9 @@ struct Model {
     nodes: BTreeMap<u8, i64>,
     edges: BTreeSet<(u8, u8)>,
     indexed: bool,
-    /// Nodes with a stored vector: an import embeds the nodes it creates (the database's hash
-    /// embedder); writes through a transaction store none (yet), and removing a node drops it.
+    /// Nodes with a stored vector: an import and a transaction's commit embed the nodes they
+    /// create (the database's hash embedder; a description that never changes here, "N: k."),
+    /// and removing a node drops it.
     vectored: BTreeSet<u8>,
 }
 
@@ -325,7 +329,9 @@ impl Model {
     fn apply(&mut self, op: &Op, saved: &mut Vec<Model>) {
         match *op {
             Op::Upsert { key, v } => {
-                self.nodes.insert(key, v);
+                if self.nodes.insert(key, v).is_none() {
+                    self.vectored.insert(key);
+                }
             }
             Op::AddEdge { src, dst } => {
                 if self.nodes.contains_key(&src) && self.nodes.contains_key(&dst) {

@@ -89,7 +89,7 @@ fn index_answers_like_exact_search() {
         _ => unreachable!(),
     };
     let table = db.node_table().unwrap();
-    let without = Explorer::new(db.graph(), db.embedder().as_ref(), &table)
+    let without = Explorer::new(db.graph(), db.embedder().as_ref(), &*table)
         .run(&plan, false, &CancelToken::default())
         .unwrap();
     let key = |e: &cairn::Exploration| {
@@ -298,4 +298,157 @@ fn cli_index_build_and_import_flag() {
         String::from_utf8_lossy(&o.stderr).contains("does not exist"),
         "{o:?}"
     );
+}
+
+/// The best index hit for `text`, if any.
+fn top(db: &Cairn, text: &str) -> Option<(NodeId, f32)> {
+    db.index_search(text, None, 1)
+        .unwrap()
+        .expect("an index")
+        .first()
+        .copied()
+}
+
+#[test]
+fn writes_get_vectors_and_the_index_follows_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = Cairn::open(dir.path()).unwrap();
+    academic(&db);
+    assert_eq!(db.refresh_index().unwrap(), Refresh::Built);
+    let first = "Cairn stones mark hiking trails above the tree line";
+    let changed = "Tidal lagoons host migrating flamingo colonies each spring";
+
+    // Upsert with a description: embedded at commit, found by the same process's index.
+    let id = db
+        .transaction(|tx| {
+            Ok::<_, cairn::CairnError>(tx.upsert_node(
+                "Paper",
+                "paper-upserted",
+                [("title", cairn::Value::from("Stone markers"))],
+                Some(first),
+            )?)
+        })
+        .unwrap();
+    assert!(matches!(
+        db.refresh_index().unwrap(),
+        Refresh::Updated {
+            upserted: 1,
+            deleted: 0
+        }
+    ));
+    let (hit, score) = top(&db, first).unwrap();
+    assert_eq!(hit, id);
+    assert!(score > 0.999, "{score}");
+    drop(db);
+
+    // A fresh process finds it too (the index saved on close, loaded by the CLI).
+    let found = |text: &str| {
+        let stmt = format!(r#"EXPLORE "x" FROM SEARCH "{text}" TOP 1 TARGET Paper"#);
+        let o = cairn_cli(&[
+            "--db",
+            p(dir.path()),
+            "query",
+            "--format",
+            "json",
+            "-e",
+            &stmt,
+        ]);
+        assert!(o.status.success(), "{o:?}");
+        String::from_utf8_lossy(&o.stdout).into_owned()
+    };
+    assert!(found(first).contains("paper-upserted"), "{}", found(first));
+
+    // Change the description: the old vector goes, the new text is found.
+    let db = Cairn::open(dir.path()).unwrap();
+    assert_eq!(db.refresh_index().unwrap(), Refresh::Loaded);
+    db.transaction(|tx| {
+        Ok::<_, cairn::CairnError>(tx.upsert_node(
+            "Paper",
+            "paper-upserted",
+            Vec::<(&str, cairn::Value)>::new(),
+            Some(changed),
+        )?)
+    })
+    .unwrap();
+    let want = db.embedder().embed(changed).unwrap();
+    assert_eq!(
+        db.graph().vectors(&[id]).unwrap()[0].as_deref(),
+        Some(&want[..])
+    );
+    assert_eq!(top(&db, changed).unwrap().0, id);
+    let old = top(&db, first).unwrap();
+    assert!(
+        old.0 != id || old.1 < 0.99,
+        "old vector still indexed: {old:?}"
+    );
+
+    // A node written without a vector (the store's writer embeds nothing) keeps the index on.
+    let mut w = db.graph().writer().unwrap();
+    let bare = w
+        .upsert_node(
+            "Paper",
+            "paper-bare",
+            [("title", cairn::Value::from("Bare"))],
+            None,
+        )
+        .unwrap();
+    w.commit().unwrap();
+    assert!(db.graph().vectors(&[bare]).unwrap()[0].is_none());
+    assert!(!matches!(
+        db.refresh_index().unwrap(),
+        Refresh::Unavailable(_)
+    ));
+
+    // A supplied vector through the writer: the node sits exactly where it was put.
+    let target = db.embedder().embed(first).unwrap();
+    let mut w = db.graph().writer().unwrap();
+    w.set_vector(bare, &target).unwrap();
+    w.commit().unwrap();
+    assert_eq!(top(&db, first).unwrap().0, bare);
+
+    // Delete: never returned again, here or in a fresh process.
+    let mut w = db.graph().writer().unwrap();
+    w.remove_node(id).unwrap();
+    w.commit().unwrap();
+    let hits = db.index_search(changed, None, 10).unwrap().unwrap();
+    assert!(hits.iter().all(|h| h.0 != id), "{hits:?}");
+    drop(db);
+    assert!(
+        !found(changed).contains("paper-upserted"),
+        "{}",
+        found(changed)
+    );
+    assert!(found(first).contains("paper-bare"), "{}", found(first));
+}
+
+#[test]
+fn supplied_vectors_are_checked() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = Cairn::open(dir.path()).unwrap();
+    let mut w = db.graph().writer().unwrap();
+    let a = w
+        .upsert_node("Author", "a1", [("name", cairn::Value::from("Ann"))], None)
+        .unwrap();
+    let err = w.set_vector(a, &[1.0, 0.0]).unwrap_err().to_string();
+    assert!(err.contains("records no embedder"), "{err}");
+    w.set_embedder(Some(cairn_storage_format::EmbedderDef {
+        id: "supplied-test".into(),
+        dim: 2,
+    }));
+    let err = w.set_vector(a, &[1.0, 0.0, 0.0]).unwrap_err().to_string();
+    assert!(err.contains("has 3 components"), "{err}");
+    let err = w.set_vector(a, &[0.0, 0.0]).unwrap_err().to_string();
+    assert!(err.contains("zero or not finite"), "{err}");
+    let err = w
+        .set_vector(NodeId(999), &[1.0, 0.0])
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("no such node"), "{err}");
+    // A rolled-back vector is neither written nor reported.
+    let sp = w.savepoint();
+    w.set_vector(a, &[0.0, 1.0]).unwrap();
+    w.rollback_to(sp).unwrap();
+    let (_, changes) = w.commit_changes().unwrap();
+    assert!(changes.unwrap().vectors_touched.is_empty());
+    assert!(db.graph().vectors(&[a]).unwrap()[0].is_none());
 }

@@ -12,7 +12,7 @@ use crate::planner::{Planner, QueryPlan, QuestionType};
 use crate::result::{Exploration, ResultNode, StopReason};
 use crate::strategy::Strategies;
 use crate::validate::{Validation, Validator, DEFAULT_THRESHOLD};
-use crate::{CancelToken, NodeTable};
+use crate::{CancelToken, NodeSource};
 use cairn_embed::Embedder;
 use cairn_store::Graph;
 
@@ -164,7 +164,7 @@ pub struct AskOutcome {
 pub struct Asker<'g> {
     graph: &'g Graph,
     embedder: &'g dyn Embedder,
-    table: &'g NodeTable,
+    table: &'g dyn NodeSource,
     search: Option<&'g dyn EntrySearch>,
     planner: Planner<'g>,
     judge: EvidenceJudge<'g>,
@@ -183,8 +183,9 @@ impl std::fmt::Debug for Asker<'_> {
 }
 
 impl<'g> Asker<'g> {
-    /// Offline agents over `graph`; `table` is the executor's node table (see [`NodeTable::build`]).
-    pub fn new(graph: &'g Graph, embedder: &'g dyn Embedder, table: &'g NodeTable) -> Self {
+    /// Offline agents over `graph`; `table` is where the executor reads node facts (an
+    /// in-memory [`crate::NodeTable`] or a store view, see [`NodeSource`]).
+    pub fn new(graph: &'g Graph, embedder: &'g dyn Embedder, table: &'g dyn NodeSource) -> Self {
         Asker {
             graph,
             embedder,

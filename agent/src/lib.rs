@@ -20,8 +20,9 @@ pub use cairn_exec::{catalog, explore, result, table};
 pub use answer::{Answer, AnswerItem, Answerer};
 pub use ask::{AskOutcome, Asker, EvidenceJudge, LlmAgents, LlmJudge, Verdict};
 pub use cairn_exec::{
-    CancelToken, EngineCatalog, EntrySearch, Exploration, ExploreError, Explorer, Judge, NodeTable,
-    PathStep, Probe, ResultNode, Stats, StopReason, SufficiencyJudge, TraceEvent,
+    CancelToken, Dirty, EngineCatalog, EntrySearch, Exploration, ExploreError, Explorer, Judge,
+    NodeSource, NodeTable, Overlaid, PathStep, Probe, ResultNode, Source, Stats, StopReason,
+    StoreOps, StoreView, SufficiencyJudge, TableKeeper, TableMode, TraceEvent,
 };
 pub use error::AgentError;
 pub use llm::{ChatConfig, LlmBackend, LlmError, OpenAiChat};

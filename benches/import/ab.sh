@@ -9,6 +9,7 @@
 # CAIRN_BENCH_DIR=DIR keeps DIR/dump between calls (regenerated when NODES changes).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+. benches/lib/timed.sh
 OLD=${1:?old cairn binary}
 NEW=${2:?new cairn binary}
 NODES=${3:-1000000}
@@ -26,13 +27,8 @@ run() { # system, run, command... -> JSON line
   local name=$1 i=$2; shift 2
   rm -rf "$WORK/db"
   sync
-  local load t0 t1
-  load=$(cut -d' ' -f1-3 /proc/loadavg)
-  t0=$(date +%s.%N)
-  /usr/bin/time -f "%M" -o "$WORK/rss" "$@" > "$WORK/out" 2> "$WORK/err" \
-    || { echo "$name failed:" >&2; tail -n 5 "$WORK/err" >&2; exit 1; }
-  t1=$(date +%s.%N)
-  python3 - "$name" "$i" "$t0" "$t1" "$(tail -n 1 "$WORK/rss")" "$EDGES" "$load" <<'PY'
+  timed "$name" "$@"
+  python3 - "$name" "$i" "$T0" "$T1" "$RSS_KB" "$EDGES" "$LOAD" <<'PY'
 import json, sys
 name, i, t0, t1, rss, edges, load = sys.argv[1], int(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4]), int(sys.argv[5]), int(sys.argv[6]), sys.argv[7]
 secs = t1 - t0

@@ -10,10 +10,14 @@ Writes into OUT_DIR:
   base.f32     n x d little-endian f32, row-major (the indexed vectors)
   queries.f32  q x d (drawn from the same distribution, not in base)
   gt.u32       q x 10 exact top-10 ids by cosine (inner product on unit vectors), best first
+  kth.f32      q scores of the 10th neighbour (recall counts ties with it; truth.py)
   meta.json    shape and parameters
 """
 import argparse, json, os, sys, time
 import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from truth import write_truth  # noqa: E402
 
 p = argparse.ArgumentParser()
 p.add_argument("out_dir")
@@ -47,21 +51,6 @@ def draw(m):
 
 base = draw(a.n)
 queries = draw(a.q)
-gt = np.empty((a.q, 10), dtype="<u4")
-for i in range(0, a.q, 100):
-    s = queries[i:i + 100] @ base.T
-    top = np.argpartition(-s, 10, axis=1)[:, :10]
-    order = np.argsort(-np.take_along_axis(s, top, 1), axis=1)
-    gt[i:i + 100] = np.take_along_axis(top, order, 1)
-os.makedirs(a.out_dir, exist_ok=True)
-base.tofile(os.path.join(a.out_dir, "base.f32"))
-queries.tofile(os.path.join(a.out_dir, "queries.f32"))
-gt.tofile(os.path.join(a.out_dir, "gt.u32"))
-s = queries @ base.T
-top = -np.sort(-s, axis=1)
-stats = dict(cos_top1=round(float(top[:, 0].mean()), 3), cos_top10=round(float(top[:, 9].mean()), 3),
-             cos_median=round(float(np.median(s)), 3))
-meta = dict(n=a.n, q=a.q, dim=a.dim, rank=a.rank, clusters=a.clusters, seed=a.seed, noise=a.noise,
-            spread=a.spread, k=10, **stats)
-json.dump(meta, open(os.path.join(a.out_dir, "meta.json"), "w"))
+meta = write_truth(a.out_dir, base, queries, dict(rank=a.rank, clusters=a.clusters, seed=a.seed, noise=a.noise,
+                                                  spread=a.spread))
 print(json.dumps(dict(step="gen", secs=round(time.time() - t0, 2), **meta)))

@@ -7,7 +7,8 @@
 //! Everything is ordered by (score, node id), so the same data and plan give the same result.
 
 use crate::result::{Exploration, PathStep, ResultNode, Stats, StopReason, TraceEvent};
-use crate::table::{NodeTable, Probe};
+use crate::score::Probe;
+use crate::source::NodeSource;
 use cairn_embed::{cosine, EmbedError, Embedder};
 use cairn_query::ast::{CmpOp, Direction as QDir, ViaMode};
 use cairn_query::{EntryPlan, Filter, Plan, StepPlan, StopCondition};
@@ -97,7 +98,7 @@ pub struct Explorer<'g> {
     embedder: &'g dyn Embedder,
     search: Option<&'g dyn EntrySearch>,
     judge: Option<&'g dyn Judge>,
-    table: &'g NodeTable,
+    table: &'g dyn NodeSource,
     /// ln(1 + max degree) of the graph: the connectivity normaliser.
     log_max_degree: f64,
 }
@@ -111,9 +112,9 @@ impl std::fmt::Debug for Explorer<'_> {
 }
 
 impl<'g> Explorer<'g> {
-    /// `table` holds the per-node facts scoring reads (build it with [`NodeTable::build`] and
-    /// rebuild it when [`NodeTable::is_current`] turns false).
-    pub fn new(graph: &'g Graph, embedder: &'g dyn Embedder, table: &'g NodeTable) -> Self {
+    /// `table` gives the per-node facts scoring reads and the adjacency the search walks: an
+    /// in-memory [`crate::NodeTable`], a [`crate::StoreView`] or an [`crate::Overlaid`] table.
+    pub fn new(graph: &'g Graph, embedder: &'g dyn Embedder, table: &'g dyn NodeSource) -> Self {
         let log_max_degree = (1.0 + f64::from(table.max_degree())).ln().max(1e-9);
         Explorer {
             graph,
@@ -149,7 +150,7 @@ impl<'g> Explorer<'g> {
             ex: self,
             plan,
             catalog: &catalog,
-            probe: self.table.probe(&goal_vec),
+            probe: Probe::new(&goal_vec),
             goal_vec,
             trace: trace || plan.ret == cairn_query::ast::ReturnKind::Trace,
             events: Vec::new(),
@@ -270,7 +271,7 @@ impl Run<'_, '_> {
             };
             let (semantic, node_conn) = (info.semantic, info.connectivity);
             let score = weights.semantic * semantic
-                + weights.connectivity * self.connectivity(node, 0, node_conn)
+                + weights.connectivity * self.connectivity(node, 0, node_conn)?
                 + weights.distance;
             let path = self.entry_path(node);
             let c = Candidate { node, score, path };
@@ -492,7 +493,7 @@ impl Run<'_, '_> {
                 let (semantic, node_conn) = (info.semantic, info.connectivity);
                 let hops = self.paths[cand.path].hops;
                 let distance = 1.0 / (1.0 + f64::from(hops));
-                let connectivity = self.connectivity(cand.node, hops, node_conn);
+                let connectivity = self.connectivity(cand.node, hops, node_conn)?;
                 let base = weights.semantic * semantic
                     + weights.connectivity * connectivity
                     + weights.distance * distance;
@@ -596,7 +597,7 @@ impl Run<'_, '_> {
         self.neighbors_of(node, engine_dir(step.direction), &rels)
     }
 
-    /// From the node table's adjacency; from the store for nodes written after it was built.
+    /// From the node source's adjacency.
     fn neighbors_of(
         &self,
         node: NodeId,
@@ -604,20 +605,10 @@ impl Run<'_, '_> {
         rels: &[RelId],
     ) -> Result<Vec<(NodeId, RelId, bool)>, ExploreError> {
         let mut out = Vec::new();
-        if self.ex.table.knows(node) {
-            self.ex
-                .table
-                .neighbors_into(node, direction, rels, &mut out);
-            return Ok(out);
-        }
-        let mut found = Vec::new();
         self.ex
-            .graph
-            .neighbors_into(node, direction, rels, &mut found)?;
-        Ok(found
-            .into_iter()
-            .map(|n| (n.node, n.rel, n.direction == Direction::In))
-            .collect())
+            .table
+            .neighbors_into(node, direction, rels, &mut out)?;
+        Ok(out)
     }
 
     /// Whether any of `found` would score above `floor` (loads what it needs).
@@ -645,7 +636,7 @@ impl Run<'_, '_> {
             else {
                 continue;
             };
-            let connectivity = self.connectivity(*n, hops, node_conn);
+            let connectivity = self.connectivity(*n, hops, node_conn)?;
             let score =
                 (w.semantic * semantic + w.connectivity * connectivity + w.distance * distance)
                     * step.weight;
@@ -661,34 +652,41 @@ impl Run<'_, '_> {
     /// largest degree. (A paper with a thousand citations but three authors opens three ways
     /// on for a co-author search, not a thousand.) A node with no step left — the end of an
     /// ordered path — keeps its whole degree (`node_conn`), a measure of its prominence.
-    fn connectivity(&mut self, node: NodeId, hops: u32, node_conn: f64) -> f64 {
+    fn connectivity(
+        &mut self,
+        node: NodeId,
+        hops: u32,
+        node_conn: f64,
+    ) -> Result<f64, ExploreError> {
         let table = self.ex.table;
-        if !has_steps_at(self.plan, hops) || !table.knows(node) {
-            return node_conn;
+        if !has_steps_at(self.plan, hops) {
+            return Ok(node_conn);
         }
         let key = (node, self.state(hops));
         if let Some(c) = self.onward.get(&key) {
-            return *c;
+            return Ok(*c);
         }
-        let degree: u32 = steps_at(self.plan, hops)
-            .iter()
-            .map(|s| {
-                let rels: Vec<RelId> = s.relation.iter().map(|r| r.id).collect();
-                table.degree_through(node, engine_dir(s.direction), &rels)
-            })
-            .sum();
+        let mut degree = 0u32;
+        for s in steps_at(self.plan, hops) {
+            let rels: Vec<RelId> = s.relation.iter().map(|r| r.id).collect();
+            degree = degree.saturating_add(table.degree_through(
+                node,
+                engine_dir(s.direction),
+                &rels,
+            )?);
+        }
         let c = ((1.0 + f64::from(degree)).ln() / self.ex.log_max_degree).min(1.0);
         self.onward.insert(key, c);
-        c
+        Ok(c)
     }
 
-    /// Scores nodes not seen yet: label, degree and vector from the node table; nodes the table
-    /// does not know (written after it was built) and vectors it does not hold come from the store.
+    /// Scores nodes not seen yet: label, degree and vector from the node source; vectors it
+    /// does not hold come from the store (or the embedder).
     fn load(&mut self, nodes: &[NodeId]) -> Result<(), ExploreError> {
         let mut from_store: Vec<NodeId> = Vec::new();
         let mut need_vector: Vec<NodeId> = Vec::new();
         let mut facts = Vec::new();
-        self.ex.table.facts(nodes, &self.probe, &mut facts);
+        self.ex.table.facts(nodes, &self.probe, &mut facts)?;
         self.infos.reserve(nodes.len());
         for (&id, f) in nodes.iter().zip(facts) {
             let Some(f) = f else {
@@ -1084,12 +1082,11 @@ impl Run<'_, '_> {
             ids.extend(graph.label_nodes(l)?);
         }
         let mut scored = Vec::with_capacity(ids.len());
-        let table = self.ex.table;
         let mut rest = Vec::new();
-        for id in ids {
-            match table.cosine(id, query) {
-                Some(c) => scored.push((id, c)),
-                None => rest.push(id),
+        for (id, c) in ids.iter().zip(self.ex.table.cosines(&ids, query)?) {
+            match c {
+                Some(c) => scored.push((*id, c)),
+                None => rest.push(*id),
             }
         }
         if rest.len() > EXACT_SEARCH_LIMIT {

@@ -3,10 +3,18 @@
 
 pub mod catalog;
 pub mod explore;
+pub mod keeper;
+pub mod overlay;
 pub mod result;
+pub mod score;
+pub mod source;
 pub mod table;
 
 pub use catalog::EngineCatalog;
 pub use explore::{CancelToken, EntrySearch, ExploreError, Explorer, Judge, SufficiencyJudge};
+pub use keeper::{Source, TableKeeper, TableMode, MERGE_AFTER};
+pub use overlay::{Dirty, Overlaid};
 pub use result::{Exploration, PathStep, ResultNode, Stats, StopReason, TraceEvent};
-pub use table::{NodeTable, Probe};
+pub use score::Probe;
+pub use source::{Facts, NodeSource, StoreOps, StoreView};
+pub use table::NodeTable;

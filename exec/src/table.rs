@@ -1,11 +1,14 @@
 //! Per-node facts the executor needs for every neighbour it scores — label, degree, vector —
 //! and the adjacency it walks, held in memory (compressed sparse rows) so that listing a hub's
 //! thousand edges and scoring a neighbour are array reads and one dot product, not RocksDB
-//! iterator steps and three lookups. Built by scanning the store once; valid while the store's sequence
-//! number is unchanged (the facade rebuilds it after writes).
+//! iterator steps and three lookups. Built by scanning the store once, as of a commit counter
+//! ([`NodeTable::commits`]); later commits are read through [`crate::source::Overlaid`].
 
+use crate::score::{connectivity, dot_f32_i8, log_max, quantize_into, Probe};
+use crate::source::{store_max_degree, Facts, NodeSource};
 use cairn_storage_format::{LabelId, NodeId, RelId};
 use cairn_store::{Direction, EngineError, Graph, GraphRead};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Vectors are kept in memory only up to this many bytes (one byte per component); beyond,
 /// the executor reads them from RocksDB per query.
@@ -35,20 +38,11 @@ const NO_NODE: Meta = Meta {
     scale: 0.0,
 };
 
-/// What the executor scores a node by (see [`NodeTable::facts`]).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Facts {
-    pub label: LabelId,
-    /// Log-degree normalised over the graph, in [0, 1].
-    pub connectivity: f64,
-    /// Cosine with the probe, when the table holds the node's vector.
-    pub cosine: Option<f32>,
-}
-
 /// Labels, degrees and (optionally) vectors of every node, indexed by node id.
 #[derive(Debug)]
 pub struct NodeTable {
-    sequence: u64,
+    /// The commit counter the build started at: every commit up to it is in the table.
+    commits: u64,
     meta: Vec<Meta>,
     max_degree: u32,
     /// The embedder the vectors came from, and their dimension; `dim` 0 when not held.
@@ -73,10 +67,18 @@ struct Adjacency {
 }
 
 impl Adjacency {
-    fn build(graph: &Graph, direction: Direction, n: usize) -> Result<Adjacency, EngineError> {
+    fn build(
+        graph: &Graph,
+        direction: Direction,
+        n: usize,
+        stop: &AtomicBool,
+    ) -> Result<Adjacency, EngineError> {
         let mut counts = vec![0u64; n + 1];
         let (mut rels, mut nodes) = (Vec::new(), Vec::new());
         graph.scan_edges(direction, |a, rel, b| {
+            if stop.load(Ordering::Relaxed) {
+                return;
+            }
             if let Some(c) = counts.get_mut(a.0 as usize + 1) {
                 *c += 1;
                 rels.push(rel.0);
@@ -122,7 +124,25 @@ impl NodeTable {
     /// Scans the graph. Vectors are loaded when the catalog's embedder is `embedder_id` and
     /// they fit in [`MAX_TABLE_VECTOR_BYTES`].
     pub fn build(graph: &Graph, embedder_id: &str) -> Result<NodeTable, EngineError> {
-        let sequence = graph.sequence();
+        Self::build_until(graph, embedder_id, &AtomicBool::new(false))
+    }
+
+    /// [`NodeTable::build`] that gives up (with `EngineError::Invalid`) soon after `stop` is
+    /// set: a background build must not hold its database open long after its owner closed it.
+    pub fn build_until(
+        graph: &Graph,
+        embedder_id: &str,
+        stop: &AtomicBool,
+    ) -> Result<NodeTable, EngineError> {
+        let stopped = || {
+            if stop.load(Ordering::Relaxed) {
+                Err(EngineError::Invalid("node table build stopped".into()))
+            } else {
+                Ok(())
+            }
+        };
+        let commits = graph.commits();
+        let max_degree = store_max_degree(graph);
         let catalog = graph.catalog();
         let mut meta: Vec<Meta> = Vec::new();
         for (label, _) in catalog.labels() {
@@ -135,17 +155,17 @@ impl NodeTable {
             }
         }
         let n = meta.len();
-        let mut max_degree = 0u32;
+        stopped()?;
         graph.scan_degrees(|id, d| {
             if let Some(m) = meta.get_mut(id.0 as usize) {
                 m.degree = u32::try_from((d.out + d.inc).max(0)).unwrap_or(u32::MAX);
-                max_degree = max_degree.max(m.degree);
             }
         })?;
-        let log_max = (1.0 + f64::from(max_degree)).ln().max(1e-9);
+        let log_max = log_max(max_degree);
         for m in &mut meta {
-            m.connectivity = ((1.0 + f64::from(m.degree)).ln() / log_max).min(1.0) as f32;
+            m.connectivity = connectivity(m.degree, log_max);
         }
+        stopped()?;
         let (mut dim, mut vectors) = (0, Vec::new());
         if let Some(def) = catalog.embedder().filter(|e| e.id == embedder_id) {
             let d = def.dim as usize;
@@ -153,6 +173,9 @@ impl NodeTable {
                 dim = d;
                 vectors = vec![0i8; n * d];
                 graph.scan_vectors(|id, v| {
+                    if stop.load(Ordering::Relaxed) {
+                        return;
+                    }
                     let i = id.0 as usize;
                     if i < n && v.len() == d {
                         meta[i].scale = quantize_into(v, &mut vectors[i * d..(i + 1) * d]);
@@ -160,10 +183,13 @@ impl NodeTable {
                 })?;
             }
         }
-        let out = Adjacency::build(graph, Direction::Out, n)?;
-        let inc = Adjacency::build(graph, Direction::In, n)?;
+        stopped()?;
+        let out = Adjacency::build(graph, Direction::Out, n, stop)?;
+        stopped()?;
+        let inc = Adjacency::build(graph, Direction::In, n, stop)?;
+        stopped()?;
         Ok(NodeTable {
-            sequence,
+            commits,
             meta,
             max_degree,
             embedder: embedder_id.to_owned(),
@@ -174,9 +200,29 @@ impl NodeTable {
         })
     }
 
-    /// Whether the table still describes `graph` (no write since it was built).
+    /// Whether the table still describes `graph` (no commit since it was built).
     pub fn is_current(&self, graph: &Graph, embedder_id: &str) -> bool {
-        self.sequence == graph.sequence() && self.embedder == embedder_id
+        self.commits == graph.commits() && self.embedder == embedder_id
+    }
+
+    /// The commit counter the table was built at.
+    pub fn commits(&self) -> u64 {
+        self.commits
+    }
+
+    /// The embedder whose vectors the table holds (or would hold).
+    pub fn embedder(&self) -> &str {
+        &self.embedder
+    }
+
+    /// Nodes the table has a slot for (the highest known id + 1).
+    pub fn len(&self) -> usize {
+        self.meta.len()
+    }
+
+    /// Whether the table knows no node.
+    pub fn is_empty(&self) -> bool {
+        self.meta.is_empty()
     }
 
     /// The node's label; `None` if the node did not exist when the table was built.
@@ -199,6 +245,18 @@ impl NodeTable {
     /// sit at a random place in a large table. Reading the record and the vector's first
     /// byte a few nodes ahead puts those misses in flight while the current dot product runs.
     pub fn facts(&self, ids: &[NodeId], probe: &Probe, out: &mut Vec<Option<Facts>>) {
+        self.facts_normalised(ids, probe, None, out);
+    }
+
+    /// [`NodeTable::facts`], with connectivity normalised by `log_max` when given (the store's
+    /// largest degree moved since the build) instead of the build's.
+    pub(crate) fn facts_normalised(
+        &self,
+        ids: &[NodeId],
+        probe: &Probe,
+        log_max: Option<f64>,
+        out: &mut Vec<Option<Facts>>,
+    ) {
         let ahead = |k: usize| {
             let i = ids.get(k + LOOKAHEAD)?.0 as usize;
             let m = self.meta.get(i)?;
@@ -211,22 +269,26 @@ impl NodeTable {
                 out.push(None);
                 continue;
             };
-            let cosine = (m.scale > 0.0 && probe.q.len() == self.dim)
+            let cosine = (m.scale > 0.0 && self.dim > 0)
                 .then(|| {
                     let i = id.0 as usize;
                     let v = self.vectors.get(i * self.dim..(i + 1) * self.dim)?;
-                    Some(dot_i8(&probe.q, v) as f32 * m.scale * probe.scale)
+                    probe.cosine(v, m.scale)
                 })
                 .flatten();
+            let connectivity = match log_max {
+                Some(l) => connectivity(m.degree, l),
+                None => m.connectivity,
+            };
             out.push(Some(Facts {
                 label: LabelId(m.label),
-                connectivity: f64::from(m.connectivity),
+                connectivity: f64::from(connectivity),
                 cosine,
             }));
         }
     }
 
-    /// The largest total degree in the graph.
+    /// The store's largest total degree when the table was built (the normaliser).
     pub fn max_degree(&self) -> u32 {
         self.max_degree
     }
@@ -292,9 +354,7 @@ impl NodeTable {
     /// product needs fewer instructions per byte, so more vector loads are in flight at once;
     /// quantising the goal too adds under 1% of error to the cosine.
     pub fn probe(&self, query: &[f32]) -> Probe {
-        let mut q = vec![0; query.len()];
-        let scale = quantize_into(query, &mut q);
-        Probe { q, scale }
+        Probe::new(query)
     }
 
     fn vector(&self, id: NodeId) -> Option<(&[i8], f32)> {
@@ -304,95 +364,42 @@ impl NodeTable {
     }
 }
 
-/// A goal vector in the table's i8 form.
-#[derive(Debug, Clone)]
-pub struct Probe {
-    q: Vec<i8>,
-    scale: f32,
-}
-
-/// Writes `q` with `x ≈ q · scale`, `q` in -127..=127, and returns the scale: 0 (and `q` left
-/// as it was) for a zero or non-finite vector, which scoring treats as "no vector".
-fn quantize_into(x: &[f32], q: &mut [i8]) -> f32 {
-    let max = x.iter().fold(0f32, |m, v| m.max(v.abs()));
-    if !(max > 0.0 && max.is_finite()) {
-        return 0.0;
-    }
-    let scale = max / 127.0;
-    for (q, v) in q.iter_mut().zip(x) {
-        *q = (v / scale).round().clamp(-127.0, 127.0) as i8;
-    }
-    scale
-}
-
-/// `Σ a[i]·b[i]` for an f32 and an i8 vector, in 16 independent lanes so that it vectorises.
-fn dot_f32_i8(a: &[f32], b: &[i8]) -> f32 {
-    let mut acc = [0f32; 16];
-    let (ca, cb) = (a.chunks_exact(16), b.chunks_exact(16));
-    let tail: f32 = ca
-        .remainder()
-        .iter()
-        .zip(cb.remainder())
-        .map(|(x, y)| x * f32::from(*y))
-        .sum();
-    for (x, y) in ca.zip(cb) {
-        for k in 0..16 {
-            acc[k] += x[k] * f32::from(y[k]);
-        }
-    }
-    acc.iter().sum::<f32>() + tail
-}
-
-/// `Σ a[i]·b[i]` for two i8 vectors, exact in i32 (|a·b| ≤ 127² per component), in 16 lanes.
-fn dot_i8(a: &[i8], b: &[i8]) -> i32 {
-    let mut acc = [0i32; 16];
-    let (ca, cb) = (a.chunks_exact(16), b.chunks_exact(16));
-    let tail: i32 = ca
-        .remainder()
-        .iter()
-        .zip(cb.remainder())
-        .map(|(x, y)| i32::from(*x) * i32::from(*y))
-        .sum();
-    for (x, y) in ca.zip(cb) {
-        for k in 0..16 {
-            acc[k] += i32::from(x[k]) * i32::from(y[k]);
-        }
-    }
-    acc.iter().sum::<i32>() + tail
-}
-
-#[cfg(test)]
-mod tests {
-    use super::{dot_f32_i8, dot_i8, quantize_into};
-
-    #[test]
-    fn quantised_dot_matches_float_dot() {
-        let a: Vec<f32> = (0..40).map(|i| ((i as f32) * 0.37).sin()).collect();
-        let b: Vec<i8> = (0..40)
-            .map(|i| (((i as f32) * 0.91).cos() * 127.0) as i8)
-            .collect();
-        let exact: f32 = a.iter().zip(&b).map(|(x, y)| x * f32::from(*y)).sum();
-        assert!((dot_f32_i8(&a, &b) - exact).abs() < 1e-3);
-        let mut qa = vec![0i8; a.len()];
-        let sa = quantize_into(&a, &mut qa);
-        let both = dot_i8(&qa, &b) as f32 * sa;
-        assert!(
-            (both - exact).abs() < 0.01 * exact.abs().max(1.0),
-            "{both} vs {exact}"
-        );
-        let exact_int: i32 = qa
-            .iter()
-            .zip(&b)
-            .map(|(x, y)| i32::from(*x) * i32::from(*y))
-            .sum();
-        assert_eq!(dot_i8(&qa, &b), exact_int);
+impl NodeSource for NodeTable {
+    fn facts(
+        &self,
+        ids: &[NodeId],
+        probe: &Probe,
+        out: &mut Vec<Option<Facts>>,
+    ) -> Result<(), EngineError> {
+        NodeTable::facts(self, ids, probe, out);
+        Ok(())
     }
 
-    #[test]
-    fn zero_and_non_finite_vectors_quantise_to_scale_zero() {
-        let mut q = [0i8; 2];
-        assert_eq!(quantize_into(&[0.0, 0.0], &mut q), 0.0);
-        assert_eq!(quantize_into(&[1.0, f32::INFINITY], &mut q), 0.0);
-        assert_eq!(q, [0, 0]);
+    fn neighbors_into(
+        &self,
+        node: NodeId,
+        direction: Direction,
+        rels: &[RelId],
+        out: &mut Vec<(NodeId, RelId, bool)>,
+    ) -> Result<(), EngineError> {
+        NodeTable::neighbors_into(self, node, direction, rels, out);
+        Ok(())
+    }
+
+    fn degree_through(
+        &self,
+        node: NodeId,
+        direction: Direction,
+        rels: &[RelId],
+    ) -> Result<u32, EngineError> {
+        Ok(NodeTable::degree_through(self, node, direction, rels))
+    }
+
+    fn max_degree(&self) -> u32 {
+        self.max_degree
+    }
+
+    fn cosines(&self, ids: &[NodeId], query: &[f32]) -> Result<Vec<Option<f32>>, EngineError> {
+        Ok(ids.iter().map(|id| self.cosine(*id, query)).collect())
     }
 }

@@ -223,6 +223,7 @@ pub(super) fn apply(
     options: &ImportOptions,
 ) -> Result<ImportSummary, ImportError> {
     staging.seal();
+    cairn_store::failpoint!("import.staged");
     let mut bulk = graph.bulk_load()?;
     let base_catalog = graph.catalog();
     let mut catalog: Catalog = (*base_catalog).clone();
@@ -679,6 +680,7 @@ pub(super) fn apply(
     step.done("SST files written");
 
     // ---- ingest the files ----
+    cairn_store::failpoint!("import.files_written");
     if has_files {
         report(options, Phase::Commit, 0, None);
         bulk.ingest(files, first_new..next)?;

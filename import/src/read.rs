@@ -432,7 +432,7 @@ fn read_csv(
     let mut csv = csv::ReaderBuilder::new()
         .has_headers(false)
         .flexible(true)
-        .from_reader(reader);
+        .from_reader(QuoteCheck::new(reader));
     let mut row = csv::StringRecord::new();
     let header_error = |reason: String| ImportError::Header {
         path: path.to_path_buf(),
@@ -552,6 +552,74 @@ fn read_csv(
                 }
             }
         }
+    }
+}
+
+/// Where a CSV reader is, for [`QuoteCheck`].
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum QuoteState {
+    FieldStart,
+    Unquoted,
+    Quoted,
+    /// A quote inside a quoted field: its end, or the first half of `""`.
+    QuoteInQuoted,
+}
+
+/// Follows the quoting of the bytes the `csv` reader reads (its default dialect: `,`, `"`,
+/// doubled quotes) and fails the read at end of file inside a quoted field, which `csv` accepts
+/// as if the quote were closed (issue 15): the last record would be imported with the rest of
+/// the file folded into one field.
+struct QuoteCheck<R> {
+    inner: R,
+    state: QuoteState,
+    line: u64,
+    opened_on: u64,
+}
+
+impl<R> QuoteCheck<R> {
+    fn new(inner: R) -> Self {
+        QuoteCheck {
+            inner,
+            state: QuoteState::FieldStart,
+            line: 1,
+            opened_on: 0,
+        }
+    }
+}
+
+impl<R: std::io::Read> std::io::Read for QuoteCheck<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        if n == 0 && buf.is_empty() {
+            return Ok(0);
+        }
+        if n == 0 && self.state == QuoteState::Quoted {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                format!(
+                    "the file ends inside a quoted field opened on line {} (a missing closing quote)",
+                    self.opened_on
+                ),
+            ));
+        }
+        for &b in &buf[..n] {
+            use QuoteState::*;
+            self.state = match (self.state, b) {
+                (FieldStart, b'"') => {
+                    self.opened_on = self.line;
+                    Quoted
+                }
+                (Quoted, b'"') => QuoteInQuoted,
+                (Quoted, _) => Quoted,
+                (QuoteInQuoted, b'"') => Quoted,
+                (_, b',' | b'\n' | b'\r') => FieldStart,
+                _ => Unquoted,
+            };
+            if b == b'\n' {
+                self.line += 1;
+            }
+        }
+        Ok(n)
     }
 }
 

@@ -262,10 +262,14 @@ pub enum MetaKey {
     /// relation choices led to accepted and confirmed answers), opaque to the store; written by
     /// the agents through the commit path, bounded in size by its writer.
     Strategies,
+    /// `max_degree`: the largest total degree (out + in) any node has reached, u64 BE; raised in
+    /// the batch of the commit that raises it, never lowered (a high-water mark), so that the
+    /// executor's connectivity normaliser needs no scan of the degrees.
+    MaxDegree,
 }
 
 impl MetaKey {
-    pub const ALL: [MetaKey; 7] = [
+    pub const ALL: [MetaKey; 8] = [
         MetaKey::Format,
         MetaKey::Catalog,
         MetaKey::NextNodeId,
@@ -273,6 +277,7 @@ impl MetaKey {
         MetaKey::Commits,
         MetaKey::Annotations,
         MetaKey::Strategies,
+        MetaKey::MaxDegree,
     ];
 
     pub fn encode(&self) -> &'static [u8] {
@@ -284,6 +289,7 @@ impl MetaKey {
             MetaKey::Commits => b"commits",
             MetaKey::Annotations => b"annotations",
             MetaKey::Strategies => b"strategies",
+            MetaKey::MaxDegree => b"max_degree",
         }
     }
 

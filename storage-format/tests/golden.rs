@@ -96,6 +96,7 @@ fn golden_meta_keys() {
     assert_eq!(MetaKey::Commits.encode(), b"commits");
     assert_eq!(MetaKey::Annotations.encode(), b"annotations");
     assert_eq!(MetaKey::Strategies.encode(), b"strategies");
+    assert_eq!(MetaKey::MaxDegree.encode(), b"max_degree");
     assert_eq!(
         hex(&records::encode_id_range(1, 258)),
         "00 00 00 00 00 00 00 01 00 00 00 00 00 00 01 02"

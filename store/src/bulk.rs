@@ -12,18 +12,19 @@ use crate::cf;
 use crate::changes::ChangeSet;
 use crate::commit::{self, Commit};
 use crate::error::{EngineError, Result};
+use crate::failpoint;
+use crate::files::BULK_DIR;
 use crate::graph::Graph;
 use crate::lock::WriterLock;
 use crate::marker;
+use crate::max_degree::{self, DegreeGrowth};
+use crate::stats;
 use cairn_storage_format::records::{decode_u64, encode_vector};
-use cairn_storage_format::{NodeId, NodeKey, NodeRecord, OutEdgeKey};
+use cairn_storage_format::{Degree, NodeId, NodeKey, NodeRecord, OutEdgeKey};
 use rocksdb::{IngestExternalFileOptions, SstFileWriter, WriteBatch};
 use std::ops::Range;
 use std::path::PathBuf;
 use std::sync::Arc;
-
-/// Directory inside the database directory where a bulk load writes its SST files.
-const BULK_DIR: &str = "import-tmp";
 
 /// The column families a bulk load writes (the catalog and counters in `meta` are the commit's).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -102,6 +103,7 @@ impl SstFiles<'_> {
         if items.is_empty() {
             return Ok(None);
         }
+        crate::space::ensure(&self.graph.path, 0)?;
         let started = std::time::Instant::now();
         let cf_name = family.cf();
         let opts = cf::options(cf_name, &self.graph.block_cache);
@@ -114,10 +116,13 @@ impl SstFiles<'_> {
             .join(BULK_DIR)
             .join(format!("{cf_name}-{part}.sst"));
         sink.writer.open(&path)?;
+        failpoint!("bulk.sst.opened");
         for item in items {
             put(&mut sink, item)?;
         }
+        failpoint!("bulk.sst.before_finish");
         sink.writer.finish()?;
+        failpoint!("bulk.sst.finished");
         let ms = started.elapsed().as_secs_f64() * 1e3;
         tracing::debug!(
             "import: {cf_name} file of {} keys written in {ms:.0} ms",
@@ -137,6 +142,8 @@ pub struct BulkLoad<'g> {
     ingested: bool,
     first_new: u64,
     changes: ChangeSet,
+    /// Degree merges of existing nodes, for the largest-degree statistic.
+    growth: DegreeGrowth,
 }
 
 impl std::fmt::Debug for BulkLoad<'_> {
@@ -161,6 +168,7 @@ impl Graph {
             batch: WriteBatch::default(),
             ingested: false,
             changes: ChangeSet::default(),
+            growth: DegreeGrowth::default(),
         })
     }
 }
@@ -209,6 +217,11 @@ impl<'g> BulkLoad<'g> {
         key: impl AsRef<[u8]>,
         value: impl AsRef<[u8]>,
     ) -> Result<()> {
+        if family == Family::Degree {
+            let delta = Degree::decode(value.as_ref()).map_err(EngineError::corrupt("degree"))?;
+            let id = NodeKey::decode(key.as_ref()).map_err(EngineError::corrupt("degree key"))?;
+            self.growth.add(id.0, stats::total(delta));
+        }
         let handle = self.graph.cf(family.cf())?;
         self.batch.merge_cf(handle, key, value);
         Ok(())
@@ -299,6 +312,7 @@ impl<'g> BulkLoad<'g> {
             path: dir.clone(),
             source,
         })?;
+        failpoint!("bulk.sst_dir.created");
         Ok(SstFiles { graph: self.graph })
     }
 
@@ -320,11 +334,13 @@ impl<'g> BulkLoad<'g> {
             }
         }
         for (family, paths) in by_cf {
+            failpoint!("bulk.ingest.before_family");
             self.graph.db.ingest_external_file_cf_opts(
                 self.graph.cf(family.cf())?,
                 &ingest,
                 paths,
             )?;
+            failpoint!("bulk.ingest.after_family");
         }
         Ok(())
     }
@@ -339,6 +355,10 @@ impl<'g> BulkLoad<'g> {
         let before = self.graph.catalog();
         let catalog_changed =
             catalog.record() != before.record() || catalog.annotations() != before.annotations();
+        let mut growth = std::mem::take(&mut self.growth);
+        if next_node_id > self.first_new {
+            growth.floor = max_degree::max_degree_in(self.graph, self.first_new..next_node_id)?;
+        }
         let c = Commit {
             batch: std::mem::take(&mut self.batch),
             catalog: catalog_changed.then_some(catalog),
@@ -346,13 +366,18 @@ impl<'g> BulkLoad<'g> {
             sync: self.graph.options.sync_writes || self.ingested,
             clear_marker: self.ingested,
             changes,
+            growth,
         };
+        failpoint!("bulk.commit.before");
         let changes = commit::commit(self.graph, &mut self.state, c)?;
+        failpoint!("bulk.commit.after");
         let _ = std::fs::remove_dir_all(self.graph.path.join(BULK_DIR));
         if self.ingested {
             // The batch put one `node_key` entry per new node into the memtable; flushing it now
             // (keys sorted, on a quiet database) spares the next open replaying them from the log.
+            failpoint!("bulk.flush.before");
             self.graph.db.flush_cf(self.graph.cf(cf::NODE_KEY)?)?;
+            failpoint!("bulk.flush.after");
         }
         Ok(changes)
     }

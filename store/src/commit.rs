@@ -8,8 +8,10 @@ use crate::catalog::Catalog;
 use crate::cf;
 use crate::changes::ChangeSet;
 use crate::error::{EngineError, Result};
+use crate::failpoint;
 use crate::graph::Graph;
 use crate::lock::WriterState;
+use crate::max_degree::DegreeGrowth;
 use cairn_storage_format::records::encode_u64;
 use cairn_storage_format::{IndexDef, MetaKey, NodeId, NodeRecord, PropIndexKey, Value};
 use rocksdb::{WriteBatch, WriteOptions};
@@ -49,6 +51,8 @@ pub(crate) struct Commit {
     /// Remove the bulk loader's import marker in the same write.
     pub(crate) clear_marker: bool,
     pub(crate) changes: ChangeSet,
+    /// Degree increases, for the largest-degree statistic written in the same batch.
+    pub(crate) growth: DegreeGrowth,
 }
 
 /// Runs the commit protocol. Returns the change set, or `None` when there was nothing to commit
@@ -69,6 +73,7 @@ pub(crate) fn commit(
     graph.ensure_writable()?;
     let meta = graph.cf(cf::META)?;
     if let Some(catalog) = &c.catalog {
+        failpoint!("commit.catalog_update");
         c.batch
             .put_cf(meta, MetaKey::Catalog.encode(), catalog.record().encode());
         c.batch.put_cf(
@@ -93,24 +98,33 @@ pub(crate) fn commit(
         .ok_or_else(|| EngineError::Invalid("commit counter exhausted".into()))?;
     c.batch
         .put_cf(meta, MetaKey::Commits.encode(), encode_u64(counter));
+    let max_degree = std::mem::take(&mut c.growth).apply(graph, &mut c.batch)?;
     c.changes.commit = counter;
     c.changes.catalog_changed = c.catalog.is_some();
     c.changes.normalize();
 
     let mut opts = WriteOptions::default();
     opts.set_sync(c.sync);
+    // A failed log write would abort the process inside RocksDB: refuse it before (space.rs).
+    crate::space::ensure(&graph.path, 2 * c.batch.size_in_bytes() as u64)?;
+    failpoint!("commit.before_write");
     graph.cache.begin_commit(c.changes.touched_records());
     let result = graph.db.write_opt(c.batch, &opts);
     // Invalidate even on error: a failed write changed nothing, and an extra miss is harmless.
     graph.cache.end_commit(c.changes.touched_records());
     result?;
+    failpoint!("commit.after_write");
     state.next_node_id = c.next_node_id;
     state.commits = counter;
     graph.commits.store(counter, Ordering::SeqCst);
+    if let Some(max) = max_degree {
+        graph.max_degree.store(max, Ordering::SeqCst);
+    }
     if let Some(catalog) = c.catalog {
         *graph.catalog.write() = Arc::new(catalog);
     }
     let changes = Arc::new(c.changes);
+    failpoint!("commit.before_notify");
     graph.subscribers.emit(Arc::clone(&changes));
     Ok(Some(changes))
 }

@@ -17,6 +17,9 @@ pub enum EngineError {
     NotCairn { path: PathBuf, reason: String },
     #[error("database {path} is open read-only: writes are refused (the process that holds it for writing makes them)")]
     ReadOnly { path: PathBuf },
+    /// Too little free space to start a write safely (see `space.rs`): nothing was written.
+    #[error("the disk of database {path} is full: {free} bytes free, a write needs {need}; nothing was changed — free some space and retry")]
+    DiskFull { path: PathBuf, free: u64, need: u64 },
     #[error("database {path} does not exist")]
     Missing { path: PathBuf },
     #[error("corrupt {what}: {source}")]

@@ -5,10 +5,12 @@ use crate::catalog::Catalog;
 use crate::cf;
 use crate::changes::Subscribers;
 use crate::error::{EngineError, Result};
+use crate::files::{self, STAGING_DIR};
 use crate::lock::{WriterLock, WriterSlot, WriterState};
 use crate::marker;
+use crate::space;
 use cairn_storage_format::keys::{edge_prefix, edge_rel_prefix};
-use cairn_storage_format::records::{decode_u64, decode_vector, decode_vector_into, encode_u64};
+use cairn_storage_format::records::{decode_u64, decode_vector, decode_vector_into};
 use cairn_storage_format::{
     AnnotationsRecord, CatalogRecord, Degree, EdgeProps, ExternalKey, LabelId, MetaKey, NodeId,
     NodeKey, NodeRecord, OutEdgeKey, PropIndexKey, PropKeyId, RelId, Value, FORMAT_VERSION,
@@ -95,6 +97,10 @@ pub struct Graph {
     writer: WriterSlot,
     /// The commit counter as of the last commit, for readers (the writer's copy is in `writer`).
     pub(crate) commits: AtomicU64,
+    /// The largest degree (see `Graph::max_degree`), as of the last commit.
+    pub(crate) max_degree: AtomicU64,
+    /// Reads issued to RocksDB by kind (see `Graph::read_ops`).
+    pub(crate) ops: crate::stats::OpCounters,
     pub(crate) subscribers: Subscribers,
     pub(crate) cache: NodeCache,
     pub(crate) options: GraphOptions,
@@ -180,9 +186,13 @@ impl Graph {
                     reason: "it is a file".into(),
                 });
             }
+            // A stale `rocksdb.new` is a creation that died (`files::create_stamped`).
             let foreign = std::fs::read_dir(&path)
                 .map(|mut entries| {
-                    entries.any(|e| e.map(|e| e.file_name() != ROCKSDB_DIR).unwrap_or(true))
+                    entries.any(|e| {
+                        e.map(|e| e.file_name() != ROCKSDB_DIR && e.file_name() != STAGING_DIR)
+                            .unwrap_or(true)
+                    })
                 })
                 .unwrap_or(false);
             if foreign {
@@ -191,8 +201,8 @@ impl Graph {
                     reason: "the directory is not empty and holds no database".into(),
                 });
             }
-            std::fs::create_dir_all(&db_dir).map_err(|source| EngineError::Io {
-                path: db_dir.clone(),
+            std::fs::create_dir_all(&path).map_err(|source| EngineError::Io {
+                path: path.clone(),
                 source,
             })?;
         }
@@ -202,16 +212,23 @@ impl Graph {
         db_opts.create_missing_column_families(true);
         db_opts.increase_parallelism(2);
         db_opts.set_max_background_jobs(2);
+        files::quiet_info_log(&mut db_opts);
         let block_cache = rocksdb::Cache::new_lru_cache(options.block_cache_bytes)?;
+        if !read_only {
+            space::ensure(&path, space::open_need(&db_dir))?;
+        }
+        if !exists {
+            let descriptors = cf::ALL
+                .iter()
+                .map(|name| ColumnFamilyDescriptor::new(*name, cf::options(name, &block_cache)))
+                .collect();
+            files::create_stamped(&path, &db_dir, &db_opts, descriptors)?;
+        }
 
         // Open every column family present on disk, ours and any a newer version added, so that
         // the format check below can report the version instead of a column-family mismatch.
-        let existing = if exists {
-            DB::list_cf(&db_opts, &db_dir).map_err(|e| open_error(&path, &db_dir, e))?
-        } else {
-            vec![]
-        };
-        if exists && !existing.iter().any(|c| c == cf::META) {
+        let existing = DB::list_cf(&db_opts, &db_dir).map_err(|e| open_error(&path, &db_dir, e))?;
+        if !existing.iter().any(|c| c == cf::META) {
             return Err(EngineError::NotCairn {
                 path,
                 reason: "a RocksDB database without Cairn's column families".into(),
@@ -235,6 +252,7 @@ impl Graph {
         } else {
             let db = DB::open_cf_descriptors(&db_opts, &db_dir, descriptors)
                 .map_err(|e| open_error(&path, &db_dir, e))?;
+            files::tidy_after_open(&path, &db_dir)?;
             (db, None)
         };
 
@@ -244,12 +262,9 @@ impl Graph {
                 path: path.clone(),
                 reason: "no meta column family".into(),
             })?;
+        // Stamped before `rocksdb/CURRENT` existed (`files::create_stamped`): a database
+        // without the stamp is someone else's.
         match db.get_cf(&meta, MetaKey::Format.encode())? {
-            None if !exists => db.put_cf(
-                &meta,
-                MetaKey::Format.encode(),
-                encode_u64(u64::from(FORMAT_VERSION)),
-            )?,
             None => {
                 return Err(EngineError::NotCairn {
                     path,
@@ -273,6 +288,7 @@ impl Graph {
             marker::roll_back(&db)?;
         }
         let committed = read_committed(&db)?;
+        let max_degree = crate::stats::load_max_degree(&db, !read_only)?;
         let secondary = secondary_dir.map(|dir| Secondary {
             dir,
             committed_ids: AtomicU64::new(committed.next_node_id),
@@ -290,6 +306,8 @@ impl Graph {
                 commits: committed.commits,
             }),
             commits: AtomicU64::new(committed.commits),
+            max_degree: AtomicU64::new(max_degree),
+            ops: Default::default(),
             subscribers: Subscribers::default(),
             cache: NodeCache::new(options.node_cache_capacity),
             options,
@@ -357,6 +375,10 @@ impl Graph {
             Catalog::from_record(committed.catalog).with_annotations(committed.annotations),
         );
         self.commits.store(committed.commits, Ordering::SeqCst);
+        self.max_degree.store(
+            crate::stats::load_max_degree(&self.db, false)?,
+            Ordering::SeqCst,
+        );
         self.cache.invalidate_all();
         Ok(true)
     }
@@ -542,6 +564,8 @@ fn open_secondary(
             path: std::env::temp_dir(),
             source,
         })?;
+    // The secondary writes its info log there: the same abort on a full disk (space.rs).
+    space::ensure(dir.path(), 0)?;
     let mut opts = Options::default();
     opts.set_max_open_files(-1);
     // The info log is all a secondary writes: keep one small file.
@@ -769,6 +793,7 @@ impl Reader<'_> {
     }
 
     fn get(&self, cf: &'static str, key: &[u8]) -> Result<Option<DBPinnableSlice<'_>>> {
+        self.graph.ops.count(crate::stats::Op::PointGet);
         let cf = self.graph.cf(cf)?;
         Ok(self.graph.db.get_pinned_cf_opt(cf, key, &self.opts())?)
     }
@@ -819,6 +844,7 @@ impl Reader<'_> {
             .graph
             .db
             .batched_multi_get_cf_opt(cf, &keys, false, &self.opts());
+        self.graph.ops.count(crate::stats::Op::MultiGet);
         for (&i, value) in missing.iter().zip(values) {
             if let Some(bytes) = value? {
                 let rec = Arc::new(
@@ -893,6 +919,7 @@ impl Reader<'_> {
                 .graph
                 .db
                 .raw_iterator_cf_opt(cf, self.scan_opts(prefix));
+            self.graph.ops.count(crate::stats::Op::PrefixScan);
             it.seek(prefix);
             while let (Some(k), Some(v)) = (it.key(), it.value()) {
                 // Both edge key layouts are `node · rel · other`.
@@ -940,6 +967,7 @@ impl Reader<'_> {
             .graph
             .db
             .batched_multi_get_cf_opt(handle, &keys, false, &self.opts());
+        self.graph.ops.count(crate::stats::Op::MultiGet);
         ids.iter()
             .zip(values)
             .map(|(id, value)| Ok(value?.filter(|_| !self.hidden(*id))))
@@ -977,6 +1005,7 @@ impl Reader<'_> {
             .graph
             .db
             .raw_iterator_cf_opt(cf, self.scan_opts(&prefix));
+        self.graph.ops.count(crate::stats::Op::PrefixScan);
         it.seek(prefix);
         let mut out = Vec::new();
         while let Some(v) = it.value() {
@@ -1028,6 +1057,7 @@ impl Reader<'_> {
             opts.set_iterate_upper_bound(end.clone());
         }
         let mut it = self.graph.db.raw_iterator_cf_opt(cf, opts);
+        self.graph.ops.count(crate::stats::Op::PrefixScan);
         it.seek(&start);
         let mut out = Vec::new();
         while let Some(k) = it.key() {

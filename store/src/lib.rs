@@ -26,10 +26,15 @@ pub mod changes;
 mod commit;
 pub mod describe;
 pub mod error;
+pub mod failpoint;
+mod files;
 pub mod graph;
 mod lock;
 mod marker;
+mod max_degree;
+mod stats;
 mod strategies;
+pub mod space;
 pub mod write;
 
 pub use bulk::{BulkLoad, Family, SstFile, SstFiles, SstSink};
@@ -39,4 +44,5 @@ pub use error::{EngineError, Result};
 pub use graph::{
     Direction, Freshness, Graph, GraphOptions, GraphRead, GraphSnapshot, Neighbor, OpenMode,
 };
+pub use stats::ReadOps;
 pub use write::{CommitStats, Savepoint, Writer};

@@ -5,6 +5,7 @@
 
 use crate::cf;
 use crate::error::{EngineError, Result};
+use crate::failpoint;
 use cairn_storage_format::records::{decode_id_range, encode_id_range};
 use cairn_storage_format::MetaKey;
 use rocksdb::{WriteOptions, DB};
@@ -17,12 +18,14 @@ pub(crate) fn set(db: &DB, new_ids: &Range<u64>) -> Result<()> {
         .ok_or_else(|| EngineError::Invalid("column family `meta` is missing".into()))?;
     let mut sync = WriteOptions::default();
     sync.set_sync(true);
+    failpoint!("bulk.marker.before_write");
     db.put_cf_opt(
         meta,
         MetaKey::ImportPending.encode(),
         encode_id_range(new_ids.start, new_ids.end),
         &sync,
     )?;
+    failpoint!("bulk.marker.after_write");
     Ok(())
 }
 
@@ -54,6 +57,8 @@ fn rollback(db: &DB, range: &[u8]) -> Result<()> {
     }
     let mut opts = rocksdb::WriteOptions::default();
     opts.set_sync(true);
+    failpoint!("open.rollback.before_write");
     db.write_opt(batch, &opts)?;
+    failpoint!("open.rollback.after_write");
     Ok(())
 }

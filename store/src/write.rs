@@ -8,11 +8,13 @@ use crate::catalog::Catalog;
 use crate::cf;
 use crate::changes::ChangeSet;
 use crate::commit::{self, Commit};
+use crate::describe;
 use crate::error::{EngineError, Result};
 use crate::graph::{Graph, GraphOptions, Neighbor, ROCKSDB_DIR};
 use crate::lock::WriterLock;
+use crate::max_degree::DegreeGrowth;
 use crate::Direction;
-use cairn_storage_format::records::encode_u64;
+use cairn_storage_format::records::{encode_u64, encode_vector};
 use cairn_storage_format::{
     Degree, EdgeProps, ExternalKey, InEdgeKey, LabelId, NodeId, NodeKey, NodeRecord, OutEdgeKey,
     PropKeyId, RelId, Value,
@@ -66,6 +68,8 @@ struct Overlay {
     out: BTreeMap<(NodeId, RelId, NodeId), Option<EdgeProps>>,
     /// The same edges by `(dst, rel, src)`; `false` = removed.
     inc: BTreeMap<(NodeId, RelId, NodeId), bool>,
+    /// Vectors set (`Some`) or dropped (`None`) in this batch.
+    vectors: HashMap<NodeId, Option<Vec<f32>>>,
 }
 
 /// The writer as of a savepoint: the batch's size and count (RocksDB's own save points keep the
@@ -86,6 +90,7 @@ enum Undo {
     Key((LabelId, String), Option<Option<NodeId>>),
     Out((NodeId, RelId, NodeId), Option<Option<EdgeProps>>),
     Inc((NodeId, RelId, NodeId), Option<bool>),
+    Vector(NodeId, Option<Option<Vec<f32>>>),
 }
 
 /// A point in a batch to roll back to with [`Writer::rollback_to`].
@@ -218,6 +223,8 @@ impl<'g> Writer<'g> {
                 Undo::Out(k, None) => drop(o.out.remove(&k)),
                 Undo::Inc(k, Some(v)) => drop(o.inc.insert(k, v)),
                 Undo::Inc(k, None) => drop(o.inc.remove(&k)),
+                Undo::Vector(k, Some(v)) => drop(o.vectors.insert(k, v)),
+                Undo::Vector(k, None) => drop(o.vectors.remove(&k)),
             }
         }
         self.savepoints.truncate(savepoint.depth + 1);
@@ -246,6 +253,13 @@ impl<'g> Writer<'g> {
         let old = self.o.keys.insert(key.clone(), id);
         if !self.savepoints.is_empty() {
             self.undo.push(Undo::Key(key, old));
+        }
+    }
+
+    fn set_vector_overlay(&mut self, id: NodeId, v: Option<Vec<f32>>) {
+        let old = self.o.vectors.insert(id, v);
+        if !self.savepoints.is_empty() {
+            self.undo.push(Undo::Vector(id, old));
         }
     }
 
@@ -459,6 +473,16 @@ impl<'g> Writer<'g> {
         if old.as_ref() == Some(&record) {
             return Ok(id);
         }
+        if let Some(old) = &old {
+            // The vector embeds the description: once that text changes the vector describes
+            // something else, so it goes (the facade embeds the new text at commit).
+            let catalog = self.catalog();
+            let changed =
+                describe::description(old, catalog) != describe::description(&record, catalog);
+            if changed {
+                self.drop_vector(id)?;
+            }
+        }
         self.write_node(id, old.as_ref(), Some(&record))?;
         if existing.is_none() {
             let ek = ExternalKey {
@@ -518,9 +542,79 @@ impl<'g> Writer<'g> {
         self.set_key((record.label, record.key), None);
         self.batch
             .delete_cf(self.graph.cf(cf::DEGREE)?, NodeKey(id).encode());
+        self.drop_vector(id)?;
+        Ok(true)
+    }
+
+    // ---- vectors ----
+
+    /// Stores `vector` as node `id`'s vector (replacing any), e.g. one computed by the caller's
+    /// model. The catalog must record the embedder ([`Writer::set_embedder`]) and the vector
+    /// have its dimension, finite components and a non-zero length; the node must exist.
+    pub fn set_vector(&mut self, id: NodeId, vector: &[f32]) -> Result<()> {
+        let Some(def) = self.catalog().embedder() else {
+            return Err(EngineError::Invalid(format!(
+                "vector for node {}: the catalog records no embedder (set_embedder first)",
+                id.0
+            )));
+        };
+        if vector.len() != def.dim as usize {
+            return Err(EngineError::Invalid(format!(
+                "vector for node {} has {} components, the embedder `{}` has {}",
+                id.0,
+                vector.len(),
+                def.id,
+                def.dim
+            )));
+        }
+        if vector.iter().any(|x| !x.is_finite()) || vector.iter().all(|x| *x == 0.0) {
+            return Err(EngineError::Invalid(format!(
+                "vector for node {} is zero or not finite",
+                id.0
+            )));
+        }
+        if self.node(id)?.is_none() {
+            return Err(EngineError::Invalid(format!(
+                "vector for node {}: no such node",
+                id.0
+            )));
+        }
+        self.batch.put_cf(
+            self.graph.cf(cf::VECTOR)?,
+            NodeKey(id).encode(),
+            encode_vector(vector),
+        );
+        self.set_vector_overlay(id, Some(vector.to_vec()));
+        Ok(())
+    }
+
+    /// Removes node `id`'s vector, if it has one (the node stays, outside the vector index).
+    pub fn drop_vector(&mut self, id: NodeId) -> Result<()> {
         self.batch
             .delete_cf(self.graph.cf(cf::VECTOR)?, NodeKey(id).encode());
-        Ok(true)
+        self.set_vector_overlay(id, None);
+        Ok(())
+    }
+
+    /// The nodes of this batch that have a description to embed and no vector: those it
+    /// created without [`Writer::set_vector`], and those whose description it changed (which
+    /// dropped the old vector), with their description text. What the facade embeds at commit.
+    pub fn unembedded(&self) -> Result<Vec<(NodeId, String)>> {
+        let first_new = self.state.next_node_id;
+        let catalog = self.catalog();
+        let mut out = Vec::new();
+        for (id, rec) in &self.o.nodes {
+            let Some(rec) = rec else { continue };
+            let todo = match self.o.vectors.get(id) {
+                Some(v) => v.is_none(),
+                None => id.0 >= first_new,
+            };
+            if todo {
+                out.push((*id, describe::description(rec, catalog)));
+            }
+        }
+        out.sort_by_key(|(id, _)| *id);
+        Ok(out)
     }
 
     /// Every edge touching `id` as this batch would leave it, as `(src, rel, dst)`.
@@ -678,7 +772,7 @@ impl<'g> Writer<'g> {
 
     /// [`Writer::commit`], also returning the change set (`None`: nothing to commit).
     pub fn commit_changes(mut self) -> Result<(CommitStats, Option<Arc<ChangeSet>>)> {
-        let changes = self.changes()?;
+        let (changes, growth) = self.changes()?;
         let mut stats = CommitStats {
             operations: self.batch.len(),
             bytes: self.batch.size_in_bytes(),
@@ -691,6 +785,7 @@ impl<'g> Writer<'g> {
             sync: self.sync,
             clear_marker: false,
             changes,
+            growth,
         };
         let changes = commit::commit(self.graph, &mut self.state, c)?;
         stats.commit = changes.as_ref().map_or(0, |c| c.commit);
@@ -699,7 +794,8 @@ impl<'g> Writer<'g> {
 
     /// The change set of the batch: the overlay compared with the committed graph, so that a
     /// change undone within the batch (or by a savepoint) is not reported.
-    fn changes(&self) -> Result<ChangeSet> {
+    /// The degree growth is that of the edges new to the committed graph.
+    fn changes(&self) -> Result<(ChangeSet, DegreeGrowth)> {
         let reader = self.graph.reader();
         // Ids this batch handed out were never stored: nothing to read for them or their edges,
         // so a batch that only creates (the common bulk case) reads nothing here.
@@ -712,6 +808,7 @@ impl<'g> Writer<'g> {
             }
         };
         let mut changes = ChangeSet::default();
+        let mut growth = DegreeGrowth::default();
         for (id, rec) in &self.o.nodes {
             let stored = stored_node(*id)?;
             let stored = stored.as_deref();
@@ -734,19 +831,46 @@ impl<'g> Writer<'g> {
             .filter(|(_, v)| v.is_some())
             .map(|(id, _)| *id)
             .collect();
+        // Set in this batch (on a node that still exists), or dropped where one was stored.
+        let dropped: Vec<NodeId> = self
+            .o
+            .vectors
+            .iter()
+            .filter(|(id, v)| v.is_none() && id.0 < first_new)
+            .map(|(id, _)| *id)
+            .collect();
+        let stored = reader.vectors(&dropped)?;
+        changes.vectors_touched.extend(
+            dropped
+                .iter()
+                .zip(stored)
+                .filter(|(_, v)| v.is_some())
+                .map(|(id, _)| *id),
+        );
+        changes.vectors_touched.extend(
+            self.o
+                .vectors
+                .iter()
+                .filter(|(id, v)| v.is_some() && self.o.nodes.get(id).is_none_or(Option::is_some))
+                .map(|(id, _)| *id),
+        );
         for (edge, props) in &self.o.out {
             let stored = if edge.0 .0 >= first_new || edge.2 .0 >= first_new {
                 None
             } else {
                 reader.edge(edge.0, edge.1, edge.2)?
             };
+            if props.is_some() && stored.is_none() {
+                growth.add(edge.0, 1);
+                growth.add(edge.2, 1);
+            }
             match props {
                 Some(p) if stored.as_ref() != Some(p) => changes.edges_added.push(*edge),
                 None if stored.is_some() => changes.edges_removed.push(*edge),
                 _ => {}
             }
         }
-        Ok(changes)
+        Ok((changes, growth))
     }
 
     /// A private copy of the database as this batch would leave it, at `dir` (an empty or
@@ -771,11 +895,13 @@ impl<'g> Writer<'g> {
             },
         )?;
         {
+            let (_, growth) = self.changes()?;
             let mut state = copy.lock_writer(None)?;
             let c = Commit {
                 batch: WriteBatch::from_data(self.batch.data()),
                 catalog: self.o.catalog.clone(),
                 next_node_id: self.o.next_node_id,
+                growth,
                 ..Commit::default()
             };
             commit::commit(&copy, &mut state, c)?;

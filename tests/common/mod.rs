@@ -25,3 +25,31 @@ pub fn text(o: &Output) -> (String, String) {
 pub fn path(p: &Path) -> &str {
     p.to_str().unwrap()
 }
+
+/// A JSON Lines dump `dir/items.jsonl` of `n` `Item` nodes `k0…` with `v = i` and a
+/// description (so an import embeds them), chained by `NEXT` edges when `chain`.
+pub fn item_dump(dir: &Path, n: usize, chain: bool) -> std::path::PathBuf {
+    let mut body = String::new();
+    for i in 0..n {
+        body.push_str(&format!(
+            "{{\"type\":\"node\",\"label\":\"Item\",\"key\":\"k{i}\",\"props\":{{\"v\":{i}}},\"description\":\"item number {i}\"}}\n"
+        ));
+        if chain && i > 0 {
+            body.push_str(&format!(
+                "{{\"type\":\"edge\",\"rel\":\"NEXT\",\"from\":{{\"label\":\"Item\",\"key\":\"k{}\"}},\"to\":{{\"label\":\"Item\",\"key\":\"k{i}\"}}}}\n",
+                i - 1
+            ));
+        }
+    }
+    let file = dir.join("items.jsonl");
+    std::fs::write(&file, body).unwrap();
+    file
+}
+
+/// The database `dir/db`, made by importing `dump`.
+pub fn imported(dir: &Path, dump: &Path) -> std::path::PathBuf {
+    let db = dir.join("db");
+    let o = cairn(&["--db", path(&db), "import", path(dump)]);
+    assert!(o.status.success(), "{:?}", text(&o));
+    db
+}

@@ -1,14 +1,20 @@
 //! The HNSW graph (Malkov & Yashunin 2016) over slots `0..n` whose vectors live in one flat `[f32]`
 //! owned by the caller. Scores are inner products of unit vectors (cosine); larger is nearer.
 //!
-//! Links sit behind per-node `RwLock`s so that `insert` takes `&self` and many threads can build one
-//! graph at once (the parallel build); uncontended read locks cost one atomic per expanded node.
+//! Level-0 links, the ones every search walks, live in one flat array of atomics, `1 + 2m` words a
+//! slot (count, then links), like hnswlib's level-0 block: no pointer to chase and no lock to take
+//! per expanded node. Writers (a parallel build's threads) change a slot's list under that slot's
+//! mutex; readers load the words without one. A read racing a write can see a mix of the old and
+//! new list, every entry of which is a valid slot, which is what hnswlib's unlocked readers see as
+//! well; after the build (`insert` on a built index takes `&mut self`) no read races a write.
+//! Upper levels (one slot in m has any) keep a `Vec` per slot behind a `RwLock`.
 
 use super::exact::{Scored, Worst};
 use cairn_embed::dot;
 use parking_lot::{Mutex, RwLock};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
+use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 
 /// Highest level a node can get; with M = 16 level 12 is expected once in 16^12 nodes.
 const MAX_LEVEL: u8 = 12;
@@ -21,8 +27,11 @@ pub(crate) struct Graph {
     pub(crate) ef_construction: usize,
     /// Top level of each slot.
     pub(crate) levels: Vec<u8>,
-    /// Level-0 links of each slot.
-    pub(crate) links0: Vec<RwLock<Vec<u32>>>,
+    /// Level-0 lists, `stride0` words a slot: the count, then up to `2 * m` links.
+    links0: Vec<AtomicU32>,
+    stride0: usize,
+    /// Held while a slot's level-0 list is rewritten.
+    locks0: Vec<Mutex<()>>,
     /// Links on levels 1..=level of each slot (`upper[s][l-1]`), empty for most slots.
     pub(crate) upper: Vec<RwLock<Vec<Vec<u32>>>>,
     /// Entry point and its level; `None` while empty.
@@ -90,6 +99,8 @@ impl Graph {
             ef_construction: ef_construction.max(m.clamp(2, 32)),
             levels: Vec::new(),
             links0: Vec::new(),
+            stride0: 1 + 2 * m.clamp(2, 32),
+            locks0: Vec::new(),
             upper: Vec::new(),
             entry: RwLock::new(None),
             top_lock: Mutex::new(()),
@@ -101,12 +112,42 @@ impl Graph {
         self.levels.len()
     }
 
+    /// Room for `more` slots, so a build does not regrow (and briefly double) the arrays.
+    pub(crate) fn reserve(&mut self, more: usize) {
+        self.levels.reserve(more);
+        self.links0.reserve(more * self.stride0);
+        self.locks0.reserve(more);
+        self.upper.reserve(more);
+    }
+
     /// Makes room for a slot (its links empty) before `insert` links it.
     pub(crate) fn push_slot(&mut self, level: u8) {
         self.levels.push(level);
-        self.links0.push(RwLock::new(Vec::new()));
+        self.links0
+            .extend(std::iter::repeat_with(|| AtomicU32::new(0)).take(self.stride0));
+        self.locks0.push(Mutex::new(()));
         self.upper
             .push(RwLock::new(vec![Vec::new(); usize::from(level)]));
+    }
+
+    /// The level-0 words of `s` (count, links), empty for an unknown slot.
+    #[inline]
+    fn block0(&self, s: u32) -> &[AtomicU32] {
+        let start = s as usize * self.stride0;
+        self.links0.get(start..start + self.stride0).unwrap_or(&[])
+    }
+
+    /// Overwrites `s`'s level-0 list (the caller holds `locks0[s]`, or `&mut self`).
+    fn store0(&self, s: u32, links: &[u32]) {
+        let block = self.block0(s);
+        let Some((count, slots)) = block.split_first() else {
+            return;
+        };
+        let n = links.len().min(slots.len());
+        for (w, l) in slots.iter().zip(&links[..n]) {
+            w.store(*l, Relaxed);
+        }
+        count.store(n as u32, Relaxed);
     }
 
     #[inline]
@@ -125,10 +166,9 @@ impl Graph {
 
     fn neighbours(&self, s: u32, level: u8) -> Vec<u32> {
         if level == 0 {
-            self.links0
-                .get(s as usize)
-                .map(|l| l.read().clone())
-                .unwrap_or_default()
+            let mut out = Vec::with_capacity(2 * self.m);
+            self.for_neighbours(s, 0, |n| out.push(n));
+            out
         } else {
             self.upper
                 .get(s as usize)
@@ -139,8 +179,9 @@ impl Graph {
 
     fn set_neighbours(&self, s: u32, level: u8, links: Vec<u32>) {
         if level == 0 {
-            if let Some(l) = self.links0.get(s as usize) {
-                *l.write() = links;
+            if let Some(lock) = self.locks0.get(s as usize) {
+                let _held = lock.lock();
+                self.store0(s, &links);
             }
         } else if let Some(u) = self.upper.get(s as usize) {
             if let Some(l) = u.write().get_mut(usize::from(level) - 1) {
@@ -153,8 +194,9 @@ impl Graph {
     #[inline]
     fn for_neighbours(&self, s: u32, level: u8, mut f: impl FnMut(u32)) {
         if level == 0 {
-            if let Some(l) = self.links0.get(s as usize) {
-                l.read().iter().for_each(|&n| f(n));
+            if let Some((count, slots)) = self.block0(s).split_first() {
+                let n = (count.load(Relaxed) as usize).min(slots.len());
+                slots[..n].iter().for_each(|w| f(w.load(Relaxed)));
             }
         } else if let Some(u) = self.upper.get(s as usize) {
             if let Some(l) = u.read().get(usize::from(level) - 1) {
@@ -255,9 +297,13 @@ impl Graph {
         out
     }
 
-    /// The HNSW neighbour heuristic: keep a candidate only if it is nearer to the base than to every
-    /// neighbour already kept, which keeps links pointing in diverse directions (and the graph navigable
-    /// on clustered data). `cands` must be sorted best first.
+    /// The HNSW neighbour heuristic: keep a candidate unless it is strictly nearer to a neighbour
+    /// already kept than to the base, which keeps links pointing in diverse directions (and the graph
+    /// navigable on clustered data). `cands` must be sorted best first.
+    ///
+    /// A tie keeps the candidate (hnswlib's rule). Dropping ties instead cut nodes with an exact
+    /// duplicate down to the one link to that duplicate: every other candidate is exactly as near
+    /// to it as to the base, and then only a few walks could reach them.
     fn select(&self, vectors: &[f32], cands: &[Scored], max: usize) -> Vec<u32> {
         let mut kept: Vec<Scored> = Vec::with_capacity(max);
         for c in cands {
@@ -267,7 +313,7 @@ impl Graph {
             let cv = self.vec(vectors, c.slot);
             if kept
                 .iter()
-                .all(|k| dot(cv, self.vec(vectors, k.slot)) < c.score)
+                .all(|k| dot(cv, self.vec(vectors, k.slot)) <= c.score)
             {
                 kept.push(*c);
             }
@@ -306,10 +352,12 @@ impl Graph {
         loop {
             let found = self.search_level(vectors, q, cur, self.ef_construction, l, &|n| n != s);
             let links = self.select(vectors, &found, self.m);
+            // own list first, as hnswlib does: a neighbour that links back to `s` before this
+            // would have its link overwritten
+            self.set_neighbours(s, l, links.clone());
             for &n in &links {
                 self.link_back(vectors, n, s, l);
             }
-            self.set_neighbours(s, l, links);
             if let Some(b) = found.first() {
                 cur = *b;
             }
@@ -330,13 +378,13 @@ impl Graph {
     fn link_back(&self, vectors: &[f32], n: u32, new: u32, level: u8) {
         let max = self.max_links(level);
         let nv = self.vec(vectors, n);
-        let lock_and = |links: &mut Vec<u32>| {
+        let update = |links: &mut Vec<u32>| {
             if links.contains(&new) {
-                return;
+                return false;
             }
             if links.len() < max {
                 links.push(new);
-                return;
+                return true;
             }
             let mut c: Vec<Scored> = links
                 .iter()
@@ -348,14 +396,19 @@ impl Graph {
                 .collect();
             c.sort_by(|a, b| b.cmp(a));
             *links = self.select(vectors, &c, max);
+            true
         };
         if level == 0 {
-            if let Some(l) = self.links0.get(n as usize) {
-                lock_and(&mut l.write());
+            if let Some(lock) = self.locks0.get(n as usize) {
+                let _held = lock.lock();
+                let mut links = self.neighbours(n, 0);
+                if update(&mut links) {
+                    self.store0(n, &links);
+                }
             }
         } else if let Some(u) = self.upper.get(n as usize) {
             if let Some(l) = u.write().get_mut(usize::from(level) - 1) {
-                lock_and(l);
+                update(l);
             }
         }
     }
@@ -396,9 +449,15 @@ impl Graph {
         } else {
             links.remove(0)
         };
-        self.levels.push(level);
-        self.links0.push(RwLock::new(l0));
-        self.upper.push(RwLock::new(links));
+        self.push_slot(0);
+        if let Some(l) = self.levels.last_mut() {
+            *l = level;
+        }
+        let s = (self.levels.len() - 1) as u32;
+        self.store0(s, &l0);
+        if let Some(u) = self.upper.last_mut() {
+            *u.get_mut() = links;
+        }
     }
 
     pub(crate) fn set_entry(&mut self, entry: Option<(u32, u8)>) {

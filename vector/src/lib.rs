@@ -176,11 +176,22 @@ impl VectorIndex {
     ) -> Result<Self, VectorError> {
         let mut idx = VectorIndex::new(dim, params);
         let first = idx.slots.len();
+        let items = items.into_iter();
+        idx.reserve(items.size_hint().0);
         for (node, label, v) in items {
             idx.add_slot(node, label, &v)?;
         }
         idx.link_parallel(first);
         Ok(idx)
+    }
+
+    /// Room for `more` slots: a build then fills its arrays without regrowing them (a regrowth
+    /// holds the old and the new array at once, up to 1.5x the vectors' memory).
+    fn reserve(&mut self, more: usize) {
+        self.slots.reserve(more);
+        self.vectors.reserve(more * self.dim);
+        self.live.reserve(more);
+        self.graph.reserve(more);
     }
 
     /// Vector dimension.
@@ -219,6 +230,7 @@ impl VectorIndex {
     }
 
     /// Inserts or replaces `node`'s vector (normalised here). Linking is incremental, single-threaded.
+    /// A replaced vector's slot is tombstoned, and counts towards compaction like a delete.
     pub fn insert(
         &mut self,
         node: NodeId,
@@ -227,7 +239,33 @@ impl VectorIndex {
     ) -> Result<(), VectorError> {
         let slot = self.add_slot(node, label, vector)?;
         self.graph.insert(&self.vectors, slot);
+        self.compact_if_due();
         Ok(())
+    }
+
+    /// True if `node` is live with `label` and (once normalised) exactly `vector`: re-applying
+    /// an unchanged vector is then skipped instead of tombstoning a slot.
+    pub fn holds(&self, node: NodeId, label: LabelId, vector: &[f32]) -> bool {
+        let Some(&slot) = self.live.get(&node) else {
+            return false;
+        };
+        let Ok(v) = normalised(self.dim, vector, "") else {
+            return false;
+        };
+        let i = slot as usize * self.dim;
+        self.slots
+            .get(slot as usize)
+            .is_some_and(|s| s.label == label)
+            && self.vectors.get(i..i + self.dim) == Some(v.as_slice())
+    }
+
+    fn compact_if_due(&mut self) {
+        let total = self.slots.len().max(1) as f64;
+        if self.tombstones >= 64
+            && self.tombstones as f64 / total > self.params.rebuild_tombstone_ratio
+        {
+            self.compact();
+        }
     }
 
     /// Deletes `node`; returns whether it was present. Compacts when tombstones pass the threshold.
@@ -236,18 +274,14 @@ impl VectorIndex {
             return false;
         };
         self.tombstone(slot);
-        let total = self.slots.len().max(1) as f64;
-        if self.tombstones >= 64
-            && self.tombstones as f64 / total > self.params.rebuild_tombstone_ratio
-        {
-            self.compact();
-        }
+        self.compact_if_due();
         true
     }
 
     /// Rebuilds the graph from live slots only, dropping tombstones (parallel).
     pub fn compact(&mut self) {
         let mut fresh = VectorIndex::new(self.dim, self.params.clone());
+        fresh.reserve(self.live.len());
         for (i, s) in self.slots.iter().enumerate() {
             if !s.deleted {
                 let v = &self.vectors[i * self.dim..(i + 1) * self.dim];

@@ -70,12 +70,19 @@ impl VectorIndex {
             source,
         };
         let tmp = path.with_extension("hnsw.tmp");
-        {
-            let mut f = fs::File::create(&tmp).map_err(io)?;
-            f.write_all(&b).map_err(io)?;
-            f.sync_all().map_err(io)?;
+        let written = fs::File::create(&tmp).and_then(|mut f| {
+            f.write_all(&b)?;
+            cairn_store::failpoint!("vector.save.tmp_written");
+            f.sync_all()
+        });
+        if let Err(e) = written {
+            // A full disk must not leave half a file behind (the old index stays in place).
+            let _ = fs::remove_file(&tmp);
+            return Err(io(e));
         }
+        cairn_store::failpoint!("vector.save.before_rename");
         fs::rename(&tmp, path).map_err(io)?;
+        cairn_store::failpoint!("vector.save.after_rename");
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             // make the rename itself durable
             if let Ok(d) = fs::File::open(dir) {

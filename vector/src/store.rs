@@ -1,26 +1,34 @@
 //! Keeps a database's HNSW index in step with its `vector` column family (docs/VECTOR.md,
 //! "Integration").
 //!
-//! The stamp is a 64-bit fingerprint of the indexed content — every (node, label, vector bits) in
-//! id order — not `Graph::sequence()`: the sequence moves on every write (an edge, a property), which
-//! would throw away a 100k-node index (minutes to rebuild) for writes that leave every vector as it
-//! was. The fingerprint changes exactly when an indexed vector or label changes, however the write
-//! was made (facade, `Graph::writer`, import, another process), and costs one scan of the column
-//! family — a second for 100k × 384, far below a rebuild. The sequence is only a fast path: while it
-//! is unchanged nothing is rescanned.
+//! The stamp is the store's persisted commit counter ([`Graph::commits`], written in each
+//! commit's batch): a file saved at counter `n` is current exactly while the counter is `n`, and
+//! checking that reads nothing. The index is loaded on the first SEARCH only. From then on it
+//! follows the store's change sets ([`Graph::subscribe`], subscribed at open so that commits
+//! made before the first SEARCH are not missed): each commit's touched vectors are re-read and
+//! applied in place (insert, update = tombstone + insert, delete), so a write costs what it
+//! changed. A node without a vector is simply not in the index.
 
 use super::{index_path, Hit, HnswParams, Stamp, VectorError, VectorIndex};
 use cairn_storage_format::{LabelId, NodeId};
-use cairn_store::{EngineError, Graph, GraphRead};
-use parking_lot::{MappedRwLockReadGuard, RwLock, RwLockReadGuard};
+use cairn_store::{ChangeSet, EngineError, Graph, GraphRead};
+use parking_lot::{MappedRwLockReadGuard, Mutex, RwLock, RwLockReadGuard};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::mpsc::Receiver;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// Beam width of index searches: recall@10 ≥ 0.999 at this width on the benchmark vectors.
 pub const SEARCH_EF: usize = 128;
 /// Indexes with at most this many live vectors answer by exact scan.
 pub const EXACT_MAX: usize = 2_000;
+/// Change sets kept while the index is not loaded; past this the first SEARCH rebuilds instead
+/// of replaying them (bounds the memory of a process that writes and never searches).
+const PENDING_MAX: usize = 10_000;
+/// A bulk import of at most this many new nodes is applied in place; a larger one rebuilds (a
+/// parallel build is faster than that many single-threaded inserts).
+const IMPORT_IN_PLACE_MAX: u64 = 10_000;
 
 /// Why the index could not be brought up to date.
 #[derive(Debug, thiserror::Error)]
@@ -34,7 +42,7 @@ pub enum StoreError {
 /// What [`VectorStore::refresh`] did.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Refresh {
-    /// Nothing was written since the last check.
+    /// No vector changed since the last check.
     Current,
     /// The saved file matched the database and was loaded.
     Loaded,
@@ -60,25 +68,34 @@ pub struct BuildReport {
 #[derive(Debug)]
 struct Loaded {
     index: VectorIndex,
-    /// `Graph::sequence()` read before the scan that produced `fingerprint`.
-    seq: u64,
-    fingerprint: u64,
+    /// The commit counter the index reflects.
+    commits: u64,
     embedder_id: String,
-    /// Per-node (label, hash of the vector bits), to find what changed on the next scan.
-    nodes: HashMap<NodeId, (LabelId, u64)>,
     /// Changed since the last save (saved on drop).
     dirty: bool,
 }
 
 #[derive(Debug)]
 enum State {
-    Empty,
+    /// Not loaded yet; the file should reflect the counter read at open.
+    Empty {
+        opened_at: u64,
+    },
     Ready(Box<Loaded>),
-    /// No usable index as of `seq` (no vectors, another embedder, nodes without vectors).
+    /// No usable index as of counter `commits` (no vectors, another embedder).
     Unavailable {
-        seq: u64,
+        commits: u64,
         why: String,
     },
+}
+
+/// Change sets received since the index last took them in.
+#[derive(Debug)]
+struct Inbox {
+    rx: Receiver<Arc<ChangeSet>>,
+    pending: Vec<Arc<ChangeSet>>,
+    /// More than [`PENDING_MAX`] arrived while not loaded: the next load rebuilds.
+    overflowed: bool,
 }
 
 /// The HNSW index of one database directory, loaded or built on first use and kept current.
@@ -87,6 +104,7 @@ pub struct VectorStore {
     path: PathBuf,
     params: HnswParams,
     state: RwLock<State>,
+    inbox: Mutex<Inbox>,
     /// Whether builds and changes are saved to the file; off beside a writer (see
     /// [`VectorStore::read_only`]).
     persist: bool,
@@ -95,23 +113,24 @@ pub struct VectorStore {
 /// A read handle on the current index (holds a read lock: drop it before writing).
 pub type IndexGuard<'a> = MappedRwLockReadGuard<'a, VectorIndex>;
 
-/// One scan of the store: what the index must contain.
-struct Scan {
-    fingerprint: u64,
-    nodes: HashMap<NodeId, (LabelId, u64)>,
-    /// Vectors of nodes that are new or changed (all of them when `keep_all`).
-    vectors: Vec<(NodeId, LabelId, Vec<f32>)>,
-    /// Nodes of the graph (any label), to tell whether every node has a vector.
-    total_nodes: usize,
-}
-
 impl VectorStore {
-    /// The index of the database in `db_dir` (at [`index_path`]); nothing is read yet.
-    pub fn new(db_dir: &Path) -> Self {
+    /// The index of `graph`, whose directory is `db_dir` (file at [`index_path`]). Subscribes
+    /// to its change sets now; nothing is read until the first [`refresh`](Self::refresh).
+    pub fn new(graph: &Graph, db_dir: &Path) -> Self {
+        // subscribe before reading the counter: a commit in between is then both in the inbox
+        // and newer than `opened_at`, never lost
+        let rx = graph.subscribe();
         VectorStore {
             path: index_path(db_dir),
             params: HnswParams::default(),
-            state: RwLock::new(State::Empty),
+            state: RwLock::new(State::Empty {
+                opened_at: graph.commits(),
+            }),
+            inbox: Mutex::new(Inbox {
+                rx,
+                pending: Vec::new(),
+                overflowed: false,
+            }),
             persist: true,
         }
     }
@@ -120,8 +139,8 @@ impl VectorStore {
     /// file matches what the reader sees, and otherwise builds or updates the index in memory
     /// only. The file belongs to the writer, which may save it at any time; a reader that
     /// wrote it too could replace a newer index with one of an older view.
-    pub fn read_only(db_dir: &Path) -> Self {
-        let mut store = VectorStore::new(db_dir);
+    pub fn read_only(graph: &Graph, db_dir: &Path) -> Self {
+        let mut store = VectorStore::new(graph, db_dir);
         store.persist = false;
         store
     }
@@ -131,40 +150,48 @@ impl VectorStore {
         &self.path
     }
 
+    /// Moves delivered change sets to the pending list (cheap; the facade calls it after its
+    /// commits so that a process that never searches keeps a bounded list).
+    pub fn absorb(&self) {
+        let loaded = !matches!(*self.state.read(), State::Empty { .. });
+        let mut inbox = self.inbox.lock();
+        while let Ok(cs) = inbox.rx.try_recv() {
+            inbox.pending.push(cs);
+        }
+        if !loaded && inbox.pending.len() > PENDING_MAX {
+            inbox.pending.clear();
+            inbox.overflowed = true;
+        }
+    }
+
     /// Makes the in-memory index match `graph` for queries embedded by `embedder_id`: load the file
-    /// if its stamp matches, else rebuild and save; once loaded, apply changed vectors in place.
+    /// if its stamp matches, else rebuild and save; once loaded, apply change sets in place.
     pub fn refresh(&self, graph: &Graph, embedder_id: &str) -> Result<Refresh, StoreError> {
-        let seq = graph.sequence();
+        let now = graph.commits();
         match &*self.state.read() {
-            State::Ready(l) if l.seq == seq && l.embedder_id == embedder_id => {
+            State::Ready(l) if l.commits == now && l.embedder_id == embedder_id => {
                 return Ok(Refresh::Current)
             }
-            State::Unavailable { seq: s, why } if *s == seq => {
+            State::Unavailable { commits, why } if *commits == now => {
                 return Ok(Refresh::Unavailable(why.clone()))
             }
             _ => {}
         }
         let mut state = self.state.write();
-        let previous = match std::mem::replace(&mut *state, State::Empty) {
-            State::Ready(l) if l.embedder_id == embedder_id => Some(l),
-            _ => None,
-        };
-        let result = self.refresh_locked(graph, embedder_id, previous, false);
-        match result {
-            Ok((next, what)) => {
-                *state = next;
-                Ok(what)
-            }
-            Err(e) => Err(e),
-        }
+        self.absorb_locked(&state, now);
+        let previous = std::mem::replace(&mut *state, State::Empty { opened_at: 0 });
+        let (next, what) = self.refresh_locked(graph, embedder_id, previous, false)?;
+        *state = next;
+        Ok(what)
     }
 
     /// Rebuilds the index from the column family and saves it, whatever the file holds.
     pub fn build(&self, graph: &Graph, embedder_id: &str) -> Result<BuildReport, StoreError> {
         let start = Instant::now();
         let mut state = self.state.write();
-        *state = State::Empty;
-        let (next, what) = self.refresh_locked(graph, embedder_id, None, true)?;
+        self.absorb_locked(&state, graph.commits());
+        let previous = std::mem::replace(&mut *state, State::Empty { opened_at: 0 });
+        let (next, what) = self.refresh_locked(graph, embedder_id, previous, true)?;
         let count = match &next {
             State::Ready(l) => l.index.len(),
             _ => 0,
@@ -218,7 +245,7 @@ impl VectorStore {
         if let State::Ready(l) = &mut *state {
             if l.dirty {
                 l.index
-                    .save(&self.path, &stamp(l.fingerprint, &l.embedder_id))?;
+                    .save(&self.path, &stamp(l.commits, &l.embedder_id))?;
                 l.dirty = false;
                 return Ok(true);
             }
@@ -226,18 +253,71 @@ impl VectorStore {
         Ok(false)
     }
 
+    /// [`absorb`](Self::absorb) under the state lock. A writable handle also waits (briefly) for
+    /// change sets of commits already counted but not yet delivered: the commit protocol
+    /// publishes the counter a moment before it sends the change set.
+    fn absorb_locked(&self, state: &State, now: u64) {
+        let mut inbox = self.inbox.lock();
+        while let Ok(cs) = inbox.rx.try_recv() {
+            inbox.pending.push(cs);
+        }
+        let base = match state {
+            State::Empty { opened_at } => *opened_at,
+            State::Ready(l) => l.commits,
+            State::Unavailable { commits, .. } => *commits,
+        };
+        if self.persist {
+            while inbox.pending.last().map_or(base, |c| c.commit) < now {
+                match inbox.rx.recv_timeout(Duration::from_secs(1)) {
+                    Ok(cs) => inbox.pending.push(cs),
+                    Err(_) => break,
+                }
+            }
+        }
+        if matches!(state, State::Empty { .. }) && inbox.pending.len() > PENDING_MAX {
+            inbox.pending.clear();
+            inbox.overflowed = true;
+        }
+    }
+
+    /// Takes the pending change sets newer than `after`, in order, if they follow on from it
+    /// without a gap; `None` when they cannot bring an index at `after` up to date (a gap, an
+    /// overflow, or a large import).
+    fn take_pending(&self, after: u64) -> Option<Vec<Arc<ChangeSet>>> {
+        let mut inbox = self.inbox.lock();
+        let overflowed = std::mem::take(&mut inbox.overflowed);
+        let sets: Vec<Arc<ChangeSet>> = std::mem::take(&mut inbox.pending)
+            .into_iter()
+            .filter(|c| c.commit > after)
+            .collect();
+        if overflowed {
+            return None;
+        }
+        for (expect, c) in (after + 1..).zip(&sets) {
+            let large = c
+                .imported
+                .as_ref()
+                .is_some_and(|r| r.end.saturating_sub(r.start) > IMPORT_IN_PLACE_MAX);
+            if c.commit != expect || large {
+                return None;
+            }
+        }
+        Some(sets)
+    }
+
     fn refresh_locked(
         &self,
         graph: &Graph,
         embedder_id: &str,
-        previous: Option<Box<Loaded>>,
+        previous: State,
         force_build: bool,
     ) -> Result<(State, Refresh), StoreError> {
-        let seq = graph.sequence();
+        let now = graph.commits();
         let unavailable = |why: String| {
+            self.inbox.lock().pending.clear();
             Ok((
                 State::Unavailable {
-                    seq,
+                    commits: now,
                     why: why.clone(),
                 },
                 Refresh::Unavailable(why),
@@ -255,56 +335,112 @@ impl VectorStore {
             Some(e) => e.dim as usize,
         };
         drop(catalog);
-        let scan = scan(graph, previous.as_ref().map(|l| &l.nodes))?;
-        if scan.nodes.is_empty() {
+        let (mut loaded, mut what) = match previous {
+            State::Ready(l) if l.embedder_id == embedder_id && !force_build => (l, None),
+            State::Empty { opened_at } if !force_build => {
+                match self.load_file(opened_at, dim, embedder_id)? {
+                    Some(l) => (l, Some(Refresh::Loaded)),
+                    None => self.build_from_scan(graph, dim, embedder_id)?,
+                }
+            }
+            _ => self.build_from_scan(graph, dim, embedder_id)?,
+        };
+        let (mut upserted, mut deleted) = (0, 0);
+        match self.take_pending(loaded.commits) {
+            Some(sets) => {
+                for cs in sets {
+                    let (u, d) = apply(&mut loaded.index, graph, &cs)?;
+                    upserted += u;
+                    deleted += d;
+                    loaded.commits = cs.commit;
+                    loaded.dirty = true;
+                }
+            }
+            None => {
+                // something was missed (another process's commits, a large import): rebuild
+                (loaded, what) = self.build_from_scan(graph, dim, embedder_id)?;
+                if let Some(sets) = self.take_pending(loaded.commits) {
+                    for cs in sets {
+                        apply(&mut loaded.index, graph, &cs)?;
+                        loaded.commits = cs.commit;
+                    }
+                }
+            }
+        }
+        if loaded.commits < now {
+            // Commits without change sets: another process's, seen through a read-only
+            // handle's catch-up. The writer's file may match; else only a rebuild covers them.
+            (loaded, what) = match self.load_file(now, dim, embedder_id)? {
+                Some(l) => (l, Some(Refresh::Loaded)),
+                None => self.build_from_scan(graph, dim, embedder_id)?,
+            };
+        }
+        if loaded.index.is_empty() {
             return unavailable("the database has no vectors".into());
         }
-        if scan.nodes.len() < scan.total_nodes {
-            // Exact search embeds the descriptions of nodes without a vector; the index would miss them.
-            return unavailable(format!(
-                "{} of {} nodes have no vector",
-                scan.total_nodes - scan.nodes.len(),
-                scan.total_nodes
-            ));
+        let what = what.unwrap_or(if upserted + deleted > 0 {
+            Refresh::Updated { upserted, deleted }
+        } else {
+            Refresh::Current
+        });
+        if what == Refresh::Built && self.persist {
+            loaded
+                .index
+                .save(&self.path, &stamp(loaded.commits, embedder_id))?;
+            loaded.dirty = false;
         }
-        if let Some(mut l) = previous {
-            if l.fingerprint == scan.fingerprint {
-                l.seq = seq;
-                return Ok((State::Ready(l), Refresh::Current));
+        Ok((State::Ready(loaded), what))
+    }
+
+    /// The saved index if it was saved at counter `commits` for this embedder; `None` when it
+    /// is missing, stale or damaged (rebuild), other I/O errors returned.
+    fn load_file(
+        &self,
+        commits: u64,
+        dim: usize,
+        embedder_id: &str,
+    ) -> Result<Option<Box<Loaded>>, StoreError> {
+        match VectorIndex::load(
+            &self.path,
+            &stamp(commits, embedder_id),
+            dim,
+            self.params.clone(),
+        ) {
+            Ok(index) => Ok(Some(Box::new(Loaded {
+                index,
+                commits,
+                embedder_id: embedder_id.to_owned(),
+                dirty: false,
+            }))),
+            Err(e) if e.needs_rebuild() => {
+                // Minutes on a large graph: never silently (issue 15, defect 6).
+                tracing::warn!("rebuilding the vector index: {e}");
+                Ok(None)
             }
-            let mut deleted = 0;
-            for node in l.nodes.keys() {
-                if !scan.nodes.contains_key(node) && l.index.delete(*node) {
-                    deleted += 1;
-                }
-            }
-            let upserted = scan.vectors.len();
-            for (node, label, v) in &scan.vectors {
-                l.index.insert(*node, *label, v)?;
-            }
-            l.seq = seq;
-            l.fingerprint = scan.fingerprint;
-            l.nodes = scan.nodes;
-            l.dirty = true;
-            return Ok((State::Ready(l), Refresh::Updated { upserted, deleted }));
+            Err(e) => Err(e.into()),
         }
-        let st = stamp(scan.fingerprint, embedder_id);
-        if !force_build {
-            match VectorIndex::load(&self.path, &st, dim, self.params.clone()) {
-                Ok(index) => {
-                    return Ok((ready(index, seq, scan, embedder_id, false), Refresh::Loaded))
-                }
-                Err(e) if e.needs_rebuild() => {
-                    tracing::info!("rebuilding the vector index: {e}");
-                }
-                Err(e) => return Err(e.into()),
-            }
-        }
-        let index = VectorIndex::build(dim, self.params.clone(), scan.vectors.iter().cloned())?;
-        if self.persist {
-            index.save(&self.path, &st)?;
-        }
-        Ok((ready(index, seq, scan, embedder_id, false), Refresh::Built))
+    }
+
+    /// Builds from a full scan of the vectors, as of the counter read before the scan (change
+    /// sets after it are applied on top; applying one twice is harmless, it re-reads).
+    fn build_from_scan(
+        &self,
+        graph: &Graph,
+        dim: usize,
+        embedder_id: &str,
+    ) -> Result<(Box<Loaded>, Option<Refresh>), StoreError> {
+        let commits = graph.commits();
+        let items = scan(graph)?;
+        let index = VectorIndex::build(dim, self.params.clone(), items)?;
+        Ok((
+            Box::new(Loaded {
+                index,
+                commits,
+                embedder_id: embedder_id.to_owned(),
+                dirty: true,
+            }),
+            Some(Refresh::Built),
+        ))
     }
 }
 
@@ -318,29 +454,55 @@ impl Drop for VectorStore {
     }
 }
 
-fn ready(index: VectorIndex, seq: u64, scan: Scan, embedder_id: &str, dirty: bool) -> State {
-    State::Ready(Box::new(Loaded {
-        index,
-        seq,
-        fingerprint: scan.fingerprint,
-        embedder_id: embedder_id.to_owned(),
-        nodes: scan.nodes,
-        dirty,
-    }))
+/// Applies one commit's vector changes: every touched node's current vector is read back and
+/// inserted (or replaced), a node without one (removed, or its vector dropped) is deleted.
+fn apply(
+    index: &mut VectorIndex,
+    graph: &Graph,
+    cs: &ChangeSet,
+) -> Result<(usize, usize), StoreError> {
+    let mut ids: Vec<NodeId> = cs
+        .vectors_touched
+        .iter()
+        .chain(&cs.nodes_removed)
+        .copied()
+        .chain(cs.imported.iter().flat_map(|r| r.clone().map(NodeId)))
+        .collect();
+    ids.sort_unstable();
+    ids.dedup();
+    if ids.is_empty() {
+        return Ok((0, 0));
+    }
+    let vectors = graph.vectors(&ids)?;
+    let records = graph.nodes(&ids)?;
+    let (mut upserted, mut deleted) = (0, 0);
+    for ((id, v), rec) in ids.iter().zip(vectors).zip(records) {
+        match (rec, v) {
+            (Some(rec), Some(v)) => {
+                if !index.holds(*id, rec.label, &v) {
+                    index.insert(*id, rec.label, &v)?;
+                    upserted += 1;
+                }
+            }
+            _ => {
+                if index.delete(*id) {
+                    deleted += 1;
+                }
+            }
+        }
+    }
+    Ok((upserted, deleted))
 }
 
-fn stamp(fingerprint: u64, embedder_id: &str) -> Stamp {
+fn stamp(commits: u64, embedder_id: &str) -> Stamp {
     Stamp {
-        seq: fingerprint,
+        seq: commits,
         embedder_id: embedder_id.to_owned(),
     }
 }
 
-/// Reads every vector and node label. With `known`, only new or changed vectors are kept.
-fn scan(
-    graph: &Graph,
-    known: Option<&HashMap<NodeId, (LabelId, u64)>>,
-) -> Result<Scan, EngineError> {
+/// Every vector with its node's label.
+fn scan(graph: &Graph) -> Result<Vec<(NodeId, LabelId, Vec<f32>)>, EngineError> {
     let labels: Vec<LabelId> = graph.catalog().labels().map(|(id, _)| id).collect();
     let mut label_of = HashMap::new();
     for l in labels {
@@ -348,44 +510,12 @@ fn scan(
             label_of.insert(n, l);
         }
     }
-    let mut out = Scan {
-        fingerprint: FP_SEED,
-        nodes: HashMap::with_capacity(label_of.len()),
-        vectors: Vec::new(),
-        total_nodes: label_of.len(),
-    };
+    let mut out = Vec::with_capacity(label_of.len());
     graph.scan_vectors(|node, v| {
-        // A vector without a label was written after the label scan: the sequence moved, so the
-        // next refresh sees it.
-        let Some(&label) = label_of.get(&node) else {
-            return;
-        };
-        let h = node_hash(node, label, v);
-        out.fingerprint = mix(out.fingerprint ^ h);
-        out.nodes.insert(node, (label, h));
-        if known.is_none_or(|k| k.get(&node) != Some(&(label, h))) {
-            out.vectors.push((node, label, v.to_vec()));
+        // A vector without a label was written after the label scan: its change set follows.
+        if let Some(&label) = label_of.get(&node) {
+            out.push((node, label, v.to_vec()));
         }
     })?;
     Ok(out)
-}
-
-const FP_SEED: u64 = 0xcb1f_6a3e_5d2c_9b07;
-
-fn mix(h: u64) -> u64 {
-    (h ^ (h >> 29))
-        .wrapping_mul(0xbf58_476d_1ce4_e5b9)
-        .rotate_left(27)
-}
-
-/// Hash of one indexed entry over the exact bits of its vector.
-fn node_hash(node: NodeId, label: LabelId, v: &[f32]) -> u64 {
-    let mut h = mix(FP_SEED ^ node.0);
-    h = mix(h ^ u64::from(label.0));
-    for pair in v.chunks(2) {
-        let lo = u64::from(pair[0].to_bits());
-        let hi = pair.get(1).map_or(0, |x| u64::from(x.to_bits()));
-        h = mix(h ^ (lo | hi << 32));
-    }
-    mix(h ^ v.len() as u64)
 }

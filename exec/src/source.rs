@@ -1,0 +1,282 @@
+//! Where the executor reads what it scores and walks: node facts (label, degree, vector) and
+//! adjacency, through one trait with three implementations:
+//!
+//! - [`crate::NodeTable`]: everything in memory, for a long-running process that built it;
+//! - [`StoreView`]: straight from RocksDB — batched multi-gets for facts and one prefix scan
+//!   per listed node and direction, cached for the view's life (one query) — so that a cold
+//!   one-shot statement pays for the nodes it touches, not for a scan of the graph;
+//! - [`crate::Overlaid`]: a table built at some commit plus the nodes later commits changed, which
+//!   are read through a store view, so that a write does not cost a rebuild.
+//!
+//! All three give the same answers for the same graph: connectivity is normalised by the
+//! store's recorded largest degree ([`Graph::max_degree`]) and vectors are compared in the
+//! same quantised form.
+
+use crate::score::{connectivity, dot_f32_i8, log_max, quantize_into, Probe};
+use cairn_storage_format::{LabelId, NodeId, RelId};
+use cairn_store::{Direction, EngineError, Graph, GraphRead};
+use hashbrown::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+
+/// What the executor scores a node by (see [`NodeSource::facts`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Facts {
+    pub label: LabelId,
+    /// Log-degree normalised over the graph, in [0, 1].
+    pub connectivity: f64,
+    /// Cosine with the probe, when the source holds the node's vector.
+    pub cosine: Option<f32>,
+}
+
+/// Node facts and adjacency for the executor (see the module docs).
+pub trait NodeSource: Send + Sync {
+    /// Appends to `out` the facts of each of `ids` (`None` for a node that does not exist).
+    fn facts(
+        &self,
+        ids: &[NodeId],
+        probe: &Probe,
+        out: &mut Vec<Option<Facts>>,
+    ) -> Result<(), EngineError>;
+
+    /// Appends `node`'s edges in `direction` with a relation in `rels` (any when empty), as
+    /// (other node, relation, followed against its direction), sorted by (relation, other
+    /// node) within a direction, outgoing first.
+    fn neighbors_into(
+        &self,
+        node: NodeId,
+        direction: Direction,
+        rels: &[RelId],
+        out: &mut Vec<(NodeId, RelId, bool)>,
+    ) -> Result<(), EngineError>;
+
+    /// How many edges `neighbors_into` would list, without listing them.
+    fn degree_through(
+        &self,
+        node: NodeId,
+        direction: Direction,
+        rels: &[RelId],
+    ) -> Result<u32, EngineError>;
+
+    /// The connectivity normaliser: the graph's largest degree.
+    fn max_degree(&self) -> u32;
+
+    /// Cosine of `query` (a unit vector) and each node's stored vector, when the source holds
+    /// vectors (for SEARCH without an index); `None` per node otherwise.
+    fn cosines(&self, ids: &[NodeId], query: &[f32]) -> Result<Vec<Option<f32>>, EngineError>;
+}
+
+/// The store's largest degree as the `u32` the normaliser takes.
+pub fn store_max_degree(graph: &Graph) -> u32 {
+    u32::try_from(graph.max_degree()).unwrap_or(u32::MAX)
+}
+
+/// Store operations a [`StoreView`] issued (each one RocksDB call, i.e. one round trip on a
+/// remote key-value store).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct StoreOps {
+    /// Batched multi-gets (records, degrees or vectors of many nodes at once).
+    pub multi_gets: u64,
+    /// Prefix scans (one node's edges in one direction).
+    pub prefix_scans: u64,
+}
+
+/// A vector in the table's quantised form: i8 components and their scale.
+type Quantised = (Vec<i8>, f32);
+
+/// One node's edges in one direction, as (relation, other node) in key order.
+type Edges = Arc<Vec<(RelId, NodeId)>>;
+
+/// Facts and adjacency read from the store (see the module docs). Caches what it read, so
+/// make one per query (or per question) rather than per process.
+pub struct StoreView<'g> {
+    graph: &'g Graph,
+    max_degree: u32,
+    log_max: f64,
+    /// The vector dimension when the catalog's embedder is the query's: vectors are read
+    /// and compared only then.
+    dim: Option<usize>,
+    edges: Mutex<HashMap<(NodeId, bool), Edges>>,
+    multi_gets: AtomicU64,
+    prefix_scans: AtomicU64,
+}
+
+impl std::fmt::Debug for StoreView<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("StoreView")
+            .field("max_degree", &self.max_degree)
+            .field("ops", &self.ops())
+            .finish()
+    }
+}
+
+impl<'g> StoreView<'g> {
+    /// A view of `graph` for a query embedding with `embedder_id`.
+    pub fn new(graph: &'g Graph, embedder_id: &str) -> Self {
+        let max_degree = store_max_degree(graph);
+        let dim = graph
+            .catalog()
+            .embedder()
+            .filter(|e| e.id == embedder_id)
+            .map(|e| e.dim as usize);
+        StoreView {
+            graph,
+            max_degree,
+            log_max: log_max(max_degree),
+            dim,
+            edges: Mutex::new(HashMap::new()),
+            multi_gets: AtomicU64::new(0),
+            prefix_scans: AtomicU64::new(0),
+        }
+    }
+
+    /// `ln(1 + max degree)` of the store's recorded largest degree.
+    pub(crate) fn log_max(&self) -> f64 {
+        self.log_max
+    }
+
+    /// The store operations issued so far.
+    pub fn ops(&self) -> StoreOps {
+        StoreOps {
+            multi_gets: self.multi_gets.load(Ordering::Relaxed),
+            prefix_scans: self.prefix_scans.load(Ordering::Relaxed),
+        }
+    }
+
+    /// `node`'s edges in one direction (`incoming` or not), from the cache or one prefix scan.
+    fn edges(&self, node: NodeId, incoming: bool) -> Result<Edges, EngineError> {
+        let key = (node, incoming);
+        if let Some(e) = self.lock().get(&key) {
+            return Ok(Arc::clone(e));
+        }
+        let direction = if incoming {
+            Direction::In
+        } else {
+            Direction::Out
+        };
+        let mut found = Vec::new();
+        self.graph
+            .neighbors_into(node, direction, &[], &mut found)?;
+        self.prefix_scans.fetch_add(1, Ordering::Relaxed);
+        let edges: Edges = Arc::new(found.into_iter().map(|n| (n.rel, n.node)).collect());
+        self.lock().insert(key, Arc::clone(&edges));
+        Ok(edges)
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<(NodeId, bool), Edges>> {
+        // The map is only ever extended with complete entries: a panic elsewhere leaves it whole.
+        self.edges.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Vectors of `ids` in the table's quantised form, as (i8 components, scale).
+    fn quantised(&self, ids: &[NodeId]) -> Result<Vec<Option<Quantised>>, EngineError> {
+        let Some(dim) = self.dim else {
+            return Ok(vec![None; ids.len()]);
+        };
+        self.multi_gets.fetch_add(1, Ordering::Relaxed);
+        Ok(self
+            .graph
+            .vectors(ids)?
+            .into_iter()
+            .map(|v| {
+                let v = v.filter(|v| v.len() == dim)?;
+                let mut q = vec![0i8; dim];
+                let scale = quantize_into(&v, &mut q);
+                (scale > 0.0).then_some((q, scale))
+            })
+            .collect())
+    }
+}
+
+/// Which directions a listing covers, as (outgoing, incoming).
+fn sides(direction: Direction) -> [(bool, bool); 2] {
+    [
+        (false, matches!(direction, Direction::Out | Direction::Both)),
+        (true, matches!(direction, Direction::In | Direction::Both)),
+    ]
+}
+
+impl NodeSource for StoreView<'_> {
+    fn facts(
+        &self,
+        ids: &[NodeId],
+        probe: &Probe,
+        out: &mut Vec<Option<Facts>>,
+    ) -> Result<(), EngineError> {
+        if ids.is_empty() {
+            return Ok(());
+        }
+        let records = self.graph.nodes(ids)?;
+        let degrees = self.graph.degrees(ids)?;
+        self.multi_gets.fetch_add(2, Ordering::Relaxed);
+        let vectors = self.quantised(ids)?;
+        out.reserve(ids.len());
+        for ((rec, d), v) in records.into_iter().zip(degrees).zip(vectors) {
+            out.push(rec.map(|rec| {
+                let degree = u32::try_from((d.out + d.inc).max(0)).unwrap_or(u32::MAX);
+                Facts {
+                    label: rec.label,
+                    connectivity: f64::from(connectivity(degree, self.log_max)),
+                    cosine: v.and_then(|(q, scale)| probe.cosine(&q, scale)),
+                }
+            }));
+        }
+        Ok(())
+    }
+
+    fn neighbors_into(
+        &self,
+        node: NodeId,
+        direction: Direction,
+        rels: &[RelId],
+        out: &mut Vec<(NodeId, RelId, bool)>,
+    ) -> Result<(), EngineError> {
+        for (incoming, wanted) in sides(direction) {
+            if wanted {
+                let edges = self.edges(node, incoming)?;
+                out.extend(
+                    edges
+                        .iter()
+                        .filter(|(r, _)| rels.is_empty() || rels.contains(r))
+                        .map(|(r, n)| (*n, *r, incoming)),
+                );
+            }
+        }
+        Ok(())
+    }
+
+    fn degree_through(
+        &self,
+        node: NodeId,
+        direction: Direction,
+        rels: &[RelId],
+    ) -> Result<u32, EngineError> {
+        let mut n = 0usize;
+        for (incoming, wanted) in sides(direction) {
+            if wanted {
+                n += self
+                    .edges(node, incoming)?
+                    .iter()
+                    .filter(|(r, _)| rels.is_empty() || rels.contains(r))
+                    .count();
+            }
+        }
+        Ok(u32::try_from(n).unwrap_or(u32::MAX))
+    }
+
+    fn max_degree(&self) -> u32 {
+        self.max_degree
+    }
+
+    fn cosines(&self, ids: &[NodeId], query: &[f32]) -> Result<Vec<Option<f32>>, EngineError> {
+        let mut out = Vec::with_capacity(ids.len());
+        for chunk in ids.chunks(4096) {
+            out.extend(
+                self.quantised(chunk)?
+                    .into_iter()
+                    .map(|v| v.map(|(q, scale)| dot_f32_i8(query, &q) * scale)),
+            );
+        }
+        Ok(out)
+    }
+}
