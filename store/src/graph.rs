@@ -269,6 +269,7 @@ impl Graph {
         // may still be running in the writer: it hides the marker's ids instead (see `Secondary`).
         if !read_only {
             marker::roll_back(&db)?;
+            crate::bulk::remove_spill(&path);
         }
         let committed = read_committed(&db)?;
         let secondary = secondary_dir.map(|dir| Secondary {

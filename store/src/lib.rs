@@ -31,7 +31,7 @@ mod lock;
 mod marker;
 pub mod write;
 
-pub use bulk::{BulkLoad, Family, SstFile, SstFiles, SstSink};
+pub use bulk::{BulkLoad, Family, SpillDir, SstFile, SstFiles, SstSink};
 pub use catalog::Catalog;
 pub use changes::{ChangeSet, EdgeRef};
 pub use error::{EngineError, Result};
