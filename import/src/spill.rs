@@ -71,7 +71,7 @@ impl<'g> StageBudget<'g> {
             return Ok(());
         }
         let dir = self.dir()?;
-        part.spill(&dir.path().join(format!("stage-{file}")))?;
+        part.spill(&dir.path().join(format!("stage-{file}")), self.block)?;
         self.staged.fetch_sub(kept.bytes, Ordering::Relaxed);
         *kept = Kept::default();
         Ok(())

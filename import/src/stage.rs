@@ -131,12 +131,13 @@ pub(super) const BLOCK: usize = 1 << 16;
 const EDGE_BYTES: usize = 52;
 
 impl StagedEdge {
-    fn write_to(&self, out: &mut Vec<u8>) {
+    /// Appends the edge's bytes, its keys' offsets less `base` (where its block's keys start).
+    fn write_to(&self, out: &mut Vec<u8>, base: u64) {
         for v in [self.rel, self.from_label, self.to_label, self.props] {
             out.extend_from_slice(&v.to_le_bytes());
         }
         for span in [self.from_key, self.to_key] {
-            out.extend_from_slice(&span.start.to_le_bytes());
+            out.extend_from_slice(&(span.start - base).to_le_bytes());
             out.extend_from_slice(&span.len.to_le_bytes());
         }
         out.extend_from_slice(&self.origin.file.to_le_bytes());
@@ -195,8 +196,8 @@ impl Spilled {
             .map_err(io(&self.path))?;
         let mut buf = vec![0u8; block.edges as usize * EDGE_BYTES + block.arena as usize];
         file.read_exact(&mut buf).map_err(io(&self.path))?;
-        let (edges, arena) = buf.split_at(block.edges as usize * EDGE_BYTES);
-        let arena = String::from_utf8(arena.to_vec()).map_err(|_| ImportError::Io {
+        let arena = buf.split_off(block.edges as usize * EDGE_BYTES);
+        let arena = String::from_utf8(arena).map_err(|_| ImportError::Io {
             path: self.path.clone(),
             source: std::io::Error::new(
                 std::io::ErrorKind::InvalidData,
@@ -207,7 +208,7 @@ impl Spilled {
             names: part.names.clone(),
             props_base: part.props_base,
             arena,
-            edges: edges
+            edges: buf
                 .chunks_exact(EDGE_BYTES)
                 .map(StagedEdge::read_from)
                 .collect(),
@@ -438,9 +439,10 @@ impl Staging {
         (self.edges.len() * std::mem::size_of::<StagedEdge>() + self.arena.len()) as u64
     }
 
-    /// Writes the edges in memory as one block to the spill file `path` (created on the first
-    /// block), freeing their memory.
-    pub(super) fn spill(&mut self, path: &Path) -> Result<(), ImportError> {
+    /// Writes the edges in memory to the spill file `path` (created on the first call) in
+    /// blocks of at most `block` edges, each with its own keys (so that reading one back costs
+    /// a block's memory), and frees their memory.
+    pub(super) fn spill(&mut self, path: &Path, block: usize) -> Result<(), ImportError> {
         if self.spilled.is_none() {
             let file = File::create(path).map_err(io(path))?;
             self.spilled = Some(Spilled {
@@ -455,24 +457,40 @@ impl Staging {
         let Some(spilled) = self.spilled.as_mut() else {
             return Ok(());
         };
-        let mut buf = Vec::with_capacity(self.edges.len() * EDGE_BYTES + self.arena.len());
-        for e in &self.edges {
-            e.write_to(&mut buf);
-            if spilled.rels.last() != Some(&e.rel) && !spilled.rels.contains(&e.rel) {
-                spilled.rels.push(e.rel);
+        let mut buf = Vec::new();
+        for edges in self.edges.chunks(block.max(1)) {
+            // Keys are appended in edge order: a block's keys are one slice of the arena.
+            let (Some(first), Some(last)) = (edges.first(), edges.last()) else {
+                continue;
+            };
+            let (base, end) = (
+                first.from_key.start,
+                last.to_key.start + u64::from(last.to_key.len),
+            );
+            buf.clear();
+            for e in edges {
+                e.write_to(&mut buf, base);
+                if spilled.rels.last() != Some(&e.rel) && !spilled.rels.contains(&e.rel) {
+                    spilled.rels.push(e.rel);
+                }
+                spilled.unlabelled |= e.from_label == NO_LABEL || e.to_label == NO_LABEL;
             }
-            spilled.unlabelled |= e.from_label == NO_LABEL || e.to_label == NO_LABEL;
+            let keys = self
+                .arena
+                .as_bytes()
+                .get(base as usize..end as usize)
+                .unwrap_or_default();
+            buf.extend_from_slice(keys);
+            if let Some(w) = spilled.file.as_mut() {
+                w.write_all(&buf).map_err(io(path))?;
+            }
+            spilled.blocks.push(Block {
+                offset: spilled.len,
+                edges: edges.len() as u32,
+                arena: keys.len() as u64,
+            });
+            spilled.len += buf.len() as u64;
         }
-        buf.extend_from_slice(self.arena.as_bytes());
-        if let Some(w) = spilled.file.as_mut() {
-            w.write_all(&buf).map_err(io(path))?;
-        }
-        spilled.blocks.push(Block {
-            offset: spilled.len,
-            edges: self.edges.len() as u32,
-            arena: self.arena.len() as u64,
-        });
-        spilled.len += buf.len() as u64;
         self.edges.clear();
         self.arena.clear();
         Ok(())
