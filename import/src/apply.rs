@@ -604,8 +604,7 @@ pub(super) fn apply(
         let mut files = Vec::new();
         // The edge column families get one file per core and bucket, over consecutive key
         // ranges, so that the cores share the writing to the end rather than one finishing the
-        // `in` file alone. When spilling, a bucket's files are finished before the next bucket
-        // is loaded, so that memory holds one bucket (and its re-sort) at a time.
+        // `in` file alone.
         let mut edge_files = Vec::new();
         let join = |edge_files: &mut Vec<std::thread::ScopedJoinHandle<'_, _>>,
                     files: &mut Vec<SstFile>|
@@ -616,13 +615,23 @@ pub(super) fn apply(
             }
             Ok(())
         };
+        // Bucket `b` of `parts`; when spilling, the files of the bucket before are finished
+        // first, so that memory holds one bucket (and its re-sort) at a time.
+        let next_bucket = |parts: &mut [Written<EdgeIn>],
+                           b: usize,
+                           edge_files: &mut Vec<_>,
+                           files: &mut Vec<SstFile>|
+         -> Result<Vec<EdgeIn>, ImportError> {
+            let edges = spill::load(parts, b)?;
+            if plan.spills() {
+                join(edge_files, files)?;
+            }
+            Ok(edges)
+        };
         let mut in_edges = BucketWriter::new(&plan, spill_path, "in".into());
         let mut out_part = 0;
         for b in 0..plan.len() {
-            let edges = spill::load(&mut resolved, b)?;
-            if plan.spills() {
-                join(&mut edge_files, &mut files)?;
-            }
+            let edges = next_bucket(&mut resolved, b, &mut edge_files, &mut files)?;
             if edges.is_empty() {
                 continue;
             }
@@ -686,10 +695,7 @@ pub(super) fn apply(
         let mut in_edges = vec![in_edges.finish()?];
         let mut in_part = 0;
         for b in 0..plan.len() {
-            let sst_in = spill::load(&mut in_edges, b)?;
-            if plan.spills() {
-                join(&mut edge_files, &mut files)?;
-            }
+            let sst_in = next_bucket(&mut in_edges, b, &mut edge_files, &mut files)?;
             if sst_in.is_empty() {
                 continue;
             }

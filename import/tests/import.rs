@@ -350,16 +350,22 @@ fn spawn_child_with(
     cmd.spawn().unwrap()
 }
 
-#[test]
-fn a_killed_import_is_either_fully_absent_or_fully_present() {
-    use std::io::BufRead;
+/// For the kill tests: a 20,000-node CSV dump, and a database with some content of its own
+/// (which must survive every kill), with that content in canonical form.
+fn dump_and_seeded_db() -> (tempfile::TempDir, tempfile::TempDir, Vec<String>) {
     let graph = Academic::generate(&AcademicConfig::with_nodes(20_000, 5));
     let files = tempfile::tempdir().unwrap();
     graph.write_csv(files.path()).unwrap();
     let dir = tempfile::tempdir().unwrap();
-    // A database with some content of its own, which must survive every kill.
     seed_own_content(dir.path());
     let before = canonical(&open(dir.path()));
+    (files, dir, before)
+}
+
+#[test]
+fn a_killed_import_is_either_fully_absent_or_fully_present() {
+    use std::io::BufRead;
+    let (files, dir, before) = dump_and_seeded_db();
 
     // 1. Killed in the widest window: files ingested, final batch not yet written.
     let mut child = spawn_child(dir.path(), files.path(), Some(60_000));
@@ -706,12 +712,7 @@ fn a_tiny_memory_budget_spills_and_gives_the_same_database() {
 
 #[test]
 fn a_killed_spilling_import_leaves_no_spill_files_after_reopen() {
-    let graph = Academic::generate(&AcademicConfig::with_nodes(20_000, 5));
-    let files = tempfile::tempdir().unwrap();
-    graph.write_csv(files.path()).unwrap();
-    let dir = tempfile::tempdir().unwrap();
-    seed_own_content(dir.path());
-    let before = canonical(&open(dir.path()));
+    let (files, dir, before) = dump_and_seeded_db();
     let spill = dir.path().join("import-spill");
     let mut child = spawn_child_with(dir.path(), files.path(), None, Some(TINY_BUDGET));
     // Killed as soon as it has spilled something.
