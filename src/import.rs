@@ -34,8 +34,8 @@ pub struct ImportOptions {
     pub embedder: ImportEmbedder,
     /// How triples files are recognised and labelled (docs/IMPORT.md).
     pub triples: TriplesOptions,
-    /// Bytes the edge sort may hold in memory before it spills to the database directory
-    /// (`cairn_import::DEFAULT_MEMORY_BUDGET` when `None`; docs/IMPORT.md).
+    /// Bytes the import's staged and sorted edges may hold in memory before they spill to the
+    /// database directory (`cairn_import::DEFAULT_MEMORY_BUDGET` when `None`; docs/IMPORT.md).
     pub memory_budget: Option<u64>,
 }
 

@@ -232,8 +232,9 @@ enum Command {
         /// Do not build the vector index at the end (the first SEARCH builds it instead).
         #[arg(long)]
         no_index: bool,
-        /// Memory the edge sort may hold (e.g. 512MiB, 2GiB; KB/MB/GB are powers of 1000);
-        /// edges beyond it are sorted in buckets spilled to the database directory. Default 1GiB.
+        /// Memory the import's edges may hold while staged and sorted (e.g. 512MiB, 2GiB;
+        /// KB/MB/GB are powers of 1000); beyond it they spill to the database directory.
+        /// Nodes are not counted. Default 1GiB.
         #[arg(long, value_name = "SIZE", value_parser = parse_budget)]
         memory_budget: Option<u64>,
         #[command(flatten)]

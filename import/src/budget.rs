@@ -1,6 +1,6 @@
 //! The import's memory budget, and the resident set size it is checked against in the step log.
 
-/// The default memory budget of an import's edge sort: 1 GiB.
+/// The default memory budget of an import's staged and sorted edges: 1 GiB.
 pub const DEFAULT_BUDGET: u64 = 1 << 30;
 
 /// The process's resident and peak resident set sizes in bytes (`VmRSS`, `VmHWM` from

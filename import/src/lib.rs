@@ -138,8 +138,8 @@ pub struct ImportOptions {
     pub embedder: Option<Arc<dyn cairn_embed::Embedder>>,
     /// How triples files are recognised and labelled (see [`triples`]).
     pub triples: triples::TriplesOptions,
-    /// Bytes the sorting of resolved edges may hold in memory ([`DEFAULT_MEMORY_BUDGET`] when
-    /// `None`); edges beyond it are sorted in buckets spilled to the database directory.
+    /// Bytes the staged and the resolved edges may hold in memory ([`DEFAULT_MEMORY_BUDGET`]
+    /// when `None`); beyond it they spill to the database directory (`spill.rs`).
     pub memory_budget: Option<u64>,
 }
 
