@@ -24,9 +24,7 @@ use std::sync::Arc;
 
 /// Directory inside the database directory where a bulk load writes its SST files.
 const BULK_DIR: &str = "import-tmp";
-/// Directory inside the database directory where an import spills what does not fit its
-/// memory budget (staged and sorted edges), until its SST files are written.
-const SPILL_DIR: &str = "import-spill";
+use crate::graph::SPILL_DIR;
 
 /// The spill directory of an import ([`Graph::spill_dir`]), removed with everything in it when
 /// dropped — after the import, whether it succeeded or failed. One left behind by a killed
@@ -50,11 +48,6 @@ impl Drop for SpillDir {
             let _ = std::fs::remove_dir(parent);
         }
     }
-}
-
-/// Removes the spill directory a killed import left in the database directory `db`.
-pub(crate) fn remove_spill(db: &std::path::Path) {
-    let _ = std::fs::remove_dir_all(db.join(SPILL_DIR));
 }
 
 /// The column families a bulk load writes (the catalog and counters in `meta` are the commit's).

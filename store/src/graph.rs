@@ -21,6 +21,10 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::SystemTime;
 
+/// Directory inside the database directory where an import spills what does not fit its
+/// memory budget (staged and sorted edges), until its SST files are written.
+pub(crate) const SPILL_DIR: &str = "import-spill";
+
 /// Whether a database is opened as its writer or as a reader beside one.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum OpenMode {
@@ -269,7 +273,8 @@ impl Graph {
         // may still be running in the writer: it hides the marker's ids instead (see `Secondary`).
         if !read_only {
             marker::roll_back(&db)?;
-            crate::bulk::remove_spill(&path);
+            // What a killed import spilled (`bulk::SpillDir`) is of no use to anyone.
+            let _ = std::fs::remove_dir_all(path.join(SPILL_DIR));
         }
         let committed = read_committed(&db)?;
         let secondary = secondary_dir.map(|dir| Secondary {
