@@ -34,6 +34,9 @@ pub struct ImportOptions {
     pub embedder: ImportEmbedder,
     /// How triples files are recognised and labelled (docs/IMPORT.md).
     pub triples: TriplesOptions,
+    /// Bytes the import's staged and sorted edges may hold in memory before they spill to the
+    /// database directory (`cairn_import::DEFAULT_MEMORY_BUDGET` when `None`; docs/IMPORT.md).
+    pub memory_budget: Option<u64>,
 }
 
 impl fmt::Debug for ImportOptions {
@@ -42,6 +45,7 @@ impl fmt::Debug for ImportOptions {
             .field("max_errors", &self.max_errors)
             .field("embedder", &self.embedder)
             .field("triples", &self.triples)
+            .field("memory_budget", &self.memory_budget)
             .finish()
     }
 }
@@ -57,6 +61,7 @@ impl ImportOptions {
             progress: self.progress,
             embedder,
             triples: self.triples,
+            memory_budget: self.memory_budget,
         }
     }
 }

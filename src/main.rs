@@ -237,6 +237,11 @@ enum Command {
         /// Do not build the vector index at the end (the first SEARCH builds it instead).
         #[arg(long)]
         no_index: bool,
+        /// Memory the import's edges may hold while staged and sorted (e.g. 512MiB, 2GiB;
+        /// KB/MB/GB are powers of 1000); beyond it they spill to the database directory.
+        /// Nodes are not counted. Default 1GiB.
+        #[arg(long, value_name = "SIZE", value_parser = parse_budget)]
+        memory_budget: Option<u64>,
         #[command(flatten)]
         triples: triples_cli::TriplesArgs,
     },
@@ -396,13 +401,17 @@ fn run(cli: Cli) -> Result<(), Failure> {
             max_errors,
             embedder,
             no_index,
+            memory_budget,
             triples,
         } => import(
             &cli.db,
             &files,
-            max_errors,
-            embedder,
-            no_index,
+            ImportArgs {
+                max_errors,
+                embedder,
+                no_index,
+                memory_budget,
+            },
             triples.options(),
         ),
         Command::Index(IndexCommand::Build) => index_build(&cli.db),
@@ -634,15 +643,36 @@ fn expand(paths: &[PathBuf]) -> Result<Vec<PathBuf>, Failure> {
     Ok(files)
 }
 
-fn import(
-    db: &Path,
-    paths: &[PathBuf],
+/// `cairn import`'s options other than the files and the triples options.
+struct ImportArgs {
     max_errors: usize,
     embedder: Option<EmbedderArg>,
     no_index: bool,
+    memory_budget: Option<u64>,
+}
+
+/// `--memory-budget`: a byte size such as `512MiB`, at least 1 MiB.
+fn parse_budget(s: &str) -> Result<u64, String> {
+    let bytes = parse_size::parse_size(s).map_err(|e| format!("`{s}` is not a size ({e})"))?;
+    if bytes < 1 << 20 {
+        return Err(format!("`{s}` is below the smallest budget, 1MiB"));
+    }
+    Ok(bytes)
+}
+
+fn import(
+    db: &Path,
+    paths: &[PathBuf],
+    args: ImportArgs,
     triples: TriplesOptions,
 ) -> Result<(), Failure> {
     let command_started = Instant::now();
+    let ImportArgs {
+        max_errors,
+        embedder,
+        no_index,
+        memory_budget,
+    } = args;
     let files = expand(paths)?;
     // An unknown or unguessed file format is reported before a database is created for it.
     let refs: Vec<&Path> = files.iter().map(PathBuf::as_path).collect();
@@ -664,6 +694,7 @@ fn import(
         progress: Some(progress.callback()),
         embedder,
         triples,
+        memory_budget,
     };
     let result = cairn.import(&files, options);
     progress.finish();

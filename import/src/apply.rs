@@ -2,7 +2,8 @@
 //! SST files, commit the final batch. See `docs/FORMAT.md` ("Bulk import") for the rule that
 //! decides which key goes where.
 
-use super::stage::{EdgePart, StagedEdge, Staging, NO_LABEL};
+use super::spill::{self, BucketWriter, Fixed, Written};
+use super::stage::{Block, EdgePart, Spilled, StagedEdge, Staging, BLOCK, NO_LABEL};
 use super::{report, ImportError, ImportOptions, ImportSummary, LineError, Phase};
 use cairn_storage_format::records::{encode_u64, encode_vector};
 use cairn_storage_format::{
@@ -241,7 +242,15 @@ pub(super) fn apply(
     let mut nodes: Vec<NodeIn> = Vec::with_capacity(staging.nodes.len());
     let mut vector_dim: Option<usize> = catalog.embedder().map(|e| e.dim as usize);
     let mut repeats = 0usize;
-    for n in std::mem::take(&mut staging.nodes) {
+    // Taken from the end of the reversed list (so in line order), which is shrunk as it goes:
+    // the staged nodes' memory is returned while the merged list grows, instead of both being
+    // held to the end (the 1M-node import's peak at a 256 MiB budget fell from 985 to 912 MiB).
+    let mut staged = std::mem::take(&mut staging.nodes);
+    staged.reverse();
+    while let Some(n) = staged.pop() {
+        if staged.len() % (1 << 16) == 0 {
+            staged.shrink_to_fit();
+        }
         let label = names.label(&mut catalog, &staging, n.label)?;
         let props = names.props(&mut catalog, &staging, n.props)?;
         if let Some(v) = &n.vector {
@@ -345,8 +354,7 @@ pub(super) fn apply(
     // survives.
     let mut rels: Vec<Option<RelId>> = vec![None; staging.names.names.len()];
     for part in &staging.parts {
-        for e in &part.edges {
-            let rel = part.name(e.rel);
+        for rel in part.rels() {
             if rels.get(rel as usize).is_some_and(Option::is_none) {
                 rels[rel as usize] = Some(names.rel(&mut catalog, &staging, rel)?);
             }
@@ -359,12 +367,8 @@ pub(super) fn apply(
         .map(|n| catalog.label_id(n))
         .collect();
     // Labels that hold a given key, built only if some endpoint has no id group.
-    let by_key: Option<HashMap<&str, Vec<LabelId>>> = staging
-        .parts
-        .iter()
-        .flat_map(|p| &p.edges)
-        .any(|e| e.from_label == NO_LABEL || e.to_label == NO_LABEL)
-        .then(|| {
+    let by_key: Option<HashMap<&str, Vec<LabelId>>> =
+        staging.parts.iter().any(EdgePart::any_unlabelled).then(|| {
             let mut m: HashMap<&str, Vec<LabelId>> = HashMap::new();
             for n in &nodes {
                 m.entry(n.key.as_str()).or_default().push(n.label);
@@ -382,25 +386,67 @@ pub(super) fn apply(
         base_catalog: &base_catalog,
         reader: &reader,
     };
-    const CHUNK: usize = 1 << 16;
-    let chunks: Vec<(&EdgePart, &[StagedEdge])> = staging
+    // A file's spilled blocks come before its edges in memory.
+    let chunks: Vec<Chunk<'_>> = staging
         .parts
         .iter()
-        .flat_map(|p| p.edges.chunks(CHUNK).map(move |c| (p, c)))
+        .flat_map(|p| {
+            let spilled = p
+                .spilled
+                .iter()
+                .flat_map(move |s| s.blocks.iter().map(move |b| Chunk::Spilled(p, s, *b)));
+            spilled.chain(p.edges.chunks(BLOCK).map(move |c| Chunk::Memory(p, c)))
+        })
         .collect();
-    let mut edges: Vec<EdgeIn> = Vec::with_capacity(staging.edge_count());
-    let mut edge_labels: HashSet<(RelId, LabelId, LabelId)> = HashSet::new();
-    let resolve_run = |run: &[(&EdgePart, &[StagedEdge])]| {
-        run.iter()
-            .map(|(part, chunk)| resolver.resolve(part, chunk))
-            .collect::<Vec<_>>()
+    // Resolved edges go to buckets by source (spilled to disk when they do not fit the budget;
+    // `spill.rs`), each core's in the order of its lines.
+    let new_ids = first_new..next;
+    let plan = spill::Plan::new(
+        new_ids.clone(),
+        staging.edge_count() as u64,
+        EdgeIn::LEN as u64,
+        options.budget(),
+    );
+    let spill_dir = if plan.spills() {
+        Some(graph.spill_dir()?)
+    } else {
+        None
     };
-    for part in par_chunks(&chunks, resolve_run).into_iter().flatten() {
-        let part = part?;
-        edges.extend_from_slice(&part.edges);
-        errors.extend(part.errors);
-        edge_labels.extend(part.labels);
+    let spill_path = spill_dir.as_ref().map(|d| d.path());
+    let writers = std::sync::atomic::AtomicUsize::new(0);
+    let mut edge_labels: HashSet<(RelId, LabelId, LabelId)> = HashSet::new();
+    let resolve_run = |run: &[Chunk<'_>]| -> Result<_, ImportError> {
+        let w = writers.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let mut out = BucketWriter::new(&plan, spill_path, format!("out-{w}"));
+        let mut errors = Vec::new();
+        let mut labels = HashSet::new();
+        for chunk in run {
+            let r = match chunk {
+                Chunk::Memory(part, edges) => resolver.resolve(part, edges)?,
+                Chunk::Spilled(part, spilled, block) => {
+                    let read = spilled.read(part, *block)?;
+                    resolver.resolve(&read, &read.edges)?
+                }
+            };
+            for e in r.edges {
+                out.push(e, e.src.0)?;
+            }
+            errors.extend(r.errors);
+            labels.extend(r.labels);
+        }
+        Ok((out.finish()?, errors, labels))
+    };
+    let mut resolved: Vec<Written<EdgeIn>> = Vec::new();
+    for run in par_chunks(&chunks, resolve_run) {
+        let (written, run_errors, labels) = run?;
+        resolved.push(written);
+        errors.extend(run_errors);
+        edge_labels.extend(labels);
     }
+    let edge_count = staging.edge_count();
+    drop(chunks);
+    // The staged edges are resolved: their keys and lines are no longer needed.
+    staging.parts.clear();
     step.done("edge endpoints resolved");
     if errors.len() > options.max_errors {
         errors.sort_by(|a, b| (&a.file, a.line).cmp(&(&b.file, b.line)));
@@ -446,16 +492,7 @@ pub(super) fn apply(
                 given: embedder.id().to_owned(),
             });
         }
-        let started = std::time::Instant::now();
-        let todo: Vec<usize> = (0..nodes.len())
-            .filter(|&i| is_new(ids[i]) && nodes[i].vector.is_none())
-            .collect();
-        let vectors = embed_nodes(embedder.as_ref(), &catalog, &nodes, &todo, options)?;
-        summary.vectors_computed = vectors.len() as u64;
-        for (i, v) in todo.into_iter().zip(vectors) {
-            nodes[i].vector = Some(v);
-        }
-        summary.embed_time = started.elapsed();
+        // The vectors are computed while their SST file is written (`write_vectors`).
     } else if let Some(dim) = vector_dim {
         if catalog.embedder().is_none() && nodes.iter().any(|n| n.vector.is_some()) {
             catalog.set_embedder(Some(EmbedderDef {
@@ -470,28 +507,12 @@ pub(super) fn apply(
         values: edge_props,
     };
 
-    // Sort and dedupe edges. The sort is stable, so among duplicates the last line comes last;
-    // dedup keeps the first of a run, so move each later duplicate's properties into it.
-    let new_ids = first_new..next;
-    let mut edges = sort_edges(edges, &new_ids, |e| e.src, |e| (e.rel, e.dst));
-    edges.dedup_by(|later, kept| {
-        let same = (later.src, later.rel, later.dst) == (kept.src, kept.rel, kept.dst);
-        if same {
-            kept.props = later.props;
-        }
-        same
-    });
-    // Existing sources sort first (their ids are lower); the edges of new sources that follow
-    // are exactly the `out` file's keys, in order.
-    let split = edges.partition_point(|e| !is_new(e.src));
-    step.done("edges sorted and deduplicated");
-
     // ---- plan the writes ----
     report(
         options,
         Phase::Write,
         0,
-        Some((nodes.len() + edges.len()) as u64),
+        Some((nodes.len() + edge_count) as u64),
     );
 
     // Nodes: new ones go to files (records, vectors) and the batch (keys, index entries);
@@ -541,6 +562,7 @@ pub(super) fn apply(
     // are known: the `out` files and the node records right away, the `in` files once the edges
     // are re-sorted by destination; meanwhile this thread plans the batch.
     let has_files = !new_nodes.is_empty();
+    let embedder = options.embedder.as_deref();
     let sst = EdgeFiles {
         files: bulk.sst_files()?,
         props: &props_table,
@@ -562,29 +584,20 @@ pub(super) fn apply(
             };
             w.put(key.encode(), sst.props.bytes(e))
         };
-        // The edge column families get one file per core, over consecutive key ranges, so that
-        // the cores share the writing to the end rather than one finishing the `in` file alone.
-        let mut edge_files = Vec::new();
-        for (i, part) in file_parts(&edges[split..]).enumerate() {
-            edge_files.push(s.spawn(move || sst.files.write(Family::Out, i, part, put_out)));
-        }
-        let node_files = s.spawn(|| -> Result<Vec<Option<SstFile>>, ImportError> {
-            let records = sst
-                .files
-                .write(Family::Node, 0, &new_nodes, |w, (id, rec, _)| {
-                    w.put(NodeKey(*id).encode(), rec.encode())
+        let node_files = s.spawn(
+            || -> Result<(Vec<Option<SstFile>>, Embedded), ImportError> {
+                let records = sst
+                    .files
+                    .write(Family::Node, 0, &new_nodes, |w, (id, rec, _)| {
+                        w.put(NodeKey(*id).encode(), rec.encode())
+                    })?;
+                let mut embedded = Embedded::default();
+                let vectors = sst.files.write_with(Family::Vector, 0, |w| {
+                    write_vectors(w, &new_nodes, embedder, &catalog, options, &mut embedded)
                 })?;
-            let with_vectors: Vec<(NodeId, &[f32])> = new_nodes
-                .iter()
-                .filter_map(|(id, _, v)| Some((*id, v.as_deref()?)))
-                .collect();
-            let vectors = sst
-                .files
-                .write(Family::Vector, 0, &with_vectors, |w, (id, v)| {
-                    w.put(NodeKey(*id).encode(), encode_vector(v))
-                })?;
-            Ok(vec![records, vectors])
-        });
+                Ok((vec![records, vectors], embedded))
+            },
+        );
 
         let mut new_degree: Vec<Degree> = vec![Degree::default(); new_nodes.len()];
         let mut old_degree: HashMap<NodeId, Degree> = HashMap::new();
@@ -596,57 +609,119 @@ pub(super) fn apply(
             };
             *slot = slot.plus(d);
         };
-        let mut sst_in_len = 0;
-        for e in &edges {
-            let (src_new, dst_new) = (is_new(e.src), is_new(e.dst));
-            if !src_new && !dst_new {
-                match reader.edge(e.src, e.rel, e.dst)? {
-                    Some(old) if old == props_table.value(e) => {
-                        summary.edges_unchanged += 1;
-                        continue;
-                    }
-                    Some(_) => summary.edges_updated += 1,
-                    None => {
-                        summary.edges_created += 1;
-                        bump(e.src, Degree { out: 1, inc: 0 });
-                        bump(e.dst, Degree { out: 0, inc: 1 });
-                    }
-                }
-            } else {
-                summary.edges_created += 1;
-                bump(e.src, Degree { out: 1, inc: 0 });
-                bump(e.dst, Degree { out: 0, inc: 1 });
+        let panicked =
+            || ImportError::Engine(EngineError::Invalid("SST writer thread panicked".into()));
+        let mut files = Vec::new();
+        // The edge column families get one file per core and bucket, over consecutive key
+        // ranges, so that the cores share the writing to the end rather than one finishing the
+        // `in` file alone.
+        let mut edge_files = Vec::new();
+        let join = |edge_files: &mut Vec<std::thread::ScopedJoinHandle<'_, _>>,
+                    files: &mut Vec<SstFile>|
+         -> Result<(), ImportError> {
+            for f in edge_files.drain(..) {
+                let f: cairn_store::Result<Option<SstFile>> = f.join().map_err(|_| panicked())?;
+                files.extend(f?);
             }
-            let key = OutEdgeKey {
-                src: e.src,
-                rel: e.rel,
-                dst: e.dst,
-            };
-            bulk.put_edge(key, props_table.bytes(e), !src_new, !dst_new)?;
-            if dst_new {
-                sst_in_len += 1;
+            Ok(())
+        };
+        // Bucket `b` of `parts`; when spilling, the files of the bucket before are finished
+        // first, so that memory holds one bucket (and its re-sort) at a time.
+        let next_bucket = |parts: &mut [Written<EdgeIn>],
+                           b: usize,
+                           edge_files: &mut Vec<_>,
+                           files: &mut Vec<SstFile>|
+         -> Result<Vec<EdgeIn>, ImportError> {
+            let edges = spill::load(parts, b)?;
+            if plan.spills() {
+                join(edge_files, files)?;
+            }
+            Ok(edges)
+        };
+        let mut in_edges = BucketWriter::new(&plan, spill_path, "in".into());
+        let mut out_part = 0;
+        for b in 0..plan.len() {
+            let edges = next_bucket(&mut resolved, b, &mut edge_files, &mut files)?;
+            if edges.is_empty() {
+                continue;
+            }
+            // Sort and dedupe edges. The sort is stable, so among duplicates the last line comes
+            // last; dedup keeps the first of a run, so move each later duplicate's properties
+            // into it.
+            let mut edges = sort_edges(edges, &plan.range(b), |e| e.src, |e| (e.rel, e.dst));
+            edges.dedup_by(|later, kept| {
+                let same = (later.src, later.rel, later.dst) == (kept.src, kept.rel, kept.dst);
+                if same {
+                    kept.props = later.props;
+                }
+                same
+            });
+            // Existing sources sort first (their ids are lower); the edges of new sources that
+            // follow are exactly the `out` file's keys, in order.
+            let split = edges.partition_point(|e| !is_new(e.src));
+            step.done("edges sorted and deduplicated");
+            let edges = Arc::new(edges);
+            for range in file_parts(split..edges.len()) {
+                let edges = Arc::clone(&edges);
+                let i = out_part;
+                out_part += 1;
+                edge_files.push(s.spawn(move || {
+                    let part = edges.get(range).unwrap_or_default();
+                    sst.files.write(Family::Out, i, part, put_out)
+                }));
+            }
+            for e in edges.iter() {
+                let (src_new, dst_new) = (is_new(e.src), is_new(e.dst));
+                if !src_new && !dst_new {
+                    match reader.edge(e.src, e.rel, e.dst)? {
+                        Some(old) if old == props_table.value(e) => {
+                            summary.edges_unchanged += 1;
+                            continue;
+                        }
+                        Some(_) => summary.edges_updated += 1,
+                        None => {
+                            summary.edges_created += 1;
+                            bump(e.src, Degree { out: 1, inc: 0 });
+                            bump(e.dst, Degree { out: 0, inc: 1 });
+                        }
+                    }
+                } else {
+                    summary.edges_created += 1;
+                    bump(e.src, Degree { out: 1, inc: 0 });
+                    bump(e.dst, Degree { out: 0, inc: 1 });
+                }
+                let key = OutEdgeKey {
+                    src: e.src,
+                    rel: e.rel,
+                    dst: e.dst,
+                };
+                bulk.put_edge(key, props_table.bytes(e), !src_new, !dst_new)?;
+                if dst_new {
+                    in_edges.push(*e, e.dst.0)?;
+                }
             }
         }
         step.done("edge writes planned");
-        let mut sst_in = Vec::with_capacity(sst_in_len);
-        sst_in.extend(edges.iter().filter(|e| is_new(e.dst)));
-        let sst_in = sort_edges(sst_in, &new_ids, |e| e.dst, |e| (e.rel, e.src));
-        step.done("in-edges sorted");
-        let sst_in = Arc::new(sst_in);
-        let ranges: Vec<Range<usize>> = file_parts(&sst_in)
-            .scan(0, |start, part| {
-                *start += part.len();
-                Some(*start - part.len()..*start)
-            })
-            .collect();
-        for (i, range) in ranges.into_iter().enumerate() {
-            let sst_in = Arc::clone(&sst_in);
-            edge_files.push(s.spawn(move || {
-                let part = sst_in.get(range).unwrap_or_default();
-                sst.files.write(Family::In, i, part, put_in)
-            }));
+        let mut in_edges = vec![in_edges.finish()?];
+        let mut in_part = 0;
+        for b in 0..plan.len() {
+            let sst_in = next_bucket(&mut in_edges, b, &mut edge_files, &mut files)?;
+            if sst_in.is_empty() {
+                continue;
+            }
+            let sst_in = sort_edges(sst_in, &plan.range(b), |e| e.dst, |e| (e.rel, e.src));
+            step.done("in-edges sorted");
+            let sst_in = Arc::new(sst_in);
+            for range in file_parts(0..sst_in.len()) {
+                let sst_in = Arc::clone(&sst_in);
+                let i = in_part;
+                in_part += 1;
+                edge_files.push(s.spawn(move || {
+                    let part = sst_in.get(range).unwrap_or_default();
+                    sst.files.write(Family::In, i, part, put_in)
+                }));
+            }
         }
-        drop(sst_in);
 
         let mut old_degree: Vec<(NodeId, Degree)> = old_degree.into_iter().collect();
         old_degree.sort_by_key(|(id, _)| *id);
@@ -664,19 +739,15 @@ pub(super) fn apply(
         });
         put_node_keys(&mut bulk, &new_nodes)?;
 
-        let panicked =
-            || ImportError::Engine(EngineError::Invalid("SST writer thread panicked".into()));
-        let mut files = Vec::new();
-        for f in node_files.join().map_err(|_| panicked())?? {
-            files.extend(f);
-        }
+        let (node_files, embedded) = node_files.join().map_err(|_| panicked())??;
+        files.extend(node_files.into_iter().flatten());
+        summary.vectors_computed = embedded.count;
+        summary.embed_time = embedded.time;
         files.extend(degree_file?);
-        for f in edge_files {
-            files.extend(f.join().map_err(|_| panicked())??);
-        }
+        join(&mut edge_files, &mut files)?;
         Ok(files)
     })?;
-    drop(edges);
+    drop(spill_dir);
     step.done("SST files written");
 
     // ---- ingest the files ----
@@ -703,9 +774,16 @@ impl Step {
     }
     fn done(&mut self, what: &str) {
         let ms = self.0.elapsed().as_secs_f64() * 1e3;
-        tracing::debug!("import: {what} in {ms:.0} ms");
+        let rss = crate::budget::rss_note();
+        tracing::debug!("import: {what} in {ms:.0} ms{rss}");
         self.0 = std::time::Instant::now();
     }
+}
+
+/// Staged edges resolved by one thread at a time: in memory, or a block of a spill file.
+enum Chunk<'a> {
+    Memory(&'a EdgePart, &'a [StagedEdge]),
+    Spilled(&'a EdgePart, &'a Spilled, Block),
 }
 
 /// What resolving a chunk of staged edges produced.
@@ -993,8 +1071,73 @@ fn put_node_keys(
 
 type EmbedResult = Result<Vec<Vec<f32>>, cairn_embed::EmbedError>;
 
-/// Embeds the descriptions of `nodes[todo]` on every core, in batches, reporting
-/// [`Phase::Embed`] progress after each batch (a model embedder can take minutes here).
+/// What [`write_vectors`] computed: vectors, and the time embedding them took.
+#[derive(Default)]
+struct Embedded {
+    count: u64,
+    time: std::time::Duration,
+}
+
+/// Descriptions per embedding batch: large enough for a model embedder to pack thousands of
+/// tokens per forward (MiniLM: ~20 tokens a description), small enough for progress every few
+/// seconds.
+const EMBED_BATCH: usize = 256;
+
+/// Writes the vectors of `new_nodes` (in ascending id order) to the vector file: those the dump
+/// supplied, and for the others (with an embedder) their descriptions' embeddings, computed a
+/// group of batches at a time and written at once. Only one group's vectors are ever held
+/// (holding all of them took 7.7 GB for 5M nodes at 384 dimensions).
+fn write_vectors(
+    sink: &mut SstSink<'_>,
+    new_nodes: &[(NodeId, NodeRecord, Option<Vec<f32>>)],
+    embedder: Option<&dyn cairn_embed::Embedder>,
+    catalog: &Catalog,
+    options: &ImportOptions,
+    embedded: &mut Embedded,
+) -> Result<(), ImportError> {
+    // A few batches per core: the cores wait for each other once per group.
+    let group = workers() * EMBED_BATCH * 4;
+    let total = match embedder {
+        Some(_) => new_nodes.iter().filter(|(_, _, v)| v.is_none()).count() as u64,
+        None => 0,
+    };
+    if embedder.is_some() {
+        report(options, Phase::Embed, 0, Some(total));
+    }
+    for nodes in new_nodes.chunks(group) {
+        let mut computed = match embedder {
+            Some(embedder) => {
+                let todo: Vec<&NodeRecord> = nodes
+                    .iter()
+                    .filter(|(_, _, v)| v.is_none())
+                    .map(|(_, rec, _)| rec)
+                    .collect();
+                let started = std::time::Instant::now();
+                let vectors =
+                    embed_nodes(embedder, catalog, &todo, options, (embedded.count, total))?;
+                embedded.time += started.elapsed();
+                embedded.count += vectors.len() as u64;
+                vectors
+            }
+            None => Vec::new(),
+        }
+        .into_iter();
+        for (id, _, supplied) in nodes {
+            let computed = match supplied {
+                Some(_) => None,
+                None => computed.next(),
+            };
+            if let Some(v) = supplied.as_deref().or(computed.as_deref()) {
+                sink.put(NodeKey(*id).encode(), encode_vector(v))?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Embeds the descriptions of `records` on every core, in batches, reporting [`Phase::Embed`]
+/// progress after each batch (a model embedder can take minutes here); `progress` is the number
+/// of descriptions embedded before these, and the total.
 ///
 /// One worker per core pulls the next batch, which keeps single-threaded embedders (hash, HTTP)
 /// on every core. An embedder that is itself parallel inside a batch (MiniLM) then runs two
@@ -1003,41 +1146,24 @@ type EmbedResult = Result<Vec<Vec<f32>>, cairn_embed::EmbedError>;
 fn embed_nodes(
     embedder: &dyn cairn_embed::Embedder,
     catalog: &Catalog,
-    nodes: &[NodeIn],
-    todo: &[usize],
+    records: &[&NodeRecord],
     options: &ImportOptions,
+    progress: (u64, u64),
 ) -> Result<Vec<Vec<f32>>, ImportError> {
-    // Large enough for a model embedder to pack thousands of tokens per forward (MiniLM:
-    // ~20 tokens a description), small enough for progress every few seconds.
-    const BATCH: usize = 256;
-    let total = todo.len() as u64;
-    report(options, Phase::Embed, 0, Some(total));
-    let done = std::sync::atomic::AtomicU64::new(0);
-    let texts = |chunk: &[usize]| -> Vec<String> {
+    let (before, total) = progress;
+    let done = std::sync::atomic::AtomicU64::new(before);
+    let texts = |chunk: &[&NodeRecord]| -> Vec<String> {
         chunk
             .iter()
-            .map(|&i| {
-                let n = &nodes[i];
-                let rec = NodeRecord {
-                    label: n.label,
-                    key: n.key.clone(),
-                    props: n.props.clone(),
-                    description: n.description.clone(),
-                };
-                cairn_store::describe::description(&rec, catalog)
-            })
+            .map(|rec| cairn_store::describe::description(rec, catalog))
             .collect()
     };
-    let chunks: Vec<&[usize]> = todo.chunks(BATCH).collect();
-    let workers = std::thread::available_parallelism()
-        .map(|n| n.get())
-        .unwrap_or(1)
-        .max(1);
+    let chunks: Vec<&[&NodeRecord]> = records.chunks(EMBED_BATCH).collect();
     let next = std::sync::atomic::AtomicUsize::new(0);
     let out: Vec<std::sync::Mutex<Option<EmbedResult>>> =
         chunks.iter().map(|_| std::sync::Mutex::new(None)).collect();
     std::thread::scope(|s| {
-        for _ in 0..workers {
+        for _ in 0..workers().min(chunks.len()) {
             s.spawn(|| loop {
                 let c = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                 let Some(chunk) = chunks.get(c) else { break };
@@ -1053,7 +1179,7 @@ fn embed_nodes(
             });
         }
     });
-    let mut vectors = Vec::with_capacity(todo.len());
+    let mut vectors = Vec::with_capacity(records.len());
     for slot in out {
         let part = slot
             .into_inner()
@@ -1095,10 +1221,36 @@ struct EdgeFiles<'a> {
     props: &'a PropsTable,
 }
 
-/// Splits sorted edges into consecutive parts, one per core, none under a million edges.
-fn file_parts(edges: &[EdgeIn]) -> std::slice::Chunks<'_, EdgeIn> {
-    let parts = workers().min(edges.len() >> 20).max(1);
-    edges.chunks(edges.len().div_ceil(parts).max(1))
+/// Splits the positions `range` of sorted edges into consecutive parts, one per core, none under
+/// a million edges.
+fn file_parts(range: Range<usize>) -> Vec<Range<usize>> {
+    let len = range.len();
+    let parts = workers().min(len >> 20).max(1);
+    let size = len.div_ceil(parts).max(1);
+    (range.start..range.end)
+        .step_by(size)
+        .map(|start| start..(start + size).min(range.end))
+        .collect()
+}
+
+impl spill::Fixed for EdgeIn {
+    const LEN: usize = 24;
+    fn write_to(&self, out: &mut [u8]) {
+        out[..8].copy_from_slice(&self.src.0.to_le_bytes());
+        out[8..16].copy_from_slice(&self.dst.0.to_le_bytes());
+        out[16..20].copy_from_slice(&self.rel.0.to_le_bytes());
+        out[20..24].copy_from_slice(&self.props.to_le_bytes());
+    }
+    fn read_from(b: &[u8]) -> Self {
+        let u64_at = |i: usize| u64::from_le_bytes(b[i..i + 8].try_into().unwrap_or_default());
+        let u32_at = |i: usize| u32::from_le_bytes(b[i..i + 4].try_into().unwrap_or_default());
+        EdgeIn {
+            src: NodeId(u64_at(0)),
+            dst: NodeId(u64_at(8)),
+            rel: RelId(u32_at(16)),
+            props: u32_at(20),
+        }
+    }
 }
 
 /// Sorts `edges` by `(node(e), rest(e))`, stably.

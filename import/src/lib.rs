@@ -6,8 +6,10 @@
 //! killed import is never half visible. Node keys dedupe, so importing a dump twice is a no-op.
 
 mod apply;
+mod budget;
 pub mod dump;
 pub mod read;
+mod spill;
 mod stage;
 pub mod triples;
 
@@ -136,6 +138,17 @@ pub struct ImportOptions {
     pub embedder: Option<Arc<dyn cairn_embed::Embedder>>,
     /// How triples files are recognised and labelled (see [`triples`]).
     pub triples: triples::TriplesOptions,
+    /// Bytes the staged and the resolved edges may hold in memory ([`DEFAULT_MEMORY_BUDGET`]
+    /// when `None`); beyond it they spill to the database directory (`spill.rs`).
+    pub memory_budget: Option<u64>,
+}
+
+pub use budget::DEFAULT_BUDGET as DEFAULT_MEMORY_BUDGET;
+
+impl ImportOptions {
+    pub(crate) fn budget(&self) -> u64 {
+        self.memory_budget.unwrap_or(DEFAULT_MEMORY_BUDGET)
+    }
 }
 
 impl fmt::Debug for ImportOptions {
@@ -147,6 +160,7 @@ impl fmt::Debug for ImportOptions {
                 &self.embedder.as_ref().map(|e| e.id().to_owned()),
             )
             .field("triples", &self.triples)
+            .field("memory_budget", &self.memory_budget)
             .finish()
     }
 }
@@ -211,6 +225,8 @@ pub fn import_files<P: AsRef<Path>>(
         .unwrap_or(1)
         .min(files.len())
         .max(1);
+    // Staged edges beyond half the budget are spilled; the directory lives until the end.
+    let stage_budget = spill::StageBudget::new(graph, options.budget());
     let parsed: Vec<Mutex<Option<Result<Staging, ImportError>>>> =
         files.iter().map(|_| Mutex::new(None)).collect();
     std::thread::scope(|scope| {
@@ -220,9 +236,16 @@ pub fn import_files<P: AsRef<Path>>(
                     let Some(path) = files.get(i) else { break };
                     let mut part = Staging::default();
                     let mut errors = Vec::new();
+                    let mut kept = spill::Kept::default();
+                    let mut spill_error = None;
                     let result = read::read_file(
                         path,
-                        &mut |record, line| part.add(record, i as u32, line),
+                        &mut |record, line| {
+                            part.add(record, i as u32, line);
+                            if spill_error.is_none() {
+                                spill_error = stage_budget.check(&mut part, i, &mut kept).err();
+                            }
+                        },
                         &mut |e| {
                             errors.push(e);
                             errors.len() <= max
@@ -245,6 +268,10 @@ pub fn import_files<P: AsRef<Path>>(
                         },
                     );
                     part.errors = errors;
+                    let result = result.and_then(|ok| match spill_error {
+                        Some(e) => Err(e),
+                        None => part.finish_spill().map(|()| ok),
+                    });
                     if let Ok(mut slot) = parsed[i].lock() {
                         *slot = Some(result.map(|_| part));
                     }
@@ -253,8 +280,14 @@ pub fn import_files<P: AsRef<Path>>(
         }
     });
     tracing::debug!(
-        "import: files parsed in {:.0} ms",
-        start.elapsed().as_secs_f64() * 1e3
+        "import: files parsed in {:.0} ms{}{}",
+        start.elapsed().as_secs_f64() * 1e3,
+        if stage_budget.spilled() {
+            ", edges spilled"
+        } else {
+            ""
+        },
+        budget::rss_note()
     );
     let mut staging = Staging::default();
     for (path, slot) in files.iter().zip(parsed) {

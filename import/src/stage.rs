@@ -6,10 +6,13 @@
 
 use super::dump::{DumpNode, DumpRecord, DumpSchema};
 use super::read::{EdgeRef, Record};
+use super::ImportError;
 use super::LineError;
 use cairn_storage_format::Value;
 use hashbrown::HashMap;
-use std::path::PathBuf;
+use std::fs::File;
+use std::io::{BufWriter, Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
 
 /// Names interned while reading; ids are positions in `names`.
 #[derive(Default)]
@@ -96,6 +99,122 @@ pub(super) struct EdgePart {
     props_base: u32,
     arena: String,
     pub(super) edges: Vec<StagedEdge>,
+    /// Blocks of edges read before `edges`, written to a spill file (over the memory budget).
+    pub(super) spilled: Option<Spilled>,
+}
+
+/// Staged edges of one file written to its spill file in blocks of [`BLOCK`] edges, each with
+/// its own key arena: when staging would exceed its share of the memory budget, each block
+/// that fills is written out instead of kept (see `spill.rs`).
+pub(super) struct Spilled {
+    pub(super) path: PathBuf,
+    file: Option<BufWriter<File>>,
+    len: u64,
+    pub(super) blocks: Vec<Block>,
+    /// The (file's) relation name ids of the spilled edges, and whether an endpoint of one has
+    /// no id group: what resolving needs to know before it reads them back.
+    rels: Vec<u32>,
+    unlabelled: bool,
+}
+
+/// Where a spilled block is: its offset, edge count and arena length.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Block {
+    offset: u64,
+    pub(super) edges: u32,
+    arena: u64,
+}
+
+/// Edges per staged block.
+pub(super) const BLOCK: usize = 1 << 16;
+/// Bytes of one spilled staged edge.
+const EDGE_BYTES: usize = 52;
+
+impl StagedEdge {
+    /// Appends the edge's bytes, its keys' offsets less `base` (where its block's keys start).
+    fn write_to(&self, out: &mut Vec<u8>, base: u64) {
+        for v in [self.rel, self.from_label, self.to_label, self.props] {
+            out.extend_from_slice(&v.to_le_bytes());
+        }
+        for span in [self.from_key, self.to_key] {
+            out.extend_from_slice(&(span.start - base).to_le_bytes());
+            out.extend_from_slice(&span.len.to_le_bytes());
+        }
+        out.extend_from_slice(&self.origin.file.to_le_bytes());
+        out.extend_from_slice(&self.origin.line.to_le_bytes());
+    }
+
+    fn read_from(b: &[u8]) -> StagedEdge {
+        let u32_at = |i: usize| {
+            u32::from_le_bytes(
+                b.get(i..i + 4)
+                    .and_then(|s| s.try_into().ok())
+                    .unwrap_or_default(),
+            )
+        };
+        let u64_at = |i: usize| {
+            u64::from_le_bytes(
+                b.get(i..i + 8)
+                    .and_then(|s| s.try_into().ok())
+                    .unwrap_or_default(),
+            )
+        };
+        StagedEdge {
+            rel: u32_at(0),
+            from_label: u32_at(4),
+            to_label: u32_at(8),
+            props: u32_at(12),
+            from_key: KeySpan {
+                start: u64_at(16),
+                len: u32_at(24),
+            },
+            to_key: KeySpan {
+                start: u64_at(28),
+                len: u32_at(36),
+            },
+            origin: Origin {
+                file: u32_at(40),
+                line: u64_at(44),
+            },
+        }
+    }
+}
+
+fn io(path: &Path) -> impl FnOnce(std::io::Error) -> ImportError + '_ {
+    move |source| ImportError::Io {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+impl Spilled {
+    /// Reads block `block` back: its edges, in an [`EdgePart`] like `part` (names, properties)
+    /// with the block's own arena.
+    pub(super) fn read(&self, part: &EdgePart, block: Block) -> Result<EdgePart, ImportError> {
+        let mut file = File::open(&self.path).map_err(io(&self.path))?;
+        file.seek(SeekFrom::Start(block.offset))
+            .map_err(io(&self.path))?;
+        let mut buf = vec![0u8; block.edges as usize * EDGE_BYTES + block.arena as usize];
+        file.read_exact(&mut buf).map_err(io(&self.path))?;
+        let arena = buf.split_off(block.edges as usize * EDGE_BYTES);
+        let arena = String::from_utf8(arena).map_err(|_| ImportError::Io {
+            path: self.path.clone(),
+            source: std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                "spilled keys are not UTF-8",
+            ),
+        })?;
+        Ok(EdgePart {
+            names: part.names.clone(),
+            props_base: part.props_base,
+            arena,
+            edges: buf
+                .chunks_exact(EDGE_BYTES)
+                .map(StagedEdge::read_from)
+                .collect(),
+            spilled: None,
+        })
+    }
 }
 
 /// A staged edge with merged name ids and property index, and its keys.
@@ -123,6 +242,25 @@ impl EdgePart {
         self.arena
             .get(start..start + span.len as usize)
             .unwrap_or("")
+    }
+
+    /// The merged name ids of its edges' relation types, in memory and spilled (with repeats).
+    pub(super) fn rels(&self) -> impl Iterator<Item = u32> + '_ {
+        let spilled = self.spilled.iter().flat_map(|s| &s.rels);
+        self.edges
+            .iter()
+            .map(|e| e.rel)
+            .chain(spilled.copied())
+            .map(|rel| self.name(rel))
+    }
+
+    /// Whether an endpoint of one of its edges has no id group.
+    pub(super) fn any_unlabelled(&self) -> bool {
+        self.spilled.as_ref().is_some_and(|s| s.unlabelled)
+            || self
+                .edges
+                .iter()
+                .any(|e| e.from_label == NO_LABEL || e.to_label == NO_LABEL)
     }
 
     pub(super) fn view(&self, e: &StagedEdge) -> EdgeView<'_> {
@@ -158,6 +296,8 @@ pub(super) struct Staging {
     pub(super) errors: Vec<LineError>,
     /// Schema records (descriptions, aliases), applied once the import's names are known.
     pub(super) schema: Vec<(DumpSchema, Origin)>,
+    /// Blocks of `edges` written to a spill file, before those in memory.
+    spilled: Option<Spilled>,
 }
 
 impl Staging {
@@ -264,7 +404,7 @@ impl Staging {
 
     /// Moves the edges read into this staging to `parts`, after those appended.
     pub(super) fn seal(&mut self) {
-        if self.edges.is_empty() {
+        if self.edges.is_empty() && self.spilled.is_none() {
             return;
         }
         self.parts.push(EdgePart {
@@ -272,12 +412,102 @@ impl Staging {
             props_base: 0,
             arena: std::mem::take(&mut self.arena),
             edges: std::mem::take(&mut self.edges),
+            spilled: self.spilled.take(),
         });
     }
 
     /// The number of edges staged.
     pub(super) fn edge_count(&self) -> usize {
-        self.edges.len() + self.parts.iter().map(|p| p.edges.len()).sum::<usize>()
+        let spilled = |s: &Option<Spilled>| {
+            s.iter()
+                .flat_map(|s| &s.blocks)
+                .map(|b| b.edges as usize)
+                .sum::<usize>()
+        };
+        self.edges.len()
+            + spilled(&self.spilled)
+            + self
+                .parts
+                .iter()
+                .map(|p| p.edges.len() + spilled(&p.spilled))
+                .sum::<usize>()
+    }
+
+    /// The number of edges in memory (not spilled).
+    pub(super) fn edges_in_memory(&self) -> usize {
+        self.edges.len()
+    }
+
+    /// The bytes the edges in memory take.
+    pub(super) fn edge_bytes(&self) -> u64 {
+        (self.edges.len() * std::mem::size_of::<StagedEdge>() + self.arena.len()) as u64
+    }
+
+    /// Writes the edges in memory to the spill file `path` (created on the first call) in
+    /// blocks of at most `block` edges, each with its own keys (so that reading one back costs
+    /// a block's memory), and frees their memory.
+    pub(super) fn spill(&mut self, path: &Path, block: usize) -> Result<(), ImportError> {
+        if self.spilled.is_none() {
+            let file = File::create(path).map_err(io(path))?;
+            self.spilled = Some(Spilled {
+                path: path.to_path_buf(),
+                file: Some(BufWriter::with_capacity(1 << 20, file)),
+                len: 0,
+                blocks: Vec::new(),
+                rels: Vec::new(),
+                unlabelled: false,
+            });
+        }
+        let Some(spilled) = self.spilled.as_mut() else {
+            return Ok(());
+        };
+        let mut buf = Vec::new();
+        for edges in self.edges.chunks(block.max(1)) {
+            // Keys are appended in edge order: a block's keys are one slice of the arena.
+            let (Some(first), Some(last)) = (edges.first(), edges.last()) else {
+                continue;
+            };
+            let (base, end) = (
+                first.from_key.start,
+                last.to_key.start + u64::from(last.to_key.len),
+            );
+            buf.clear();
+            for e in edges {
+                e.write_to(&mut buf, base);
+                if spilled.rels.last() != Some(&e.rel) && !spilled.rels.contains(&e.rel) {
+                    spilled.rels.push(e.rel);
+                }
+                spilled.unlabelled |= e.from_label == NO_LABEL || e.to_label == NO_LABEL;
+            }
+            let keys = self
+                .arena
+                .as_bytes()
+                .get(base as usize..end as usize)
+                .unwrap_or_default();
+            buf.extend_from_slice(keys);
+            if let Some(w) = spilled.file.as_mut() {
+                w.write_all(&buf).map_err(io(path))?;
+            }
+            spilled.blocks.push(Block {
+                offset: spilled.len,
+                edges: edges.len() as u32,
+                arena: keys.len() as u64,
+            });
+            spilled.len += buf.len() as u64;
+        }
+        self.edges.clear();
+        self.arena.clear();
+        Ok(())
+    }
+
+    /// Flushes the spill file, if any, so that its blocks can be read.
+    pub(super) fn finish_spill(&mut self) -> Result<(), ImportError> {
+        if let Some(spilled) = self.spilled.as_mut() {
+            if let Some(mut w) = spilled.file.take() {
+                w.flush().map_err(io(&spilled.path))?;
+            }
+        }
+        Ok(())
     }
 
     pub(super) fn error(&self, origin: Origin, reason: String) -> LineError {

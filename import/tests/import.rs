@@ -304,7 +304,13 @@ fn import_child() {
         .filter(|p| p.extension().is_some_and(|e| e == "csv"))
         .collect();
     // Order does not matter: every file is read before any edge is resolved.
-    import_files(&g, &files, &ImportOptions::default()).unwrap();
+    let options = ImportOptions {
+        memory_budget: std::env::var("CAIRN_IMPORT_CHILD_BUDGET")
+            .ok()
+            .map(|b| b.parse().unwrap()),
+        ..Default::default()
+    };
+    import_files(&g, &files, &options).unwrap();
     println!("CHILD-DONE");
 }
 
@@ -320,7 +326,19 @@ fn seed_own_content(dir: &Path) {
 }
 
 fn spawn_child(db: &Path, dump: &Path, pause_ms: Option<u64>) -> std::process::Child {
+    spawn_child_with(db, dump, pause_ms, None)
+}
+
+fn spawn_child_with(
+    db: &Path,
+    dump: &Path,
+    pause_ms: Option<u64>,
+    budget: Option<u64>,
+) -> std::process::Child {
     let mut cmd = std::process::Command::new(std::env::current_exe().unwrap());
+    if let Some(b) = budget {
+        cmd.env("CAIRN_IMPORT_CHILD_BUDGET", b.to_string());
+    }
     cmd.args(["--exact", "import_child", "--nocapture", "--test-threads=1"])
         .env("CAIRN_IMPORT_CHILD_DB", db)
         .env("CAIRN_IMPORT_CHILD_DUMP", dump)
@@ -332,16 +350,22 @@ fn spawn_child(db: &Path, dump: &Path, pause_ms: Option<u64>) -> std::process::C
     cmd.spawn().unwrap()
 }
 
-#[test]
-fn a_killed_import_is_either_fully_absent_or_fully_present() {
-    use std::io::BufRead;
+/// For the kill tests: a 20,000-node CSV dump, and a database with some content of its own
+/// (which must survive every kill), with that content in canonical form.
+fn dump_and_seeded_db() -> (tempfile::TempDir, tempfile::TempDir, Vec<String>) {
     let graph = Academic::generate(&AcademicConfig::with_nodes(20_000, 5));
     let files = tempfile::tempdir().unwrap();
     graph.write_csv(files.path()).unwrap();
     let dir = tempfile::tempdir().unwrap();
-    // A database with some content of its own, which must survive every kill.
     seed_own_content(dir.path());
     let before = canonical(&open(dir.path()));
+    (files, dir, before)
+}
+
+#[test]
+fn a_killed_import_is_either_fully_absent_or_fully_present() {
+    use std::io::BufRead;
+    let (files, dir, before) = dump_and_seeded_db();
 
     // 1. Killed in the widest window: files ingested, final batch not yet written.
     let mut child = spawn_child(dir.path(), files.path(), Some(60_000));
@@ -690,4 +714,130 @@ fn schema_records_annotate_elements_atomically_with_the_import() {
     drop(g);
     let g = open(dir.path());
     assert_eq!(g.catalog().annotations(), &annotations);
+}
+
+/// A budget far below the dump's size: staged edges spill in small blocks and the edge sort in
+/// many buckets.
+const TINY_BUDGET: u64 = 64 << 10;
+
+/// The vectors of every `Paper`, by key, for comparing two databases.
+fn paper_vectors(g: &Graph) -> Vec<(String, Option<Vec<f32>>)> {
+    let label = g.catalog().label_id("Paper").unwrap();
+    let ids = g.label_nodes(label).unwrap();
+    let vectors = g.vectors(&ids).unwrap();
+    let mut out: Vec<_> = ids
+        .iter()
+        .zip(vectors)
+        .map(|(id, v)| (g.node(*id).unwrap().unwrap().key.clone(), v))
+        .collect();
+    out.sort_by(|a, b| a.0.cmp(&b.0));
+    out
+}
+
+#[test]
+fn a_tiny_memory_budget_spills_and_gives_the_same_database() {
+    use cairn_embed::HashEmbedder;
+    use std::sync::Arc;
+    let graph = Academic::generate(&AcademicConfig::with_nodes(20_000, 9));
+    let files = tempfile::tempdir().unwrap();
+    let mut csv = graph.write_csv(files.path()).unwrap();
+    // A second file repeating edges of the first (the later line wins) and linking to nodes.
+    let extra = files.path().join("extra.jsonl");
+    std::fs::write(
+        &extra,
+        r#"{"type":"edge","rel":"CITES","from":{"label":"Paper","key":"p1"},"to":{"label":"Paper","key":"p0"},"props":{"note":"later"}}
+{"type":"edge","rel":"AUTHORED","from":{"label":"Author","key":"a3"},"to":{"label":"Paper","key":"p7"},"weight":0.5}
+"#,
+    )
+    .unwrap();
+    csv.push(extra);
+    let with = |budget| ImportOptions {
+        memory_budget: budget,
+        embedder: Some(Arc::new(HashEmbedder::default())),
+        ..Default::default()
+    };
+    let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let (ga, gb) = (open(a.path()), open(b.path()));
+    let sa = import_files(&ga, &csv, &with(None)).unwrap();
+    let sb = import_files(&gb, &csv, &with(Some(TINY_BUDGET))).unwrap();
+    let counts = |s: &cairn_import::ImportSummary| {
+        (
+            s.nodes_created,
+            s.nodes_updated,
+            s.edges_created,
+            s.edges_updated,
+            s.edges_unchanged,
+            s.vectors_computed,
+        )
+    };
+    assert_eq!(counts(&sb), counts(&sa));
+    assert_eq!(sa.nodes_created as usize, graph.node_count());
+    assert!(sa.vectors_computed > 0);
+    assert_eq!(canonical(&gb), canonical(&ga));
+    assert_eq!(paper_vectors(&gb), paper_vectors(&ga));
+    assert_eq!(gb.catalog().record(), ga.catalog().record());
+    for g in [&ga, &gb] {
+        assert!(std::fs::read_dir(g.path()).unwrap().all(|e| {
+            let name = e.unwrap().file_name();
+            name != "import-spill" && name != "import-tmp"
+        }));
+    }
+
+    // Into the now non-empty databases: edges from existing nodes (the spilled sort's bucket
+    // of old ids), to new ones and between two existing ones, with the same outcome.
+    let more = files.path().join("more.jsonl");
+    std::fs::write(
+        &more,
+        r#"{"type":"node","label":"Paper","key":"new1","props":{"title":"New"}}
+{"type":"edge","rel":"AUTHORED","from":{"label":"Author","key":"a0"},"to":{"label":"Paper","key":"new1"}}
+{"type":"edge","rel":"CITES","from":{"label":"Paper","key":"new1"},"to":{"label":"Paper","key":"p2"}}
+{"type":"edge","rel":"CITES","from":{"label":"Paper","key":"p5"},"to":{"label":"Paper","key":"p3"}}
+{"type":"edge","rel":"CITES","from":{"label":"Paper","key":"p1"},"to":{"label":"Paper","key":"p0"},"props":{"note":"later"}}
+"#,
+    )
+    .unwrap();
+    let sa = import_files(&ga, &[&more], &with(None)).unwrap();
+    let sb = import_files(&gb, &[&more], &with(Some(TINY_BUDGET))).unwrap();
+    assert_eq!(counts(&sb), counts(&sa));
+    assert_eq!((sa.nodes_created, sa.edges_unchanged), (1, 1));
+    assert_eq!(canonical(&gb), canonical(&ga));
+    assert_eq!(paper_vectors(&gb), paper_vectors(&ga));
+}
+
+#[test]
+fn a_killed_spilling_import_leaves_no_spill_files_after_reopen() {
+    let (files, dir, before) = dump_and_seeded_db();
+    let spill = dir.path().join("import-spill");
+    let mut child = spawn_child_with(dir.path(), files.path(), None, Some(TINY_BUDGET));
+    // Killed as soon as it has spilled something.
+    let started = std::time::Instant::now();
+    let spilled = loop {
+        let any = walk(&spill).into_iter().any(|f| f.is_file());
+        if any || started.elapsed() > std::time::Duration::from_secs(120) {
+            break any;
+        }
+        if child.try_wait().unwrap().is_some() {
+            break false;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    };
+    let _ = child.kill();
+    child.wait().unwrap();
+    assert!(spilled, "the child never spilled");
+    let g = open(dir.path());
+    assert!(!spill.exists(), "spill files left after reopen");
+    assert_eq!(canonical(&g), before);
+}
+
+/// Every path under `dir` (none if it does not exist).
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            out.extend(walk(&p));
+        }
+        out.push(p);
+    }
+    out
 }

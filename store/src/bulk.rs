@@ -13,7 +13,7 @@ use crate::changes::ChangeSet;
 use crate::commit::{self, Commit};
 use crate::error::{EngineError, Result};
 use crate::failpoint;
-use crate::files::BULK_DIR;
+use crate::files::{BULK_DIR, SPILL_DIR};
 use crate::graph::Graph;
 use crate::lock::WriterLock;
 use crate::marker;
@@ -25,6 +25,30 @@ use rocksdb::{IngestExternalFileOptions, SstFileWriter, WriteBatch};
 use std::ops::Range;
 use std::path::PathBuf;
 use std::sync::Arc;
+
+/// The spill directory of an import ([`Graph::spill_dir`]), removed with everything in it when
+/// dropped — after the import, whether it succeeded or failed. One left behind by a killed
+/// process is removed by the next [`Graph::open`] that can write.
+#[derive(Debug)]
+pub struct SpillDir {
+    path: PathBuf,
+}
+
+impl SpillDir {
+    pub fn path(&self) -> &std::path::Path {
+        &self.path
+    }
+}
+
+impl Drop for SpillDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.path);
+        // And `import-spill` itself once no other import's directory is in it.
+        if let Some(parent) = self.path.parent() {
+            let _ = std::fs::remove_dir(parent);
+        }
+    }
+}
 
 /// The column families a bulk load writes (the catalog and counters in `meta` are the commit's).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -69,6 +93,7 @@ pub struct SstFile {
 /// One SST file being written: keys must come in ascending order.
 pub struct SstSink<'a> {
     writer: SstFileWriter<'a>,
+    keys: u64,
 }
 
 impl std::fmt::Debug for SstSink<'_> {
@@ -80,7 +105,9 @@ impl std::fmt::Debug for SstSink<'_> {
 impl SstSink<'_> {
     /// Appends one key; keys must be strictly ascending.
     pub fn put(&mut self, key: impl AsRef<[u8]>, value: impl AsRef<[u8]>) -> Result<()> {
-        Ok(self.writer.put(key, value)?)
+        self.writer.put(key, value)?;
+        self.keys += 1;
+        Ok(())
     }
 }
 
@@ -103,30 +130,49 @@ impl SstFiles<'_> {
         if items.is_empty() {
             return Ok(None);
         }
+        self.write_with(family, part, |sink| {
+            items.iter().try_for_each(|item| put(sink, item))
+        })
+    }
+
+    /// Writes file `part` of `family` with the keys `fill` puts, in order, as it computes them
+    /// (vectors as they are embedded, edges as a merge yields them): nothing needs to be held
+    /// to be written. `None` when `fill` puts no key.
+    pub fn write_with<E: From<EngineError>>(
+        &self,
+        family: Family,
+        part: usize,
+        fill: impl FnOnce(&mut SstSink<'_>) -> std::result::Result<(), E>,
+    ) -> std::result::Result<Option<SstFile>, E> {
         crate::space::ensure(&self.graph.path, 0)?;
         let started = std::time::Instant::now();
         let cf_name = family.cf();
         let opts = cf::options(cf_name, &self.graph.block_cache);
         let mut sink = SstSink {
             writer: SstFileWriter::create(&opts),
+            keys: 0,
         };
         let path = self
             .graph
             .path
             .join(BULK_DIR)
             .join(format!("{cf_name}-{part}.sst"));
-        sink.writer.open(&path)?;
+        sink.writer.open(&path).map_err(EngineError::from)?;
         failpoint!("bulk.sst.opened");
-        for item in items {
-            put(&mut sink, item)?;
+        fill(&mut sink)?;
+        if sink.keys == 0 {
+            // RocksDB refuses to finish an empty file.
+            drop(sink);
+            let _ = std::fs::remove_file(&path);
+            return Ok(None);
         }
         failpoint!("bulk.sst.before_finish");
-        sink.writer.finish()?;
+        sink.writer.finish().map_err(EngineError::from)?;
         failpoint!("bulk.sst.finished");
         let ms = started.elapsed().as_secs_f64() * 1e3;
         tracing::debug!(
             "import: {cf_name} file of {} keys written in {ms:.0} ms",
-            items.len()
+            sink.keys
         );
         Ok(Some(SstFile { family, path }))
     }
@@ -157,6 +203,23 @@ impl std::fmt::Debug for BulkLoad<'_> {
 }
 
 impl Graph {
+    /// A new, empty spill directory for an import (see [`SpillDir`]), its own among those of
+    /// the imports running at the same time.
+    pub fn spill_dir(&self) -> Result<SpillDir> {
+        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        self.ensure_writable()?;
+        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let path = self
+            .path
+            .join(SPILL_DIR)
+            .join(format!("{}-{n}", std::process::id()));
+        std::fs::create_dir_all(&path).map_err(|source| EngineError::Io {
+            path: path.clone(),
+            source,
+        })?;
+        Ok(SpillDir { path })
+    }
+
     /// Starts a bulk load, under the writer lock: [`EngineError::WriterBusy`] on a thread that
     /// holds the writer, else waits for another thread's writer (like [`Graph::writer`]).
     pub fn bulk_load(&self) -> Result<BulkLoad<'_>> {

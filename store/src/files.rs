@@ -19,6 +19,10 @@ pub(crate) const STAGING_DIR: &str = "rocksdb.new";
 /// Directory of a bulk load's SST files (see `bulk.rs`); a leftover one is removed on open.
 pub(crate) const BULK_DIR: &str = "import-tmp";
 
+/// Directory where an import spills what does not fit its memory budget (staged and sorted
+/// edges) until its SST files are written (see `bulk::SpillDir`); a leftover one is removed on open.
+pub(crate) const SPILL_DIR: &str = "import-spill";
+
 fn io(path: &Path) -> impl FnOnce(std::io::Error) -> EngineError + '_ {
     move |source| EngineError::Io {
         path: path.to_path_buf(),
@@ -109,7 +113,7 @@ pub(crate) fn tidy_after_open(path: &Path, db_dir: &Path) -> Result<()> {
             std::fs::remove_file(&log).map_err(io(&log))?;
         }
     }
-    for dir in [BULK_DIR, STAGING_DIR] {
+    for dir in [BULK_DIR, SPILL_DIR, STAGING_DIR] {
         let dir = path.join(dir);
         if dir.exists() {
             std::fs::remove_dir_all(&dir).map_err(io(&dir))?;

@@ -37,7 +37,7 @@ mod strategies;
 pub mod space;
 pub mod write;
 
-pub use bulk::{BulkLoad, Family, SstFile, SstFiles, SstSink};
+pub use bulk::{BulkLoad, Family, SpillDir, SstFile, SstFiles, SstSink};
 pub use catalog::{Catalog, Element};
 pub use changes::{ChangeSet, EdgeRef};
 pub use error::{EngineError, Result};
