@@ -32,9 +32,9 @@ pub mod graph;
 mod lock;
 mod marker;
 mod max_degree;
+pub mod space;
 mod stats;
 mod strategies;
-pub mod space;
 pub mod write;
 
 pub use bulk::{BulkLoad, Family, SpillDir, SstFile, SstFiles, SstSink};
