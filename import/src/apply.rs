@@ -503,7 +503,9 @@ pub(super) fn apply(
     }
     drop(staging);
     let props_table = PropsTable {
-        encoded: edge_props.iter().map(EdgeProps::encode).collect(),
+        encoded: (edge_props.iter().map(EdgeProps::encode))
+            .collect::<Result<_, _>>()
+            .map_err(EngineError::encode("edge properties"))?,
         values: edge_props,
     };
 
@@ -589,7 +591,8 @@ pub(super) fn apply(
                 let records = sst
                     .files
                     .write(Family::Node, 0, &new_nodes, |w, (id, rec, _)| {
-                        w.put(NodeKey(*id).encode(), rec.encode())
+                        let value = rec.encode().map_err(EngineError::encode("node record"))?;
+                        w.put(NodeKey(*id).encode(), value)
                     })?;
                 let mut embedded = Embedded::default();
                 let vectors = sst.files.write_with(Family::Vector, 0, |w| {

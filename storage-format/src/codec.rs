@@ -11,12 +11,12 @@ use serde::Serialize;
 /// Version byte written in front of every record value.
 pub const RECORD_VERSION: u8 = 1;
 
-/// Encodes a record as `RECORD_VERSION ‖ postcard(record)`.
-pub fn encode<T: Serialize>(record: &T) -> Vec<u8> {
-    let out = vec![RECORD_VERSION];
-    // Serialising into a Vec cannot fail for our records (no maps with non-string keys, no
-    // unsized sequences); postcard's only errors are for writers that run out of space.
-    postcard::to_extend(record, out).unwrap_or_else(|_| vec![RECORD_VERSION])
+/// Encodes a record as `RECORD_VERSION ‖ postcard(record)`. postcard fails only on sequences
+/// of unknown length or a `Serialize` impl's own error, neither of which today's records have;
+/// should one appear, the write fails with the reason rather than storing a record that no
+/// longer decodes.
+pub fn encode<T: Serialize>(record: &T) -> Result<Vec<u8>, FormatError> {
+    postcard::to_extend(record, vec![RECORD_VERSION]).map_err(|e| FormatError::Codec(e.to_string()))
 }
 
 /// Decodes a record written by [`encode`], refusing unknown versions and trailing bytes.

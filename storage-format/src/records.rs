@@ -23,7 +23,7 @@ pub struct NodeRecord {
 }
 
 impl NodeRecord {
-    pub fn encode(&self) -> Vec<u8> {
+    pub fn encode(&self) -> Result<Vec<u8>, FormatError> {
         codec::encode(self)
     }
     pub fn decode(bytes: &[u8]) -> Result<Self, FormatError> {
@@ -53,9 +53,9 @@ impl EdgeProps {
     pub fn is_empty(&self) -> bool {
         self.weight.is_none() && self.props.is_empty()
     }
-    pub fn encode(&self) -> Vec<u8> {
+    pub fn encode(&self) -> Result<Vec<u8>, FormatError> {
         if self.is_empty() {
-            Vec::new()
+            Ok(Vec::new())
         } else {
             codec::encode(self)
         }
@@ -105,7 +105,7 @@ pub struct CatalogRecord {
 }
 
 impl CatalogRecord {
-    pub fn encode(&self) -> Vec<u8> {
+    pub fn encode(&self) -> Result<Vec<u8>, FormatError> {
         codec::encode(self)
     }
     pub fn decode(bytes: &[u8]) -> Result<Self, FormatError> {
@@ -139,7 +139,7 @@ pub struct AnnotationsRecord {
 }
 
 impl AnnotationsRecord {
-    pub fn encode(&self) -> Vec<u8> {
+    pub fn encode(&self) -> Result<Vec<u8>, FormatError> {
         codec::encode(self)
     }
     pub fn decode(bytes: &[u8]) -> Result<Self, FormatError> {

@@ -132,19 +132,19 @@ fn golden_node_record() {
     };
     // version 01 | label 01 | key len 02 "a1" | 2 props: (0, Str=4 len 3 "Ann"), (1, Int=2 zigzag(-3)=5) | Some "x"
     assert_eq!(
-        hex(&rec.encode()),
+        hex(&rec.encode().unwrap()),
         "01 01 02 61 31 02 00 04 03 41 6e 6e 01 02 05 01 01 78"
     );
 }
 
 #[test]
 fn golden_edge_props() {
-    assert_eq!(EdgeProps::default().encode(), Vec::<u8>::new());
+    assert_eq!(EdgeProps::default().encode().unwrap(), Vec::<u8>::new());
     let e = EdgeProps {
         weight: Some(0.5),
         props: vec![(PropKeyId(3), Value::Bool(true))],
     };
-    assert_eq!(hex(&e.encode()), "01 01 00 00 00 3f 01 03 01 01");
+    assert_eq!(hex(&e.encode().unwrap()), "01 01 00 00 00 3f 01 03 01 01");
 }
 
 #[test]
@@ -167,7 +167,7 @@ fn golden_catalog_record() {
         }),
     };
     assert_eq!(
-        hex(&c.encode()),
+        hex(&c.encode().unwrap()),
         "01 01 01 41 01 01 52 00 01 00 00 01 01 70 01 00 00 01 01 65 04"
     );
 }
@@ -186,10 +186,10 @@ fn golden_annotations_record() {
         props: vec![],
     };
     assert_eq!(
-        hex(&a.encode()),
+        hex(&a.encode().unwrap()),
         "01 00 01 02 01 01 64 02 01 78 02 79 7a 00"
     );
-    assert_eq!(AnnotationsRecord::decode(&a.encode()).unwrap(), a);
+    assert_eq!(AnnotationsRecord::decode(&a.encode().unwrap()).unwrap(), a);
 }
 
 #[test]

@@ -120,8 +120,8 @@ proptest! {
         props.dedup_by_key(|(k, _)| *k);
         // NaN != NaN: compare through the encoding instead of PartialEq.
         let rec = NodeRecord { label: LabelId(label), key, props, description };
-        let bytes = rec.encode();
-        prop_assert_eq!(NodeRecord::decode(&bytes).unwrap().encode(), bytes);
+        let bytes = rec.encode().unwrap();
+        prop_assert_eq!(NodeRecord::decode(&bytes).unwrap().encode().unwrap(), bytes);
     }
 
     #[test]
@@ -173,7 +173,8 @@ fn unknown_record_version_is_refused() {
         props: vec![],
         description: None,
     }
-    .encode();
+    .encode()
+    .unwrap();
     bytes[0] = 9;
     assert_eq!(
         NodeRecord::decode(&bytes),
@@ -182,4 +183,22 @@ fn unknown_record_version_is_refused() {
             supported: codec::RECORD_VERSION
         })
     );
+}
+
+/// A value whose serialisation fails, as a future record type's might (issue 15, defect 9):
+/// the codec must report it, not store a 1-byte record that no longer decodes.
+struct Unencodable;
+
+impl serde::Serialize for Unencodable {
+    fn serialize<S: serde::Serializer>(&self, _: S) -> Result<S::Ok, S::Error> {
+        Err(serde::ser::Error::custom("refused on purpose"))
+    }
+}
+
+#[test]
+fn a_serialisation_error_is_an_error_not_a_short_record() {
+    match codec::encode(&Unencodable) {
+        Err(FormatError::Codec(_)) => {}
+        other => panic!("expected a codec error, got {other:?}"),
+    }
 }

@@ -300,7 +300,8 @@ impl<'g> BulkLoad<'g> {
         new: &NodeRecord,
     ) -> Result<()> {
         self.index_entries(catalog, id, Some(old), Some(new))?;
-        self.put(Family::Node, NodeKey(id).encode(), new.encode())?;
+        let value = new.encode().map_err(EngineError::encode("node record"))?;
+        self.put(Family::Node, NodeKey(id).encode(), value)?;
         self.changes.nodes_upserted.push(id);
         if commit::props_differ(Some(old), Some(new)) {
             self.changes.props_touched.push(id);

@@ -74,13 +74,12 @@ pub(crate) fn commit(
     let meta = graph.cf(cf::META)?;
     if let Some(catalog) = &c.catalog {
         failpoint!("commit.catalog_update");
+        let record = (catalog.record().encode()).map_err(EngineError::encode("catalog record"))?;
+        let annotations =
+            (catalog.annotations().encode()).map_err(EngineError::encode("annotations record"))?;
+        c.batch.put_cf(meta, MetaKey::Catalog.encode(), record);
         c.batch
-            .put_cf(meta, MetaKey::Catalog.encode(), catalog.record().encode());
-        c.batch.put_cf(
-            meta,
-            MetaKey::Annotations.encode(),
-            catalog.annotations().encode(),
-        );
+            .put_cf(meta, MetaKey::Annotations.encode(), annotations);
     }
     if c.next_node_id != state.next_node_id {
         c.batch.put_cf(

@@ -27,6 +27,12 @@ pub enum EngineError {
         what: &'static str,
         source: FormatError,
     },
+    /// A record the codec could not encode: the write stops before any of it is stored.
+    #[error("cannot encode {what}: {source}")]
+    Encode {
+        what: &'static str,
+        source: FormatError,
+    },
     /// A second writer where it would wait for ever (on the thread that holds the writer) or
     /// longer than it asked to.
     #[error("the writer of database {path} is busy: {reason}")]
@@ -52,6 +58,11 @@ impl EngineError {
     /// Maps a decoding error of `what` to [`EngineError::Corrupt`].
     pub fn corrupt(what: &'static str) -> impl FnOnce(FormatError) -> EngineError {
         move |source| EngineError::Corrupt { what, source }
+    }
+
+    /// Maps an encoding error of `what` to [`EngineError::Encode`].
+    pub fn encode(what: &'static str) -> impl FnOnce(FormatError) -> EngineError {
+        move |source| EngineError::Encode { what, source }
     }
 }
 

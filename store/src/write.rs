@@ -504,6 +504,11 @@ impl<'g> Writer<'g> {
         old: Option<&NodeRecord>,
         new: Option<&NodeRecord>,
     ) -> Result<()> {
+        // Encoded first, so that a record the codec refuses leaves the batch untouched.
+        let value = new
+            .map(NodeRecord::encode)
+            .transpose()
+            .map_err(EngineError::encode("node record"))?;
         let prop_cf = self.graph.cf(cf::PROP)?;
         let (deletes, puts) = commit::index_changes(self.catalog().indexes(), id, old, new)?;
         for k in deletes {
@@ -513,10 +518,8 @@ impl<'g> Writer<'g> {
             self.batch.put_cf(prop_cf, k, []);
         }
         let node_cf = self.graph.cf(cf::NODE)?;
-        match new {
-            Some(rec) => self
-                .batch
-                .put_cf(node_cf, NodeKey(id).encode(), rec.encode()),
+        match value {
+            Some(bytes) => self.batch.put_cf(node_cf, NodeKey(id).encode(), bytes),
             None => self.batch.delete_cf(node_cf, NodeKey(id).encode()),
         }
         self.set_node(id, new.cloned());
@@ -672,7 +675,9 @@ impl<'g> Writer<'g> {
         if old.as_ref() == Some(&props) {
             return Ok(false);
         }
-        let value = props.encode();
+        let value = props
+            .encode()
+            .map_err(EngineError::encode("edge properties"))?;
         let out_key = OutEdgeKey { src, rel, dst };
         self.batch
             .put_cf(self.graph.cf(cf::OUT)?, out_key.encode(), &value);

@@ -190,7 +190,7 @@ fn a_reader_does_not_see_an_import_that_has_not_committed() {
                     props: vec![],
                     description: None,
                 };
-                s.put(NodeKey(NodeId(*id)).encode(), rec.encode())
+                s.put(NodeKey(NodeId(*id)).encode(), rec.encode().unwrap())
             })
             .unwrap(),
     );
@@ -212,7 +212,7 @@ fn a_reader_does_not_see_an_import_that_has_not_committed() {
                     rel: knows,
                     dst: ann,
                 };
-                s.put(key.encode(), EdgeProps::default().encode())
+                s.put(key.encode(), EdgeProps::default().encode().unwrap())
             })
             .unwrap(),
     );
