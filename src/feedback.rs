@@ -24,7 +24,8 @@ impl Cairn {
     /// Feeds gold correctness back for an answer without an id (an evaluation); call
     /// [`Cairn::save_strategies`] once at the end.
     pub fn learn(&self, outcome: &AskOutcome, correct: bool) -> Result<(), CairnError> {
-        self.lock_strategies()?.learn(&outcome.plan, correct);
+        self.lock_strategies()?
+            .learn(outcome.plan.decision(), correct);
         Ok(())
     }
 
@@ -56,7 +57,7 @@ impl Cairn {
     /// Counts an answer (accepted when the validator passed it) and returns its id.
     pub(crate) fn record_answer(&self, outcome: &AskOutcome) -> u64 {
         match self.lock_strategies() {
-            Ok(mut s) => s.record(&outcome.plan, !outcome.answer.uncertain),
+            Ok(mut s) => s.record(outcome.plan.decision(), !outcome.answer.uncertain),
             Err(_) => 0,
         }
     }

@@ -19,7 +19,7 @@
 use crate::catalog::EngineCatalog;
 use crate::explore::EntrySearch;
 use crate::llm::{data_block, json_object, LlmBackend, Message, DATA_RULE};
-use crate::strategy::Strategies;
+use crate::strategy::{path_shape, Decision, Strategies};
 use crate::vocab::{self, is_stopword, lexicon, schema_words, word_match, SchemaWord};
 use crate::AgentError;
 use cairn_embed::{cosine, Embedder};
@@ -171,6 +171,20 @@ pub struct QueryPlan {
     /// Which question word was read as which relation of the path (stem, relation): what
     /// feedback on the answer confirms or refutes (see [`crate::strategy`]).
     pub choices: Vec<(String, String)>,
+}
+
+impl QueryPlan {
+    /// What the strategy record learns from an answer to this plan.
+    pub fn decision(&self) -> Decision {
+        Decision {
+            qtype: self.qtype.name().to_owned(),
+            shape: match &self.attribute {
+                Some(a) => format!(".{a}"),
+                None => path_shape(&self.path),
+            },
+            choices: self.choices.clone(),
+        }
+    }
 }
 
 /// Node names, lower-cased word sequences → nodes, built once from a label scan.
@@ -1472,7 +1486,6 @@ fn learned_prior(l: &Strategies, steps: &[Step], cues: &[Cue<'_>], matches: &Cue
         .iter()
         .map(|(w, r)| l.choice_prior(w, r))
         .sum();
-    let shape: Vec<String> = steps.iter().map(ToString::to_string).collect();
     // The question type is not known while paths are ranked: a path of one step answers a
     // relation question, a longer one a multi-hop question.
     let qtype = if steps.len() <= 1 {
@@ -1480,7 +1493,7 @@ fn learned_prior(l: &Strategies, steps: &[Step], cues: &[Cue<'_>], matches: &Cue
     } else {
         QuestionType::MultiHop
     };
-    choices + l.shape_prior(qtype.name(), &shape.join(" -> "))
+    choices + l.shape_prior(qtype.name(), &path_shape(steps))
 }
 
 /// A candidate path: score, steps and a few of the nodes it ends at.

@@ -13,7 +13,6 @@
 //! first), and the last [`MAX_RECENT`] answers of the session awaiting feedback (in memory only:
 //! an answer id names an answer of the running process).
 
-use crate::planner::QueryPlan;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, VecDeque};
 use std::fmt::Write as _;
@@ -67,9 +66,17 @@ impl Counts {
 #[derive(Clone, Debug)]
 struct Recorded {
     id: u64,
-    qtype: String,
-    shape: String,
-    choices: Vec<(String, String)>,
+    decision: Decision,
+}
+
+/// What one answer teaches: its question type, its plan's shape ([`path_shape`], or `.name` for
+/// an attribute) and its word → relation choices. The planner describes its plans this way, so
+/// that this module needs nothing of the planner's.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Decision {
+    pub qtype: String,
+    pub shape: String,
+    pub choices: Vec<(String, String)>,
 }
 
 /// The learned strategies of one database.
@@ -104,16 +111,11 @@ impl Strategies {
         self.shapes.is_empty() && self.choices.is_empty()
     }
 
-    /// Records an answer to `plan`; returns the id feedback names it by.
-    pub fn record(&mut self, plan: &QueryPlan, accepted: bool) -> u64 {
+    /// Records an answer; returns the id feedback names it by.
+    pub fn record(&mut self, decision: Decision, accepted: bool) -> u64 {
         self.next_id += 1;
         let id = self.next_id;
-        let r = Recorded {
-            id,
-            qtype: plan.qtype.name().to_owned(),
-            shape: shape(plan),
-            choices: plan.choices.clone(),
-        };
+        let r = Recorded { id, decision };
         if accepted {
             self.count(&r, |c| c.accepted += 1);
         }
@@ -136,15 +138,10 @@ impl Strategies {
         Ok(())
     }
 
-    /// Feedback on an answer to `plan` that was not recorded (an evaluation feeding back gold
+    /// Feedback on an answer that was not recorded (an evaluation feeding back gold
     /// correctness as it goes).
-    pub fn learn(&mut self, plan: &QueryPlan, correct: bool) {
-        let r = Recorded {
-            id: 0,
-            qtype: plan.qtype.name().to_owned(),
-            shape: shape(plan),
-            choices: plan.choices.clone(),
-        };
+    pub fn learn(&mut self, decision: Decision, correct: bool) {
+        let r = Recorded { id: 0, decision };
         self.count(&r, |c| bump(c, correct));
     }
 
@@ -206,11 +203,11 @@ impl Strategies {
     fn count(&mut self, r: &Recorded, f: impl Fn(&mut Counts)) {
         f(self
             .shapes
-            .entry(r.qtype.clone())
+            .entry(r.decision.qtype.clone())
             .or_default()
-            .entry(r.shape.clone())
+            .entry(r.decision.shape.clone())
             .or_default());
-        for (p, rel) in &r.choices {
+        for (p, rel) in &r.decision.choices {
             f(self
                 .choices
                 .entry(p.clone())
@@ -255,11 +252,8 @@ fn bound(map: &mut BTreeMap<String, BTreeMap<String, Counts>>, max: usize) {
     }
 }
 
-/// A plan's shape: its relation sequence as EXPLORE writes it ("children -> <spouse").
-pub(crate) fn shape(plan: &QueryPlan) -> String {
-    if let Some(a) = &plan.attribute {
-        return format!(".{a}");
-    }
-    let steps: Vec<String> = plan.path.iter().map(ToString::to_string).collect();
+/// A path's shape: its relation sequence as EXPLORE writes it ("children -> <spouse").
+pub fn path_shape<S: ToString>(steps: &[S]) -> String {
+    let steps: Vec<String> = steps.iter().map(ToString::to_string).collect();
     steps.join(" -> ")
 }

@@ -4,12 +4,15 @@
 # import, asks every question in one process and prints one machine-readable line per set.
 # A benchmark, not a CI test. KGQA_DATA names the directory holding pathquestion/ and wc2014/
 # (default: shared/datasets/kgqa-dev beside the repository, where the development machines keep it).
-#   usage: bash benches/qa/run.sh [work-dir]   (LABELS="--infer-labels" to infer labels; default one Entity label)
+#   usage: bash benches/qa/run.sh [work-dir]   (LABELS="--infer-labels" to infer labels; default one Entity label;
+#   EMBEDDER=minilm to import with MiniLM — CAIRN pointing at a binary built with `--features minilm`
+#   and CAIRN_MINILM_DIR set; default: the embedder a new database gets, hash)
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/../.." && pwd)"
 data="${KGQA_DATA:-$repo/../shared/datasets/kgqa-dev}"
 work="${1:-$(mktemp -d)}"
 labels="${LABELS:-}"
+embedder="${EMBEDDER:+--embedder $EMBEDDER}"
 cairn="${CAIRN:-$repo/target/release/cairn}"
 [ -x "$cairn" ] || { cargo build --release --manifest-path "$repo/Cargo.toml" >&2; }
 mkdir -p "$work"
@@ -17,7 +20,7 @@ run() { # name kind questions kb
   local name="$1" kind="$2" questions="$3" kb="$4" db="$work/$1.cairn"
   python3 "$repo/benches/qa/questions.py" "$kind" "$data/$questions" "$work/$name.jsonl" "$name"
   rm -rf "$db"
-  "$cairn" --db "$db" import "$data/$kb" --format triples $labels --no-index >&2
+  "$cairn" --db "$db" import "$data/$kb" --format triples $labels $embedder --no-index >&2
   "$cairn" --db "$db" eval --questions "$work/$name.jsonl" --json "$work/$name.records.jsonl" --misses 0 \
     | sed -n "s/^summary /$name /p"
 }
