@@ -73,7 +73,7 @@ pub(crate) fn ask(
         _ => None,
     };
     let outcome = cairn.ask(question, &CancelToken::default(), llm)?;
-    print_answer(&cairn, &outcome, format)
+    print_answer(&cairn, &outcome, format, false)
 }
 
 fn quote(s: &str) -> String {
@@ -100,11 +100,13 @@ fn path_text(cairn: &Cairn, path: &[PathStep]) -> Result<String, Failure> {
     Ok(out)
 }
 
-/// Prints an ASK outcome: the answer, each item with its evidence, and the validation.
+/// Prints an ASK outcome: the answer, each item with its evidence, and the validation; in the
+/// shell (`in_shell`) also the answer id `.feedback` names, which lives only in that process.
 pub(crate) fn print_answer(
     cairn: &Cairn,
     o: &AskOutcome,
     format: OutputFormat,
+    in_shell: bool,
 ) -> Result<(), Failure> {
     let a = &o.answer;
     if format == OutputFormat::Json {
@@ -158,8 +160,8 @@ pub(crate) fn print_answer(
     for p in v.problems.iter().take(10) {
         outln!("  problem: {p}");
     }
-    if let Some(id) = o.answer_id {
-        outln!("answer id {id} (feedback: `.feedback {id} correct|wrong` in the shell)");
+    if let Some(id) = o.answer_id.filter(|_| in_shell) {
+        outln!("answer id {id} (feedback: `.feedback {id} correct|wrong`)");
     }
     Ok(())
 }

@@ -927,7 +927,7 @@ fn print_output(
 ) -> Result<(), Failure> {
     match out {
         Output::Text(t) => outln!("{t}"),
-        Output::Answer(a) => ask_cli::print_answer(cairn, &a, format)?,
+        Output::Answer(a) => ask_cli::print_answer(cairn, &a, format, false)?,
         Output::Exploration(e) => render::exploration(cairn, &e, format, elapsed)?,
     }
     Ok(())

@@ -296,7 +296,9 @@ impl Session<'_> {
                 Ok(())
             }
             Ok(Output::Exploration(e)) => self.exploration(&e, elapsed),
-            Ok(Output::Answer(a)) => super::ask_cli::print_answer(self.cairn, &a, self.format),
+            Ok(Output::Answer(a)) => {
+                super::ask_cli::print_answer(self.cairn, &a, self.format, true)
+            }
             Err(e) => Err(Failure::from(e)),
         };
         if let Err(f) = shown {
