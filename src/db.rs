@@ -135,7 +135,13 @@ impl Cairn {
         } else {
             VectorStore::new(&graph, &options.path)
         };
-        let strategies = cairn_agent::strategy::Strategies::decode(graph.strategies()?.as_deref())?;
+        // A learned prior is not worth refusing the database for: a damaged record is set
+        // aside (and replaced by the next feedback), with a warning.
+        let strategies = cairn_agent::strategy::Strategies::decode(graph.strategies()?.as_deref())
+            .unwrap_or_else(|e| {
+                tracing::warn!("{e}; starting with no learned strategies");
+                cairn_agent::strategy::Strategies::default()
+            });
         Ok(Cairn {
             vectors,
             table: TableKeeper::new(Arc::clone(&graph), options.table),

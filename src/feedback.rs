@@ -31,7 +31,7 @@ impl Cairn {
 
     /// Writes the strategy record through the commit path.
     pub fn save_strategies(&self) -> Result<(), CairnError> {
-        let bytes = self.lock_strategies()?.encode();
+        let bytes = self.lock_strategies()?.encode()?;
         let mut w = self.graph().writer()?;
         w.put_strategies(&bytes)?;
         w.commit()?;

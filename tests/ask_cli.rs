@@ -156,3 +156,28 @@ fn feedback_persists_and_changes_a_plan() {
     let shown = out(&cairn(&["--db", db_s, "query", "-e", "SHOW STRATEGIES"]));
     assert!(shown.contains("zorp -> "), "{shown}");
 }
+
+/// A damaged strategy record (a learned prior) does not make the database unopenable: the open
+/// warns and starts with nothing learned, and the next feedback replaces the record.
+#[test]
+fn a_damaged_strategy_record_is_set_aside() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("db");
+    {
+        let g = cairn_store::Graph::open(&db, Default::default()).unwrap();
+        let mut w = g.writer().unwrap();
+        w.put_strategies(b"{not json").unwrap();
+        w.commit().unwrap();
+    }
+    let o = cairn(&[
+        "--db",
+        db.to_str().unwrap(),
+        "query",
+        "-e",
+        "SHOW STRATEGIES",
+    ]);
+    let stdout = out(&o);
+    assert!(stdout.contains("no strategies recorded yet"), "{stdout}");
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(stderr.contains("strategy record is not valid"), "{stderr}");
+}

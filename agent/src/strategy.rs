@@ -35,6 +35,8 @@ const SHAPE_WEIGHT: f64 = 0.2;
 pub enum StrategyError {
     #[error("the stored strategy record is not valid: {0}")]
     Corrupt(String),
+    #[error("the strategy record cannot be encoded: {0}")]
+    Encode(String),
     #[error("no answer {0} in this session (feedback names an answer id printed by ASK)")]
     UnknownAnswer(u64),
 }
@@ -101,9 +103,10 @@ impl Strategies {
         }
     }
 
-    /// The record as stored.
-    pub fn encode(&self) -> Vec<u8> {
-        serde_json::to_vec(self).unwrap_or_default()
+    /// The record as stored; an error rather than an empty record, which would erase what
+    /// was learned.
+    pub fn encode(&self) -> Result<Vec<u8>, StrategyError> {
+        serde_json::to_vec(self).map_err(|e| StrategyError::Encode(e.to_string()))
     }
 
     /// Nothing learned.
