@@ -7,13 +7,14 @@
 use crate::catalog::Catalog;
 use crate::cf;
 use crate::changes::ChangeSet;
+use crate::describe;
 use crate::error::{EngineError, Result};
 use crate::failpoint;
 use crate::graph::Graph;
 use crate::lock::WriterState;
 use crate::max_degree::DegreeGrowth;
 use cairn_storage_format::records::encode_u64;
-use cairn_storage_format::{IndexDef, MetaKey, NodeId, NodeRecord, PropIndexKey, Value};
+use cairn_storage_format::{IndexDef, MetaKey, NameKey, NodeId, NodeRecord, PropIndexKey, Value};
 use rocksdb::{WriteBatch, WriteOptions};
 use std::sync::atomic::Ordering;
 use std::sync::mpsc::{channel, Receiver};
@@ -172,6 +173,45 @@ pub(crate) fn index_changes(
         }
     }
     Ok((deletes, puts))
+}
+
+/// Puts into `batch` the index upkeep of node `id` going from `old` to `new` (`None`: no
+/// record): its property-index entries under `catalog`'s indexes and its name-index entry. The
+/// one function every path that writes a node record calls (writer and bulk loader), so the
+/// indexes cannot drift from the records.
+pub(crate) fn index_upkeep(
+    graph: &Graph,
+    batch: &mut WriteBatch,
+    catalog: &Catalog,
+    id: NodeId,
+    old: Option<&NodeRecord>,
+    new: Option<&NodeRecord>,
+) -> Result<()> {
+    let (deletes, puts) = index_changes(catalog.indexes(), id, old, new)?;
+    let prop_cf = graph.cf(cf::PROP)?;
+    for k in deletes {
+        batch.delete_cf(prop_cf, k);
+    }
+    for k in puts {
+        batch.put_cf(prop_cf, k, []);
+    }
+    let name_of = |r: Option<&NodeRecord>| r.and_then(|r| describe::index_name(r, catalog));
+    let (old_name, new_name) = (name_of(old), name_of(new));
+    let (old_label, new_label) = (old.map(|r| r.label), new.map(|r| r.label));
+    if (&old_name, old_label) != (&new_name, new_label) {
+        let name_cf = graph.cf(cf::NAME)?;
+        if let Some(name) = old_name {
+            batch.delete_cf(name_cf, NameKey { name, node: id }.encode());
+        }
+        if let (Some(name), Some(label)) = (new_name, new_label) {
+            batch.put_cf(
+                name_cf,
+                NameKey { name, node: id }.encode(),
+                label.0.to_be_bytes(),
+            );
+        }
+    }
+    Ok(())
 }
 
 /// Whether the property values of two versions of a node differ.
