@@ -336,6 +336,14 @@ impl<'g> BulkLoad<'g> {
         Ok(())
     }
 
+    /// Deletes the vector of existing node `id` in the final batch.
+    pub fn drop_vector(&mut self, id: NodeId) -> Result<()> {
+        let handle = self.graph.cf(cf::VECTOR)?;
+        self.batch.delete_cf(handle, NodeKey(id).encode());
+        self.changes.vectors_touched.push(id);
+        Ok(())
+    }
+
     /// Writes edge `key` with encoded properties `props` in the final batch: its `out` key when
     /// the source existed before the load, its `in` key when the destination did (the others go
     /// to files). An edge between two existing nodes is listed in the change set.
