@@ -317,10 +317,15 @@ pub enum MetaKey {
     /// the batch of the commit that raises it, never lowered (a high-water mark), so that the
     /// executor's connectivity normaliser needs no scan of the degrees.
     MaxDegree,
+    /// `vectors_at`: the counter of the last commit that changed what the vector index holds
+    /// (a vector written or dropped, a node removed, an import), u64 BE; absent means none
+    /// since the database was created. A vector-index file saved at any counter from this one
+    /// on holds the current vectors.
+    VectorsAt,
 }
 
 impl MetaKey {
-    pub const ALL: [MetaKey; 8] = [
+    pub const ALL: [MetaKey; 9] = [
         MetaKey::Format,
         MetaKey::Catalog,
         MetaKey::NextNodeId,
@@ -329,6 +334,7 @@ impl MetaKey {
         MetaKey::Annotations,
         MetaKey::Strategies,
         MetaKey::MaxDegree,
+        MetaKey::VectorsAt,
     ];
 
     pub fn encode(&self) -> &'static [u8] {
@@ -341,6 +347,7 @@ impl MetaKey {
             MetaKey::Annotations => b"annotations",
             MetaKey::Strategies => b"strategies",
             MetaKey::MaxDegree => b"max_degree",
+            MetaKey::VectorsAt => b"vectors_at",
         }
     }
 

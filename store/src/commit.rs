@@ -38,6 +38,13 @@ impl Graph {
     pub fn commits(&self) -> u64 {
         self.commits.load(Ordering::SeqCst)
     }
+
+    /// The counter of the last commit that changed what a vector index holds
+    /// ([`ChangeSet::touches_vectors`]; persisted as `meta/vectors_at`, 0 if none): an index
+    /// saved at any counter from this one to [`Graph::commits`] is current.
+    pub fn vectors_changed_at(&self) -> u64 {
+        self.vectors_at.load(Ordering::SeqCst)
+    }
 }
 
 /// One commit, ready to go: the batch of the changes, and what they mean.
@@ -102,6 +109,11 @@ pub(crate) fn commit(
     c.changes.commit = counter;
     c.changes.catalog_changed = c.catalog.is_some();
     c.changes.normalize();
+    let vectors_at = c.changes.touches_vectors().then_some(counter);
+    if let Some(at) = vectors_at {
+        c.batch
+            .put_cf(meta, MetaKey::VectorsAt.encode(), encode_u64(at));
+    }
 
     let mut opts = WriteOptions::default();
     opts.set_sync(c.sync);
@@ -116,6 +128,9 @@ pub(crate) fn commit(
     failpoint!("commit.after_write");
     state.next_node_id = c.next_node_id;
     state.commits = counter;
+    if let Some(at) = vectors_at {
+        graph.vectors_at.store(at, Ordering::SeqCst);
+    }
     graph.commits.store(counter, Ordering::SeqCst);
     if let Some(max) = max_degree {
         graph.max_degree.store(max, Ordering::SeqCst);

@@ -97,6 +97,8 @@ pub struct Graph {
     writer: WriterSlot,
     /// The commit counter as of the last commit, for readers (the writer's copy is in `writer`).
     pub(crate) commits: AtomicU64,
+    /// The last commit that changed what a vector index holds (see `Graph::vectors_changed_at`).
+    pub(crate) vectors_at: AtomicU64,
     /// The largest degree (see `Graph::max_degree`), as of the last commit.
     pub(crate) max_degree: AtomicU64,
     /// Reads issued to RocksDB by kind (see `Graph::read_ops`).
@@ -141,13 +143,15 @@ pub struct Freshness {
 
 /// What is committed, read from `meta`: the catalog, the next node id, and whether an import
 /// marker is present.
-struct Committed {
-    catalog: CatalogRecord,
+pub(crate) struct Committed {
+    pub(crate) catalog: CatalogRecord,
     /// `meta/annotations` (absent in databases written before annotations: none).
     annotations: AnnotationsRecord,
     next_node_id: u64,
     /// The commit counter (`meta/commits`; 0 in databases written before it existed).
-    commits: u64,
+    pub(crate) commits: u64,
+    /// `meta/vectors_at` (absent: 0).
+    vectors_at: u64,
     import_pending: bool,
 }
 
@@ -288,8 +292,10 @@ impl Graph {
         if !read_only {
             marker::roll_back(&db)?;
         }
-        let committed = read_committed(&db)?;
-        crate::names::upgrade(&db, &path, &committed.catalog, found, !read_only)?;
+        let mut committed = read_committed(&db)?;
+        if crate::names::upgrade(&db, &path, &committed, found, !read_only)? {
+            committed.vectors_at = committed.commits;
+        }
         let max_degree = crate::stats::load_max_degree(&db, !read_only)?;
         let secondary = secondary_dir.map(|dir| Secondary {
             dir,
@@ -308,6 +314,7 @@ impl Graph {
                 commits: committed.commits,
             }),
             commits: AtomicU64::new(committed.commits),
+            vectors_at: AtomicU64::new(committed.vectors_at),
             max_degree: AtomicU64::new(max_degree),
             ops: Default::default(),
             subscribers: Subscribers::default(),
@@ -377,6 +384,8 @@ impl Graph {
             Catalog::from_record(committed.catalog).with_annotations(committed.annotations),
         );
         self.commits.store(committed.commits, Ordering::SeqCst);
+        self.vectors_at
+            .store(committed.vectors_at, Ordering::SeqCst);
         self.max_degree.store(
             crate::stats::load_max_degree(&self.db, false)?,
             Ordering::SeqCst,
@@ -601,6 +610,10 @@ fn read_committed(db: &DB) -> Result<Committed> {
         Some(bytes) => decode_u64(&bytes).map_err(EngineError::corrupt("commit counter"))?,
         None => 0,
     };
+    let vectors_at = match db.get_cf(meta, MetaKey::VectorsAt.encode())? {
+        Some(bytes) => decode_u64(&bytes).map_err(EngineError::corrupt("vectors_at counter"))?,
+        None => 0,
+    };
     let import_pending = db
         .get_pinned_cf(meta, MetaKey::ImportPending.encode())?
         .is_some();
@@ -609,6 +622,7 @@ fn read_committed(db: &DB) -> Result<Committed> {
         annotations,
         next_node_id,
         commits,
+        vectors_at,
         import_pending,
     })
 }

@@ -6,9 +6,10 @@ use crate::catalog::Catalog;
 use crate::cf;
 use crate::describe;
 use crate::error::{EngineError, Result};
+use crate::graph::Committed;
 use crate::graph::Graph;
 use cairn_storage_format::records::encode_u64;
-use cairn_storage_format::{CatalogRecord, MetaKey, NameKey, NodeKey, NodeRecord};
+use cairn_storage_format::{MetaKey, NameKey, NodeKey, NodeRecord};
 use rocksdb::{WriteBatch, WriteOptions, DB};
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -49,19 +50,21 @@ fn expected_entries(
     Ok(())
 }
 
-/// Brings a database of format `found` up to the name index: nothing when it has it; on a
-/// writable open, one scan of the `node` column family whose entries go in before the format
-/// stamp moves to 2 (a build cut short is redone from scratch at the next open); on a read-only
-/// open, which cannot write, [`EngineError::OldFormat`].
+/// Brings a database of format `found` up to format 2: nothing when it is there (false); on a
+/// writable open, the name index from one scan of the `node` column family and
+/// `meta/vectors_at` set to the commit counter (format 1 kept no such record: only a
+/// vector-index file of the current counter stays valid), written before the format stamp
+/// moves to 2 (a build cut short is redone from scratch at the next open), then true; on a
+/// read-only open, which cannot write, [`EngineError::OldFormat`].
 pub(crate) fn upgrade(
     db: &DB,
     path: &Path,
-    catalog: &CatalogRecord,
+    committed: &Committed,
     found: u64,
     writable: bool,
-) -> Result<()> {
+) -> Result<bool> {
     if found >= NAME_INDEX_FORMAT {
-        return Ok(());
+        return Ok(false);
     }
     if !writable {
         return Err(EngineError::OldFormat {
@@ -75,7 +78,7 @@ pub(crate) fn upgrade(
         "database {} has format {found}: building its name index once",
         path.display()
     );
-    let catalog = Catalog::from_record(catalog.clone());
+    let catalog = Catalog::from_record(committed.catalog.clone());
     let (name_cf, meta) = (handle(db, cf::NAME)?, handle(db, cf::META)?);
     let mut batch = WriteBatch::default();
     // Names are UTF-8, which never holds 0xFF: this range is the whole column family.
@@ -91,6 +94,11 @@ pub(crate) fn upgrade(
     })?;
     batch.put_cf(
         meta,
+        MetaKey::VectorsAt.encode(),
+        encode_u64(committed.commits),
+    );
+    batch.put_cf(
+        meta,
         MetaKey::Format.encode(),
         encode_u64(NAME_INDEX_FORMAT),
     );
@@ -101,7 +109,7 @@ pub(crate) fn upgrade(
         "name index built: {entries} names in {:.1} s",
         started.elapsed().as_secs_f64()
     );
-    Ok(())
+    Ok(true)
 }
 
 impl Graph {
