@@ -1,9 +1,9 @@
 //! The planner agent: turns a question into an EXPLORE plan.
 //!
 //! 1. **Entities**: every run of words in the question is looked up among node names (the
-//!    name/title property), longest run first; a declared property index answers the lookup,
-//!    else an in-memory map built once from a label scan. A quoted phrase that names nothing
-//!    exactly is linked by vector similarity instead.
+//!    name/title property), longest run first, in the store's name index (a few seeks per
+//!    question word, nothing read per node). A quoted phrase that names nothing exactly is
+//!    linked by vector similarity instead.
 //! 2. **Type**: counting or superlative words make an *aggregation*; a property cue ("when",
 //!    "year", "how many citations") an *attribute*; otherwise the relation path decides between
 //!    a *direct relation* (one hop) and *multi-hop*.
