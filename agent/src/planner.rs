@@ -204,6 +204,8 @@ impl fmt::Debug for Planner<'_> {
     }
 }
 
+/// The spans of a question that name nodes, as (start word, length) → the nodes and labels.
+type NameSpans = HashMap<(usize, usize), Vec<(NodeId, LabelId)>>;
 /// Two paths whose ends meet: from the main entity, and from the conjunct.
 type PathPair = (Vec<Step>, Vec<Step>);
 /// A relation sequence found in the data, with the labels of the nodes it ends at and a few
@@ -503,10 +505,7 @@ impl<'g> Planner<'g> {
     /// Every span of the question that is a node name, by the store's name index: per start
     /// word, one seek per length while longer names continue the span (`NameHits::longer`),
     /// so a question costs a few seeks per word rather than a read of every node.
-    fn name_spans(
-        &self,
-        words: &[Word],
-    ) -> Result<HashMap<(usize, usize), Vec<(NodeId, LabelId)>>, AgentError> {
+    fn name_spans(&self, words: &[Word]) -> Result<NameSpans, AgentError> {
         let mut out = HashMap::new();
         for start in 0..words.len() {
             let mut key = String::new();
