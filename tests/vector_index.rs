@@ -102,6 +102,25 @@ fn index_answers_like_exact_search() {
     assert_eq!(key(&with_index), key(&without));
 }
 
+/// A commit that changes no vector: a property that is not the description, and an edge.
+fn vector_neutral_write(db: &Cairn) {
+    let mut w = db.graph().writer().unwrap();
+    let a = w
+        .upsert_node(
+            "Author",
+            &author_key(0),
+            [("h_index", cairn::Value::from(99i64))],
+            None,
+        )
+        .unwrap();
+    let p = w
+        .node_id(w.catalog().label_id("Paper").unwrap(), &paper_key(1))
+        .unwrap()
+        .unwrap();
+    w.add_edge(a, "AUTHORED", p, Default::default()).unwrap();
+    w.commit().unwrap();
+}
+
 #[test]
 fn reopen_loads_or_rebuilds_and_answers_the_same() {
     let dir = tempfile::tempdir().unwrap();
@@ -116,21 +135,7 @@ fn reopen_loads_or_rebuilds_and_answers_the_same() {
         assert_eq!(db.refresh_index().unwrap(), Refresh::Loaded);
         assert_eq!(answers(&db), before);
         // A write that leaves every vector alone keeps the index (the stamp is the vectors').
-        let mut w = db.graph().writer().unwrap();
-        let a = w
-            .upsert_node(
-                "Author",
-                &author_key(0),
-                [("h_index", cairn::Value::from(99i64))],
-                None,
-            )
-            .unwrap();
-        let p = w
-            .node_id(w.catalog().label_id("Paper").unwrap(), &paper_key(1))
-            .unwrap()
-            .unwrap();
-        w.add_edge(a, "AUTHORED", p, Default::default()).unwrap();
-        w.commit().unwrap();
+        vector_neutral_write(&db);
         assert_eq!(db.refresh_index().unwrap(), Refresh::Current);
     }
     // Crash-like stop: the file is gone.
@@ -469,17 +474,7 @@ fn the_file_is_rewritten_only_for_vector_changes_and_survives_a_crash_before_clo
     {
         let db = Cairn::open(dir.path()).unwrap();
         assert_eq!(db.refresh_index().unwrap(), Refresh::Loaded);
-        let mut w = db.graph().writer().unwrap();
-        let a = w
-            .node_id(w.catalog().label_id("Author").unwrap(), &author_key(0))
-            .unwrap()
-            .unwrap();
-        let p = w
-            .node_id(w.catalog().label_id("Paper").unwrap(), &paper_key(1))
-            .unwrap()
-            .unwrap();
-        w.add_edge(a, "AUTHORED", p, Default::default()).unwrap();
-        w.commit().unwrap();
+        vector_neutral_write(&db);
         assert_eq!(db.refresh_index().unwrap(), Refresh::Current);
     }
     assert!(
