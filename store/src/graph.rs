@@ -143,13 +143,13 @@ pub struct Freshness {
 
 /// What is committed, read from `meta`: the catalog, the next node id, and whether an import
 /// marker is present.
-pub(crate) struct Committed {
-    pub(crate) catalog: CatalogRecord,
+struct Committed {
+    catalog: CatalogRecord,
     /// `meta/annotations` (absent in databases written before annotations: none).
     annotations: AnnotationsRecord,
     next_node_id: u64,
     /// The commit counter (`meta/commits`; 0 in databases written before it existed).
-    pub(crate) commits: u64,
+    commits: u64,
     /// `meta/vectors_at` (absent: 0).
     vectors_at: u64,
     import_pending: bool,
@@ -293,7 +293,8 @@ impl Graph {
             marker::roll_back(&db)?;
         }
         let mut committed = read_committed(&db)?;
-        if crate::names::upgrade(&db, &path, &committed, found, !read_only)? {
+        let pieces = (&committed.catalog, committed.commits);
+        if crate::names::upgrade(&db, &path, pieces, found, !read_only)? {
             committed.vectors_at = committed.commits;
         }
         let max_degree = crate::stats::load_max_degree(&db, !read_only)?;
@@ -323,6 +324,13 @@ impl Graph {
             block_cache,
             secondary,
         })
+    }
+
+    /// Where the name index differs from a rebuild from the node records, one line per entry
+    /// (missing, extra or with another label); empty when they agree. One scan of `node` and
+    /// `name`: a consistency check (the tests and the crash harness use it), not for queries.
+    pub fn name_index_drift(&self) -> Result<Vec<String>> {
+        crate::names::drift(&self.db, &self.catalog())
     }
 
     /// Opens the database in directory `path` read-only, beside a writer that may hold it in

@@ -6,10 +6,8 @@ use crate::catalog::Catalog;
 use crate::cf;
 use crate::describe;
 use crate::error::{EngineError, Result};
-use crate::graph::Committed;
-use crate::graph::Graph;
 use cairn_storage_format::records::encode_u64;
-use cairn_storage_format::{MetaKey, NameKey, NodeKey, NodeRecord};
+use cairn_storage_format::{CatalogRecord, MetaKey, NameKey, NodeKey, NodeRecord};
 use rocksdb::{WriteBatch, WriteOptions, DB};
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -59,7 +57,7 @@ fn expected_entries(
 pub(crate) fn upgrade(
     db: &DB,
     path: &Path,
-    committed: &Committed,
+    (catalog, commits): (&CatalogRecord, u64),
     found: u64,
     writable: bool,
 ) -> Result<bool> {
@@ -78,7 +76,7 @@ pub(crate) fn upgrade(
         "database {} has format {found}: building its name index once",
         path.display()
     );
-    let catalog = Catalog::from_record(committed.catalog.clone());
+    let catalog = Catalog::from_record(catalog.clone());
     let (name_cf, meta) = (handle(db, cf::NAME)?, handle(db, cf::META)?);
     let mut batch = WriteBatch::default();
     // Names are UTF-8, which never holds 0xFF: this range is the whole column family.
@@ -92,11 +90,7 @@ pub(crate) fn upgrade(
         }
         Ok(())
     })?;
-    batch.put_cf(
-        meta,
-        MetaKey::VectorsAt.encode(),
-        encode_u64(committed.commits),
-    );
+    batch.put_cf(meta, MetaKey::VectorsAt.encode(), encode_u64(commits));
     batch.put_cf(
         meta,
         MetaKey::Format.encode(),
@@ -112,41 +106,37 @@ pub(crate) fn upgrade(
     Ok(true)
 }
 
-impl Graph {
-    /// Where the name index differs from a rebuild from the node records, one line per entry
-    /// (missing, extra or with another label); empty when they agree. One scan of `node` and
-    /// `name`: a consistency check (the tests and the crash harness use it), not for queries.
-    pub fn name_index_drift(&self) -> Result<Vec<String>> {
-        let catalog = self.catalog();
-        let mut expected = BTreeMap::new();
-        expected_entries(&self.db, &catalog, |k, v| {
-            expected.insert(k, v.to_vec());
-            Ok(())
-        })?;
-        let mut out = Vec::new();
-        let show = |k: &[u8]| match NameKey::decode(k) {
-            Ok(key) => format!("{:?} → node {}", key.name, key.node.0),
-            Err(_) => format!("undecodable key {k:?}"),
-        };
-        let mut it = self.db.raw_iterator_cf(self.cf(cf::NAME)?);
-        it.seek_to_first();
-        while let Some((k, v)) = it.item() {
-            match expected.remove(k) {
-                None => out.push(format!("extra entry {}", show(k))),
-                Some(label) if label != v => out.push(format!(
-                    "entry {} has label bytes {v:?}, record says {label:?}",
-                    show(k)
-                )),
-                Some(_) => {}
-            }
-            it.next();
+/// Where the name index of `db` differs from a rebuild from its node records under `catalog`
+/// (see `Graph::name_index_drift`).
+pub(crate) fn drift(db: &DB, catalog: &Catalog) -> Result<Vec<String>> {
+    let mut expected = BTreeMap::new();
+    expected_entries(db, catalog, |k, v| {
+        expected.insert(k, v.to_vec());
+        Ok(())
+    })?;
+    let mut out = Vec::new();
+    let show = |k: &[u8]| match NameKey::decode(k) {
+        Ok(key) => format!("{:?} → node {}", key.name, key.node.0),
+        Err(_) => format!("undecodable key {k:?}"),
+    };
+    let mut it = db.raw_iterator_cf(handle(db, cf::NAME)?);
+    it.seek_to_first();
+    while let Some((k, v)) = it.item() {
+        match expected.remove(k) {
+            None => out.push(format!("extra entry {}", show(k))),
+            Some(label) if label != v => out.push(format!(
+                "entry {} has label bytes {v:?}, record says {label:?}",
+                show(k)
+            )),
+            Some(_) => {}
         }
-        it.status()?;
-        out.extend(
-            expected
-                .keys()
-                .map(|k| format!("missing entry {}", show(k))),
-        );
-        Ok(out)
+        it.next();
     }
+    it.status()?;
+    out.extend(
+        expected
+            .keys()
+            .map(|k| format!("missing entry {}", show(k))),
+    );
+    Ok(out)
 }
