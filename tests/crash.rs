@@ -6,7 +6,7 @@
 //! After each run the database is reopened and checked against a model of what was
 //! acknowledged: every acknowledged change present, nothing unacknowledged visible, no torn
 //! group (the state must equal the model plus a prefix of the unacknowledged groups, in
-//! order), the property index agreeing with the records, the database answering EXPLORE, and no
+//! order), the property and name indexes agreeing with the records, the database answering EXPLORE, and no
 //! temporary file left after the open.
 //!
 //! `crash_points_short` (in `cargo test`) runs for about 30 seconds. The full run:
@@ -291,11 +291,16 @@ fn trace(stderr: &str) -> BTreeMap<String, u32> {
 }
 
 /// The state of the database in `db`, read through the facade, with the checks that need the
-/// open handle: the property index agrees with the records, and an EXPLORE answers.
+/// open handle: the property and name indexes agree with the records, and an EXPLORE answers.
 fn observe(db: &Path, context: &str) -> State {
     let cairn =
         Cairn::open(db).unwrap_or_else(|e| panic!("{context}: the database does not open: {e}"));
     let graph = cairn.graph();
+    let drift = graph.name_index_drift().unwrap();
+    assert!(
+        drift.is_empty(),
+        "{context}: the name index drifted: {drift:?}"
+    );
     let catalog = graph.catalog();
     let mut state = State {
         indexed: match (catalog.label_id("Item"), catalog.prop_id("v")) {

@@ -130,3 +130,55 @@ fn a_read_only_handle_refuses_imports() {
         "{err}"
     );
 }
+
+fn described(key: &str, description: &str, vector: Option<Vec<f32>>) -> DumpRecord {
+    DumpRecord::Node(DumpNode {
+        label: "Paper".into(),
+        key: key.into(),
+        props: vec![],
+        description: Some(description.into()),
+        vector,
+    })
+}
+
+fn stored_vector(db: &Cairn, key: &str) -> Option<Vec<f32>> {
+    let id = db.graph().node_id("Paper", key).unwrap().unwrap();
+    db.graph().vectors(&[id]).unwrap().pop().flatten()
+}
+
+#[test]
+fn an_import_that_changes_a_description_replaces_its_vector() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = Cairn::open(dir.path()).unwrap();
+    let hash = HashEmbedder::default();
+    // The first text embedded; then the new text of the existing node (the database's
+    // embedder); then the same text again, which keeps its vector.
+    for text in [
+        "beams over graphs",
+        "proteins that fold",
+        "proteins that fold",
+    ] {
+        db.import_records([described("p", text, None)], ImportOptions::default())
+            .unwrap();
+        assert_eq!(
+            stored_vector(&db, "p"),
+            Some(hash.embed(text).unwrap()),
+            "{text}"
+        );
+    }
+    // A supplied vector is stored as given.
+    let mine = hash.embed("something else").unwrap();
+    db.import_records(
+        [described("p", "a third text", Some(mine.clone()))],
+        ImportOptions::default(),
+    )
+    .unwrap();
+    assert_eq!(stored_vector(&db, "p"), Some(mine));
+    // Without an embedder the stale vector goes.
+    db.import_records(
+        [described("p", "a fourth text", None)],
+        with(ImportEmbedder::None),
+    )
+    .unwrap();
+    assert_eq!(stored_vector(&db, "p"), None);
+}

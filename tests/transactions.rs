@@ -252,9 +252,12 @@ fn facade_commits_and_imports_emit_change_sets() {
         "the existing author was updated"
     );
     assert_eq!(import.props_touched, [a]);
-    assert!(
-        import.vectors_touched.is_empty(),
-        "only new nodes are embedded"
+    // New nodes are embedded in the import's files; the existing author's description text
+    // ("Author: <name>.") changed with its name, so its vector is embedded anew in the batch.
+    assert_eq!(
+        import.vectors_touched,
+        [a],
+        "the renamed author's vector follows its text"
     );
     // The seed's commit embedded its two new nodes and recorded the embedder.
     let (a1, p1) = (a, db.graph().node_id("Paper", "p1").unwrap().unwrap());

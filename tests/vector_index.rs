@@ -102,6 +102,25 @@ fn index_answers_like_exact_search() {
     assert_eq!(key(&with_index), key(&without));
 }
 
+/// A commit that changes no vector: a property that is not the description, and an edge.
+fn vector_neutral_write(db: &Cairn) {
+    let mut w = db.graph().writer().unwrap();
+    let a = w
+        .upsert_node(
+            "Author",
+            &author_key(0),
+            [("h_index", cairn::Value::from(99i64))],
+            None,
+        )
+        .unwrap();
+    let p = w
+        .node_id(w.catalog().label_id("Paper").unwrap(), &paper_key(1))
+        .unwrap()
+        .unwrap();
+    w.add_edge(a, "AUTHORED", p, Default::default()).unwrap();
+    w.commit().unwrap();
+}
+
 #[test]
 fn reopen_loads_or_rebuilds_and_answers_the_same() {
     let dir = tempfile::tempdir().unwrap();
@@ -116,21 +135,7 @@ fn reopen_loads_or_rebuilds_and_answers_the_same() {
         assert_eq!(db.refresh_index().unwrap(), Refresh::Loaded);
         assert_eq!(answers(&db), before);
         // A write that leaves every vector alone keeps the index (the stamp is the vectors').
-        let mut w = db.graph().writer().unwrap();
-        let a = w
-            .upsert_node(
-                "Author",
-                &author_key(0),
-                [("h_index", cairn::Value::from(99i64))],
-                None,
-            )
-            .unwrap();
-        let p = w
-            .node_id(w.catalog().label_id("Paper").unwrap(), &paper_key(1))
-            .unwrap()
-            .unwrap();
-        w.add_edge(a, "AUTHORED", p, Default::default()).unwrap();
-        w.commit().unwrap();
+        vector_neutral_write(&db);
         assert_eq!(db.refresh_index().unwrap(), Refresh::Current);
     }
     // Crash-like stop: the file is gone.
@@ -451,4 +456,72 @@ fn supplied_vectors_are_checked() {
     let (_, changes) = w.commit_changes().unwrap();
     assert!(changes.unwrap().vectors_touched.is_empty());
     assert!(db.graph().vectors(&[a]).unwrap()[0].is_none());
+}
+
+/// Commits that change no vector do not rewrite the file on close (the file of an earlier
+/// counter still holds the current vectors: `meta/vectors_at`), and a process that dies between
+/// a commit that changed vectors and the save on close leaves an index that is rebuilt, not
+/// trusted.
+#[test]
+fn the_file_is_rewritten_only_for_vector_changes_and_survives_a_crash_before_close() {
+    let dir = tempfile::tempdir().unwrap();
+    let before = {
+        let db = Cairn::open(dir.path()).unwrap();
+        academic(&db);
+        answers(&db)
+    };
+    let saved = std::fs::read(index_path(dir.path())).unwrap();
+    {
+        let db = Cairn::open(dir.path()).unwrap();
+        assert_eq!(db.refresh_index().unwrap(), Refresh::Loaded);
+        vector_neutral_write(&db);
+        assert_eq!(db.refresh_index().unwrap(), Refresh::Current);
+    }
+    assert!(
+        std::fs::read(index_path(dir.path())).unwrap() == saved,
+        "an edge-only commit rewrote the index file"
+    );
+    {
+        // The older file still answers for the newer counter.
+        let db = Cairn::open(dir.path()).unwrap();
+        assert_eq!(db.refresh_index().unwrap(), Refresh::Loaded);
+        assert_eq!(answers(&db), before);
+    }
+
+    // A process that searched (loading the index), wrote a new paper (a vector) and died while
+    // saving the index on close.
+    let script = dir.path().join("script.txt");
+    std::fs::write(
+        &script,
+        "EXPLORE \"a\" FROM SEARCH \"graph neural networks\" TOP 3;\n\
+         UPSERT Paper \"zebra\" SET title = \"Zebra migration acoustics\" DESCRIPTION \"Zebra migration acoustics\";\n\
+         EXPLORE \"b\" FROM SEARCH \"Zebra migration acoustics\" TOP 1;\n",
+    )
+    .unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_cairn"))
+        .args(["--db", p(dir.path()), "query", "-f", p(&script)])
+        .env_remove("CAIRN_DB")
+        .env("CAIRN_CRASH_AT", "vector.save.tmp_written")
+        .output()
+        .unwrap();
+    assert!(
+        !out.status.success(),
+        "the process was to die saving the index"
+    );
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("zebra"),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    assert!(std::fs::read(index_path(dir.path())).unwrap() == saved);
+    let db = Cairn::open(dir.path()).unwrap();
+    // The old file is not trusted for the new vector: rebuilt, and it finds the paper.
+    assert_eq!(db.refresh_index().unwrap(), Refresh::Built);
+    let zebra = db.graph().node_id("Paper", "zebra").unwrap().unwrap();
+    let hits = db
+        .index_search("Zebra migration acoustics", None, 1)
+        .unwrap()
+        .unwrap();
+    assert_eq!(hits[0].0, zebra);
+    assert_same_as_exact(&db);
 }

@@ -160,7 +160,7 @@ pub struct AskOutcome {
     pub answer_id: Option<u64>,
 }
 
-/// Answers questions over one graph. Keeps the planner's name index between questions.
+/// Answers questions over one graph.
 pub struct Asker<'g> {
     graph: &'g Graph,
     embedder: &'g dyn Embedder,

@@ -1,9 +1,9 @@
 //! The planner agent: turns a question into an EXPLORE plan.
 //!
 //! 1. **Entities**: every run of words in the question is looked up among node names (the
-//!    name/title property), longest run first; a declared property index answers the lookup,
-//!    else an in-memory map built once from a label scan. A quoted phrase that names nothing
-//!    exactly is linked by vector similarity instead.
+//!    name/title property), longest run first, in the store's name index (a few seeks per
+//!    question word, nothing read per node). A quoted phrase that names nothing exactly is
+//!    linked by vector similarity instead.
 //! 2. **Type**: counting or superlative words make an *aggregation*; a property cue ("when",
 //!    "year", "how many citations") an *attribute*; otherwise the relation path decides between
 //!    a *direct relation* (one hop) and *multi-hop*.
@@ -25,11 +25,11 @@ use crate::AgentError;
 use cairn_embed::{cosine, Embedder};
 use cairn_query::{prepare, Compiled, Plan};
 use cairn_storage_format::{LabelId, NodeId, Value};
-use cairn_store::describe::{description, display_name};
+use cairn_store::describe::{self, description, display_name};
 use cairn_store::{Catalog, Direction, Element, Graph, GraphRead};
 use std::collections::{HashMap, HashSet};
 use std::fmt;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::Mutex;
 
 /// The four question types of the academic graph-RAG design.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -187,23 +187,12 @@ impl QueryPlan {
     }
 }
 
-/// Node names, lower-cased word sequences → nodes, built once from a label scan.
-#[derive(Debug, Default)]
-struct NameIndex {
-    names: HashMap<String, Vec<NodeId>>,
-    labels: HashMap<NodeId, LabelId>,
-    /// Every named node, for the vector fallback.
-    all: Vec<NodeId>,
-    longest: usize,
-}
-
 /// The planner.
 pub struct Planner<'g> {
     graph: &'g Graph,
     embedder: &'g dyn Embedder,
     search: Option<&'g dyn EntrySearch>,
     llm: Option<&'g dyn LlmBackend>,
-    names: OnceLock<Arc<NameIndex>>,
     strategies: Option<&'g Mutex<Strategies>>,
 }
 
@@ -215,14 +204,14 @@ impl fmt::Debug for Planner<'_> {
     }
 }
 
+/// The spans of a question that name nodes, as (start word, length) → the nodes and labels.
+type NameSpans = HashMap<(usize, usize), Vec<(NodeId, LabelId)>>;
 /// Two paths whose ends meet: from the main entity, and from the conjunct.
 type PathPair = (Vec<Step>, Vec<Step>);
 /// A relation sequence found in the data, with the labels of the nodes it ends at and a few
 /// of those nodes.
 type DataPath = (Vec<Step>, HashSet<LabelId>, Vec<NodeId>);
 
-/// Longest mention tried, in words.
-const MAX_MENTION_WORDS: usize = 16;
 /// Minimum cosine for a vector-linked mention.
 const VECTOR_LINK_MIN: f32 = 0.55;
 /// Paths longer than this are not considered.
@@ -241,7 +230,6 @@ impl<'g> Planner<'g> {
             embedder,
             search: None,
             llm: None,
-            names: OnceLock::new(),
             strategies: None,
         }
     }
@@ -495,30 +483,47 @@ impl<'g> Planner<'g> {
 
     // ---- entity linking ----
 
-    fn name_index(&self, catalog: &Catalog) -> Result<Arc<NameIndex>, AgentError> {
-        if let Some(n) = self.names.get() {
-            return Ok(Arc::clone(n));
-        }
-        let mut index = NameIndex::default();
-        for (label, _) in catalog.labels() {
-            let ids = self.graph.label_nodes(label)?;
-            for chunk in ids.chunks(1024) {
-                for (id, rec) in chunk.iter().zip(self.graph.nodes(chunk)?) {
-                    let Some(rec) = rec else { continue };
-                    let name = display_name(&rec, catalog);
-                    let norm = normalize(&name);
-                    if norm.is_empty() {
-                        continue;
-                    }
-                    index.longest = index.longest.max(norm.split(' ').count());
-                    index.names.entry(norm).or_default().push(*id);
-                    index.labels.insert(*id, label);
-                    index.all.push(*id);
+    /// The labels of those of `ids` that have a name (a normalised display name with words),
+    /// read from their records: the nodes the linker can name.
+    fn named_labels(
+        &self,
+        ids: &[NodeId],
+        catalog: &Catalog,
+    ) -> Result<HashMap<NodeId, LabelId>, AgentError> {
+        let mut out = HashMap::new();
+        for chunk in ids.chunks(1024) {
+            for (id, rec) in chunk.iter().zip(self.graph.nodes(chunk)?) {
+                let Some(rec) = rec else { continue };
+                if !normalize(&display_name(&rec, catalog)).is_empty() {
+                    out.insert(*id, rec.label);
                 }
             }
         }
-        let index = Arc::new(index);
-        Ok(Arc::clone(self.names.get_or_init(|| index)))
+        Ok(out)
+    }
+
+    /// Every span of the question that is a node name, by the store's name index: per start
+    /// word, one seek per length while longer names continue the span (`NameHits::longer`),
+    /// so a question costs a few seeks per word rather than a read of every node.
+    fn name_spans(&self, words: &[Word]) -> Result<NameSpans, AgentError> {
+        let mut out = HashMap::new();
+        for start in 0..words.len() {
+            let mut key = String::new();
+            for len in 1..=describe::NAME_MAX_WORDS.min(words.len() - start) {
+                if len > 1 {
+                    key.push(' ');
+                }
+                key.push_str(&words[start + len - 1].norm);
+                let hits = self.graph.nodes_named(&key)?;
+                if !hits.nodes.is_empty() {
+                    out.insert((start, len), hits.nodes);
+                }
+                if !hits.longer {
+                    break;
+                }
+            }
+        }
+        Ok(out)
     }
 
     /// Links mentions: longest exact name matches first, then quoted phrases by vector.
@@ -528,7 +533,7 @@ impl<'g> Planner<'g> {
         question: &str,
         catalog: &Catalog,
     ) -> Result<Vec<Entity>, AgentError> {
-        let index = self.name_index(catalog)?;
+        let spans = self.name_spans(words)?;
         let schema = schema_stems(catalog);
         let element_names: HashSet<String> = catalog
             .labels()
@@ -545,8 +550,8 @@ impl<'g> Planner<'g> {
             .collect();
         let mut taken = vec![false; words.len()];
         let mut out = Vec::new();
-        let max = index.longest.min(MAX_MENTION_WORDS);
-        for len in (1..=max.min(words.len())).rev() {
+        let max = spans.keys().map(|(_, len)| *len).max().unwrap_or(0);
+        for len in (1..=max).rev() {
             for start in 0..=words.len() - len {
                 if taken[start..start + len].iter().any(|t| *t) {
                     continue;
@@ -569,15 +574,13 @@ impl<'g> Planner<'g> {
                 if !span.iter().all(|w| w.quoted) && element_names.contains(&key) {
                     continue;
                 }
-                let Some(ids) = index.names.get(&key) else {
+                let Some(ids) = spans.get(&(start, len)) else {
                     continue;
                 };
                 // One label per mention: the label most of the matches have.
                 let mut by_label: HashMap<LabelId, Vec<NodeId>> = HashMap::new();
-                for id in ids {
-                    if let Some(l) = index.labels.get(id) {
-                        by_label.entry(*l).or_default().push(*id);
-                    }
+                for (id, l) in ids {
+                    by_label.entry(*l).or_default().push(*id);
                 }
                 let Some((label, nodes)) = by_label
                     .into_iter()
@@ -602,7 +605,7 @@ impl<'g> Planner<'g> {
             if taken[span.0..span.1].iter().any(|t| *t) {
                 continue;
             }
-            if let Some((node, label)) = self.vector_link(&phrase, &index, catalog)? {
+            if let Some((node, label)) = self.vector_link(&phrase, catalog)? {
                 out.push(self.entity(
                     &normalize(&phrase),
                     vec![node],
@@ -652,19 +655,24 @@ impl<'g> Planner<'g> {
     }
 
     /// The node nearest to `phrase` by embedding (the vector index when there is one, else a
-    /// scan over named nodes), if it is close enough.
+    /// scan over named nodes), if it is close enough and has a name.
     fn vector_link(
         &self,
         phrase: &str,
-        index: &NameIndex,
         catalog: &Catalog,
     ) -> Result<Option<(NodeId, LabelId)>, AgentError> {
         let query = self.embedder.embed(phrase)?;
         let best = match self.search {
             Some(s) => s.search(&query, None, 1)?.into_iter().next(),
             None => {
+                let mut named = Vec::new();
+                for (label, _) in catalog.labels() {
+                    let ids = self.graph.label_nodes(label)?;
+                    let labels = self.named_labels(&ids, catalog)?;
+                    named.extend(ids.into_iter().filter(|id| labels.contains_key(id)));
+                }
                 let mut best: Option<(NodeId, f32)> = None;
-                for chunk in index.all.chunks(512) {
+                for chunk in named.chunks(512) {
                     let records = self.graph.nodes(chunk)?;
                     let texts: Vec<String> = records
                         .iter()
@@ -685,9 +693,13 @@ impl<'g> Planner<'g> {
                 best
             }
         };
-        Ok(best
-            .filter(|(_, c)| *c >= VECTOR_LINK_MIN)
-            .and_then(|(id, _)| index.labels.get(&id).map(|l| (id, *l))))
+        let Some((id, _)) = best.filter(|(_, c)| *c >= VECTOR_LINK_MIN) else {
+            return Ok(None);
+        };
+        Ok(self
+            .named_labels(&[id], catalog)?
+            .get(&id)
+            .map(|l| (id, *l)))
     }
 
     // ---- classification ----
@@ -813,12 +825,19 @@ impl<'g> Planner<'g> {
         let Some(l) = catalog.label_id(label) else {
             return Ok(None);
         };
-        let index = self.name_index(catalog)?;
-        Ok(index
-            .all
-            .iter()
-            .find(|id| index.labels.get(id) == Some(&l))
-            .copied())
+        // The first named node of the label, read a few at a time (usually the first one).
+        let mut limit = 16;
+        loop {
+            let ids = self.graph.label_nodes_first(l, limit)?;
+            let named = self.named_labels(&ids, catalog)?;
+            if let Some(id) = ids.iter().find(|id| named.contains_key(id)) {
+                return Ok(Some(*id));
+            }
+            if ids.len() < limit {
+                return Ok(None);
+            }
+            limit *= 8;
+        }
     }
 
     /// Evidence from a path's end nodes: 0.6 if a question word no relation names is near
@@ -968,12 +987,19 @@ impl<'g> Planner<'g> {
                     break;
                 }
             }
-            let index = self.name_index(catalog)?;
+            // The labels of the first 64 nodes of every sequence, in one read.
+            let mut ends: Vec<NodeId> = next
+                .iter()
+                .flat_map(|(_, nodes)| nodes.iter().take(64).copied())
+                .collect();
+            ends.sort_unstable();
+            ends.dedup();
+            let named = self.named_labels(&ends, catalog)?;
             for (steps, nodes) in &next {
                 let labels: HashSet<LabelId> = nodes
                     .iter()
                     .take(64)
-                    .filter_map(|n| index.labels.get(n).copied())
+                    .filter_map(|n| named.get(n).copied())
                     .collect();
                 out.push((
                     steps.clone(),
@@ -1658,28 +1684,10 @@ pub(crate) fn tokenize(text: &str) -> Vec<Word> {
         if raw.ends_with([']', '”']) {
             quoted = false;
         }
-        let raw = raw.trim_end_matches(['?', '!', ',', ';', ':', '.', '"', '\'', ')', ']', '”']);
-        let raw = raw
-            .strip_suffix("'s")
-            .or_else(|| raw.strip_suffix("’s"))
-            .unwrap_or(raw);
+        let raw = describe::trim_token(raw);
         let marked =
             inside || raw.contains('_') || (group > 0 && raw.chars().any(char::is_uppercase));
-        let cleaned: String = raw
-            .chars()
-            .map(|c| {
-                if c.is_alphanumeric() || c == '-' {
-                    c.to_lowercase().next().unwrap_or(c)
-                } else {
-                    ' '
-                }
-            })
-            .collect();
-        for p in cleaned.split_whitespace() {
-            let norm = p.trim_matches('-').to_owned();
-            if norm.is_empty() {
-                continue;
-            }
+        for norm in describe::token_words(raw) {
             out.push(Word {
                 stem: stem(&norm),
                 norm,
@@ -1754,14 +1762,9 @@ fn generations(norm: &str) -> Option<(String, usize)> {
     person.then(|| (base.to_owned(), n + 1))
 }
 
-/// A name as the index keys it: its words, normalised like question words, joined by spaces.
-pub(crate) fn normalize(text: &str) -> String {
-    tokenize(text)
-        .into_iter()
-        .map(|w| w.norm)
-        .collect::<Vec<_>>()
-        .join(" ")
-}
+/// A name as the name index keys it: its words, normalised like question words, joined by
+/// spaces (the store's normalisation, which question words share).
+pub(crate) use cairn_store::describe::normalize_name as normalize;
 
 /// The stem of a question word (Snowball English; a hyphenated word by its last part, so
 /// "co-authors" meets `AUTHORED`).

@@ -10,6 +10,7 @@ use cairn_storage_format::{
     Degree, EdgeProps, EmbedderDef, ExternalKey, InEdgeKey, LabelId, NodeId, NodeKey, NodeRecord,
     OutEdgeKey, PropKeyId, RelId, Value,
 };
+use cairn_store::describe;
 use cairn_store::graph::Reader;
 use cairn_store::{
     BulkLoad, Catalog, EngineError, Family, Graph, GraphRead, SstFile, SstFiles, SstSink,
@@ -521,6 +522,7 @@ pub(super) fn apply(
     // existing ones are updated in the batch like a Writer would.
     let mut new_nodes: Vec<(NodeId, NodeRecord, Option<Vec<f32>>)> =
         Vec::with_capacity((next - first_new) as usize);
+    let mut reembed: Vec<(NodeId, NodeRecord)> = Vec::new();
     for (n, id) in nodes.into_iter().zip(ids.iter().copied()) {
         if is_new(id) {
             let rec = NodeRecord {
@@ -545,6 +547,9 @@ pub(super) fn apply(
         }
         if let Some(v) = &n.vector {
             bulk.put_vector(id, v)?;
+        } else if describe::description(&old, &catalog) != describe::description(&rec, &catalog) {
+            // Its vector embeds the old text: embedded anew below (or dropped, with no embedder).
+            reembed.push((id, rec.clone()));
         }
         if rec == *old {
             if n.vector.is_none() {
@@ -557,6 +562,7 @@ pub(super) fn apply(
         summary.nodes_updated += 1;
         bulk.update_node(&catalog, id, &old, &rec)?;
     }
+    refresh_vectors(&mut bulk, &reembed, options, &catalog)?;
     step.done("node writes planned");
 
     // ---- write the files while planning the rest ----
@@ -1132,6 +1138,36 @@ fn write_vectors(
             };
             if let Some(v) = supplied.as_deref().or(computed.as_deref()) {
                 sink.put(NodeKey(*id).encode(), encode_vector(v))?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The vectors of existing nodes whose description this import changed without supplying a
+/// vector: embedded anew in the final batch with the import's embedder, or dropped without one
+/// (a vector of the old text would answer SEARCH for what the node no longer says).
+fn refresh_vectors(
+    bulk: &mut BulkLoad<'_>,
+    changed: &[(NodeId, NodeRecord)],
+    options: &ImportOptions,
+    catalog: &Catalog,
+) -> Result<(), ImportError> {
+    if changed.is_empty() {
+        return Ok(());
+    }
+    match options.embedder.as_deref() {
+        Some(embedder) => {
+            let records: Vec<&NodeRecord> = changed.iter().map(|(_, r)| r).collect();
+            let n = records.len() as u64;
+            let vectors = embed_nodes(embedder, catalog, &records, options, (0, n))?;
+            for ((id, _), v) in changed.iter().zip(&vectors) {
+                bulk.put_vector(*id, v)?;
+            }
+        }
+        None => {
+            for (id, _) in changed {
+                bulk.drop_vector(*id)?;
             }
         }
     }

@@ -239,6 +239,57 @@ impl PropIndexKey {
     }
 }
 
+/// Key of the `name` column family: one entry per named node, by its normalised name.
+///
+/// ```text
+/// +--------------------------------+----+----------------+
+/// | name: words joined by 0x20     | 00 | node_id u64 BE |
+/// +--------------------------------+----+----------------+
+/// ```
+/// Value: the node's label, u32 BE. Name words hold no byte below `-` (0x2d), so the entries
+/// of one name are exactly the keys with prefix `name · 00` ([`NameKey::name_prefix`]), and the
+/// names that continue it with more words follow right after them, with prefix `name · 20`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NameKey {
+    pub name: String,
+    pub node: NodeId,
+}
+
+impl NameKey {
+    pub fn encode(&self) -> Vec<u8> {
+        let mut out = Self::name_prefix(&self.name);
+        out.extend_from_slice(&self.node.0.to_be_bytes());
+        out
+    }
+
+    /// `name · 00`: the prefix of every entry of exactly this name.
+    pub fn name_prefix(name: &str) -> Vec<u8> {
+        let mut out = Vec::with_capacity(name.len() + 9);
+        out.extend_from_slice(name.as_bytes());
+        out.push(0);
+        out
+    }
+
+    pub fn decode(bytes: &[u8]) -> Result<Self, FormatError> {
+        let split = bytes
+            .len()
+            .checked_sub(9)
+            .ok_or(FormatError::Truncated("name key"))?;
+        let (name, rest) = bytes.split_at(split);
+        let (sep, node) = rest.split_at(1);
+        if sep != [0] {
+            return Err(FormatError::Invalid("name key separator"));
+        }
+        let name =
+            std::str::from_utf8(name).map_err(|_| FormatError::Invalid("utf-8 in name key"))?;
+        let (node, _) = take_u64(node, "node id")?;
+        Ok(NameKey {
+            name: name.to_owned(),
+            node: NodeId(node),
+        })
+    }
+}
+
 /// Key of the `meta` column family: a short ASCII name.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum MetaKey {
@@ -266,10 +317,15 @@ pub enum MetaKey {
     /// the batch of the commit that raises it, never lowered (a high-water mark), so that the
     /// executor's connectivity normaliser needs no scan of the degrees.
     MaxDegree,
+    /// `vectors_at`: the counter of the last commit that changed what the vector index holds
+    /// (a vector written or dropped, a node removed, an import), u64 BE; absent means none
+    /// since the database was created. A vector-index file saved at any counter from this one
+    /// on holds the current vectors.
+    VectorsAt,
 }
 
 impl MetaKey {
-    pub const ALL: [MetaKey; 8] = [
+    pub const ALL: [MetaKey; 9] = [
         MetaKey::Format,
         MetaKey::Catalog,
         MetaKey::NextNodeId,
@@ -278,6 +334,7 @@ impl MetaKey {
         MetaKey::Annotations,
         MetaKey::Strategies,
         MetaKey::MaxDegree,
+        MetaKey::VectorsAt,
     ];
 
     pub fn encode(&self) -> &'static [u8] {
@@ -290,6 +347,7 @@ impl MetaKey {
             MetaKey::Annotations => b"annotations",
             MetaKey::Strategies => b"strategies",
             MetaKey::MaxDegree => b"max_degree",
+            MetaKey::VectorsAt => b"vectors_at",
         }
     }
 

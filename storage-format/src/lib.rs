@@ -13,7 +13,7 @@ pub mod value;
 
 pub use error::FormatError;
 pub use ids::{LabelId, NodeId, PropKeyId, RelId};
-pub use keys::{ExternalKey, InEdgeKey, MetaKey, NodeKey, OutEdgeKey, PropIndexKey};
+pub use keys::{ExternalKey, InEdgeKey, MetaKey, NameKey, NodeKey, OutEdgeKey, PropIndexKey};
 pub use records::{
     Annotation, AnnotationsRecord, CatalogRecord, Degree, EdgeProps, EmbedderDef, IndexDef,
     NodeRecord, RelationDef, FORMAT_VERSION,

@@ -7,8 +7,9 @@ use crate::value::{take_u64, Value};
 use serde::{Deserialize, Serialize};
 
 /// The database format version, stored under `meta/format`. A database whose version is higher
-/// than this build's is refused at open instead of being misread.
-pub const FORMAT_VERSION: u32 = 1;
+/// than this build's is refused at open instead of being misread. Version 2 added the `name`
+/// column family, which a writable open builds once for a version-1 database.
+pub const FORMAT_VERSION: u32 = 2;
 
 /// Value of the `node` column family.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

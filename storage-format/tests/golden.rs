@@ -31,6 +31,22 @@ fn golden_external_key() {
 }
 
 #[test]
+fn golden_name_key() {
+    let k = NameKey {
+        name: "ann lee".into(),
+        node: NodeId(5),
+    };
+    assert_eq!(
+        hex(&k.encode()),
+        "61 6e 6e 20 6c 65 65 00 00 00 00 00 00 00 00 05"
+    );
+    assert_eq!(NameKey::decode(&k.encode()).unwrap(), k);
+    assert_eq!(hex(&NameKey::name_prefix("ann")), "61 6e 6e 00");
+    assert!(NameKey::decode(&[0, 0, 0]).is_err());
+    assert!(NameKey::decode(b"ann\x01\0\0\0\0\0\0\0\x05").is_err());
+}
+
+#[test]
 fn golden_edge_keys() {
     let k = OutEdgeKey {
         src: NodeId(1),
@@ -194,6 +210,6 @@ fn golden_annotations_record() {
 
 #[test]
 fn golden_format_version() {
-    assert_eq!(FORMAT_VERSION, 1);
+    assert_eq!(FORMAT_VERSION, 2);
     assert_eq!(codec::RECORD_VERSION, 1);
 }

@@ -326,20 +326,20 @@ impl<'g> BulkLoad<'g> {
         old: Option<&NodeRecord>,
         new: Option<&NodeRecord>,
     ) -> Result<()> {
-        let (deletes, puts) = commit::index_changes(catalog.indexes(), id, old, new)?;
-        let prop_cf = self.graph.cf(cf::PROP)?;
-        for k in deletes {
-            self.batch.delete_cf(prop_cf, k);
-        }
-        for k in puts {
-            self.batch.put_cf(prop_cf, k, []);
-        }
-        Ok(())
+        commit::index_upkeep(self.graph, &mut self.batch, catalog, id, old, new)
     }
 
     /// Writes the vector of existing node `id` in the final batch.
     pub fn put_vector(&mut self, id: NodeId, vector: &[f32]) -> Result<()> {
         self.put(Family::Vector, NodeKey(id).encode(), encode_vector(vector))?;
+        self.changes.vectors_touched.push(id);
+        Ok(())
+    }
+
+    /// Deletes the vector of existing node `id` in the final batch.
+    pub fn drop_vector(&mut self, id: NodeId) -> Result<()> {
+        let handle = self.graph.cf(cf::VECTOR)?;
+        self.batch.delete_cf(handle, NodeKey(id).encode());
         self.changes.vectors_touched.push(id);
         Ok(())
     }

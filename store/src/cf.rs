@@ -13,9 +13,10 @@ pub const IN: &str = "in";
 pub const DEGREE: &str = "degree";
 pub const PROP: &str = "prop";
 pub const VECTOR: &str = "vector";
+pub const NAME: &str = "name";
 
 /// Every column family of a Cairn database, in creation order.
-pub const ALL: [&str; 8] = [META, NODE, NODE_KEY, OUT, IN, DEGREE, PROP, VECTOR];
+pub const ALL: [&str; 9] = [META, NODE, NODE_KEY, OUT, IN, DEGREE, PROP, VECTOR, NAME];
 
 /// Options for column family `name`, sharing one block cache.
 pub fn options(name: &str, cache: &Cache) -> Options {

@@ -54,6 +54,15 @@ impl ChangeSet {
         }
     }
 
+    /// Whether this commit changed what a vector index holds: a vector written or dropped, a
+    /// node removed (its vector goes with it) or an import (its new nodes' vectors). The store
+    /// records the last such commit (`Graph::vectors_changed_at`); the index saves only then.
+    pub fn touches_vectors(&self) -> bool {
+        !self.vectors_touched.is_empty()
+            || !self.nodes_removed.is_empty()
+            || self.imported.is_some()
+    }
+
     /// Nodes whose cached records this commit makes stale.
     pub(crate) fn touched_records(&self) -> impl Iterator<Item = NodeId> + '_ {
         self.nodes_upserted

@@ -7,13 +7,14 @@
 use crate::catalog::Catalog;
 use crate::cf;
 use crate::changes::ChangeSet;
+use crate::describe;
 use crate::error::{EngineError, Result};
 use crate::failpoint;
 use crate::graph::Graph;
 use crate::lock::WriterState;
 use crate::max_degree::DegreeGrowth;
 use cairn_storage_format::records::encode_u64;
-use cairn_storage_format::{IndexDef, MetaKey, NodeId, NodeRecord, PropIndexKey, Value};
+use cairn_storage_format::{IndexDef, MetaKey, NameKey, NodeId, NodeRecord, PropIndexKey, Value};
 use rocksdb::{WriteBatch, WriteOptions};
 use std::sync::atomic::Ordering;
 use std::sync::mpsc::{channel, Receiver};
@@ -36,6 +37,13 @@ impl Graph {
     /// structure derived at counter `n` is current while this is still `n`.
     pub fn commits(&self) -> u64 {
         self.commits.load(Ordering::SeqCst)
+    }
+
+    /// The counter of the last commit that changed what a vector index holds
+    /// ([`ChangeSet::touches_vectors`]; persisted as `meta/vectors_at`, 0 if none): an index
+    /// saved at any counter from this one to [`Graph::commits`] is current.
+    pub fn vectors_changed_at(&self) -> u64 {
+        self.vectors_at.load(Ordering::SeqCst)
     }
 }
 
@@ -101,6 +109,11 @@ pub(crate) fn commit(
     c.changes.commit = counter;
     c.changes.catalog_changed = c.catalog.is_some();
     c.changes.normalize();
+    let vectors_at = c.changes.touches_vectors().then_some(counter);
+    if let Some(at) = vectors_at {
+        c.batch
+            .put_cf(meta, MetaKey::VectorsAt.encode(), encode_u64(at));
+    }
 
     let mut opts = WriteOptions::default();
     opts.set_sync(c.sync);
@@ -115,6 +128,9 @@ pub(crate) fn commit(
     failpoint!("commit.after_write");
     state.next_node_id = c.next_node_id;
     state.commits = counter;
+    if let Some(at) = vectors_at {
+        graph.vectors_at.store(at, Ordering::SeqCst);
+    }
     graph.commits.store(counter, Ordering::SeqCst);
     if let Some(max) = max_degree {
         graph.max_degree.store(max, Ordering::SeqCst);
@@ -172,6 +188,45 @@ pub(crate) fn index_changes(
         }
     }
     Ok((deletes, puts))
+}
+
+/// Puts into `batch` the index upkeep of node `id` going from `old` to `new` (`None`: no
+/// record): its property-index entries under `catalog`'s indexes and its name-index entry. The
+/// one function every path that writes a node record calls (writer and bulk loader), so the
+/// indexes cannot drift from the records.
+pub(crate) fn index_upkeep(
+    graph: &Graph,
+    batch: &mut WriteBatch,
+    catalog: &Catalog,
+    id: NodeId,
+    old: Option<&NodeRecord>,
+    new: Option<&NodeRecord>,
+) -> Result<()> {
+    let (deletes, puts) = index_changes(catalog.indexes(), id, old, new)?;
+    let prop_cf = graph.cf(cf::PROP)?;
+    for k in deletes {
+        batch.delete_cf(prop_cf, k);
+    }
+    for k in puts {
+        batch.put_cf(prop_cf, k, []);
+    }
+    let name_of = |r: Option<&NodeRecord>| r.and_then(|r| describe::index_name(r, catalog));
+    let (old_name, new_name) = (name_of(old), name_of(new));
+    let (old_label, new_label) = (old.map(|r| r.label), new.map(|r| r.label));
+    if (&old_name, old_label) != (&new_name, new_label) {
+        let name_cf = graph.cf(cf::NAME)?;
+        if let Some(name) = old_name {
+            batch.delete_cf(name_cf, NameKey { name, node: id }.encode());
+        }
+        if let (Some(name), Some(label)) = (new_name, new_label) {
+            batch.put_cf(
+                name_cf,
+                NameKey { name, node: id }.encode(),
+                label.0.to_be_bytes(),
+            );
+        }
+    }
+    Ok(())
 }
 
 /// Whether the property values of two versions of a node differ.

@@ -13,6 +13,13 @@ pub enum EngineError {
         found: u64,
         supported: u32,
     },
+    /// A database of an older format opened read-only: the upgrade it needs is a write.
+    #[error("database {path} has format version {found}, which lacks {missing}; open it once for writing (e.g. `cairn --db {path} stats`, without --read-only) to build it, then open it read-only")]
+    OldFormat {
+        path: PathBuf,
+        found: u64,
+        missing: &'static str,
+    },
     #[error("{path} is not a Cairn database: {reason}")]
     NotCairn { path: PathBuf, reason: String },
     #[error("database {path} is open read-only: writes are refused (the process that holds it for writing makes them)")]

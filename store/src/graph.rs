@@ -12,8 +12,8 @@ use crate::space;
 use cairn_storage_format::keys::{edge_prefix, edge_rel_prefix};
 use cairn_storage_format::records::{decode_u64, decode_vector, decode_vector_into};
 use cairn_storage_format::{
-    AnnotationsRecord, CatalogRecord, Degree, EdgeProps, ExternalKey, LabelId, MetaKey, NodeId,
-    NodeKey, NodeRecord, OutEdgeKey, PropIndexKey, PropKeyId, RelId, Value, FORMAT_VERSION,
+    AnnotationsRecord, CatalogRecord, Degree, EdgeProps, ExternalKey, LabelId, MetaKey, NameKey,
+    NodeId, NodeKey, NodeRecord, OutEdgeKey, PropIndexKey, PropKeyId, RelId, Value, FORMAT_VERSION,
 };
 use parking_lot::{Mutex, RwLock};
 use rocksdb::{ColumnFamily, ColumnFamilyDescriptor, DBPinnableSlice, Options, ReadOptions, DB};
@@ -97,6 +97,8 @@ pub struct Graph {
     writer: WriterSlot,
     /// The commit counter as of the last commit, for readers (the writer's copy is in `writer`).
     pub(crate) commits: AtomicU64,
+    /// The last commit that changed what a vector index holds (see `Graph::vectors_changed_at`).
+    pub(crate) vectors_at: AtomicU64,
     /// The largest degree (see `Graph::max_degree`), as of the last commit.
     pub(crate) max_degree: AtomicU64,
     /// Reads issued to RocksDB by kind (see `Graph::read_ops`).
@@ -148,6 +150,8 @@ struct Committed {
     next_node_id: u64,
     /// The commit counter (`meta/commits`; 0 in databases written before it existed).
     commits: u64,
+    /// `meta/vectors_at` (absent: 0).
+    vectors_at: u64,
     import_pending: bool,
 }
 
@@ -264,7 +268,7 @@ impl Graph {
             })?;
         // Stamped before `rocksdb/CURRENT` existed (`files::create_stamped`): a database
         // without the stamp is someone else's.
-        match db.get_cf(&meta, MetaKey::Format.encode())? {
+        let found = match db.get_cf(&meta, MetaKey::Format.encode())? {
             None => {
                 return Err(EngineError::NotCairn {
                     path,
@@ -280,14 +284,19 @@ impl Graph {
                         supported: FORMAT_VERSION,
                     });
                 }
+                found
             }
-        }
+        };
         // The writer rolls back an interrupted import; a reader cannot write, and the import
         // may still be running in the writer: it hides the marker's ids instead (see `Secondary`).
         if !read_only {
             marker::roll_back(&db)?;
         }
-        let committed = read_committed(&db)?;
+        let mut committed = read_committed(&db)?;
+        let pieces = (&committed.catalog, committed.commits);
+        if crate::names::upgrade(&db, &path, pieces, found, !read_only)? {
+            committed.vectors_at = committed.commits;
+        }
         let max_degree = crate::stats::load_max_degree(&db, !read_only)?;
         let secondary = secondary_dir.map(|dir| Secondary {
             dir,
@@ -306,6 +315,7 @@ impl Graph {
                 commits: committed.commits,
             }),
             commits: AtomicU64::new(committed.commits),
+            vectors_at: AtomicU64::new(committed.vectors_at),
             max_degree: AtomicU64::new(max_degree),
             ops: Default::default(),
             subscribers: Subscribers::default(),
@@ -314,6 +324,13 @@ impl Graph {
             block_cache,
             secondary,
         })
+    }
+
+    /// Where the name index differs from a rebuild from the node records, one line per entry
+    /// (missing, extra or with another label); empty when they agree. One scan of `node` and
+    /// `name`: a consistency check (the tests and the crash harness use it), not for queries.
+    pub fn name_index_drift(&self) -> Result<Vec<String>> {
+        crate::names::drift(&self.db, &self.catalog())
     }
 
     /// Opens the database in directory `path` read-only, beside a writer that may hold it in
@@ -375,6 +392,8 @@ impl Graph {
             Catalog::from_record(committed.catalog).with_annotations(committed.annotations),
         );
         self.commits.store(committed.commits, Ordering::SeqCst);
+        self.vectors_at
+            .store(committed.vectors_at, Ordering::SeqCst);
         self.max_degree.store(
             crate::stats::load_max_degree(&self.db, false)?,
             Ordering::SeqCst,
@@ -599,6 +618,10 @@ fn read_committed(db: &DB) -> Result<Committed> {
         Some(bytes) => decode_u64(&bytes).map_err(EngineError::corrupt("commit counter"))?,
         None => 0,
     };
+    let vectors_at = match db.get_cf(meta, MetaKey::VectorsAt.encode())? {
+        Some(bytes) => decode_u64(&bytes).map_err(EngineError::corrupt("vectors_at counter"))?,
+        None => 0,
+    };
     let import_pending = db
         .get_pinned_cf(meta, MetaKey::ImportPending.encode())?
         .is_some();
@@ -607,6 +630,7 @@ fn read_committed(db: &DB) -> Result<Committed> {
         annotations,
         next_node_id,
         commits,
+        vectors_at,
         import_pending,
     })
 }
@@ -632,6 +656,15 @@ fn is_lock_error(e: &rocksdb::Error, db_dir: &Path) -> bool {
     e.kind() == rocksdb::ErrorKind::IOError
         && e.to_string()
             .contains(&*db_dir.join("LOCK").to_string_lossy())
+}
+
+/// What the name index holds for one name ([`GraphRead::nodes_named`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct NameHits {
+    /// The nodes of exactly this name with their labels, in node-id order.
+    pub nodes: Vec<(NodeId, LabelId)>,
+    /// Some longer name starts with this one and a space: a mention may go on.
+    pub longer: bool,
 }
 
 /// A read-only, point-in-time view of the graph. Reads bypass the record cache (which holds
@@ -724,6 +757,16 @@ pub trait GraphRead {
     /// All nodes of a label, in external-key order.
     fn label_nodes(&self, label: LabelId) -> Result<Vec<NodeId>> {
         self.reader().label_nodes(label)
+    }
+    /// The first `limit` nodes of a label, in external-key order (one prefix scan that stops
+    /// there).
+    fn label_nodes_first(&self, label: LabelId, limit: usize) -> Result<Vec<NodeId>> {
+        self.reader().label_nodes_limit(label, limit)
+    }
+    /// The nodes whose name is exactly `name` (normalised, as [`crate::describe::normalize_name`]
+    /// writes it) and whether longer names start with it: one seek of the name index.
+    fn nodes_named(&self, name: &str) -> Result<NameHits> {
+        self.reader().nodes_named(name)
     }
     /// Degrees of many nodes at once (one batched multi-get).
     fn degrees(&self, ids: &[NodeId]) -> Result<Vec<Degree>> {
@@ -999,6 +1042,10 @@ impl Reader<'_> {
     }
 
     pub(crate) fn label_nodes(&self, label: LabelId) -> Result<Vec<NodeId>> {
+        self.label_nodes_limit(label, usize::MAX)
+    }
+
+    pub(crate) fn label_nodes_limit(&self, label: LabelId, limit: usize) -> Result<Vec<NodeId>> {
         let cf = self.graph.cf(cf::NODE_KEY)?;
         let prefix = ExternalKey::label_prefix(label);
         let mut it = self
@@ -1008,7 +1055,7 @@ impl Reader<'_> {
         self.graph.ops.count(crate::stats::Op::PrefixScan);
         it.seek(prefix);
         let mut out = Vec::new();
-        while let Some(v) = it.value() {
+        while let Some(v) = it.value().filter(|_| out.len() < limit) {
             out.push(NodeId(
                 decode_u64(v).map_err(EngineError::corrupt("node key index"))?,
             ));
@@ -1016,6 +1063,39 @@ impl Reader<'_> {
         }
         it.status()?;
         Ok(out)
+    }
+
+    /// One seek to `name · 00`: the entries of the name, then a look at the next key, which
+    /// starts with `name · 20` exactly when a longer name continues this one (docs/FORMAT.md).
+    pub(crate) fn nodes_named(&self, name: &str) -> Result<NameHits> {
+        let cf = self.graph.cf(cf::NAME)?;
+        let prefix = NameKey::name_prefix(name);
+        let mut longer_prefix = name.as_bytes().to_vec();
+        longer_prefix.push(b' ');
+        let mut opts = self.opts();
+        if let Some(upper) = prefix_successor(&longer_prefix) {
+            opts.set_iterate_upper_bound(upper);
+        }
+        let mut it = self.graph.db.raw_iterator_cf_opt(cf, opts);
+        self.graph.ops.count(crate::stats::Op::PrefixScan);
+        it.seek(&prefix);
+        let mut hits = NameHits::default();
+        while let Some((k, v)) = it.item() {
+            if !k.starts_with(&prefix) {
+                hits.longer = k.starts_with(&longer_prefix);
+                break;
+            }
+            let key = NameKey::decode(k).map_err(EngineError::corrupt("name index key"))?;
+            let label = LabelId(u32::from_be_bytes(v.try_into().map_err(|_| {
+                EngineError::Invalid("name index value is not a label".into())
+            })?));
+            if !self.hidden(key.node) {
+                hits.nodes.push((key.node, label));
+            }
+            it.next();
+        }
+        it.status()?;
+        Ok(hits)
     }
 
     pub(crate) fn find_range(

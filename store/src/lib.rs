@@ -32,6 +32,7 @@ pub mod graph;
 mod lock;
 mod marker;
 mod max_degree;
+mod names;
 pub mod space;
 mod stats;
 mod strategies;
@@ -42,7 +43,8 @@ pub use catalog::{Catalog, Element};
 pub use changes::{ChangeSet, EdgeRef};
 pub use error::{EngineError, Result};
 pub use graph::{
-    Direction, Freshness, Graph, GraphOptions, GraphRead, GraphSnapshot, Neighbor, OpenMode,
+    Direction, Freshness, Graph, GraphOptions, GraphRead, GraphSnapshot, NameHits, Neighbor,
+    OpenMode,
 };
 pub use stats::ReadOps;
 pub use write::{CommitStats, Savepoint, Writer};

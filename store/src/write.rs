@@ -509,14 +509,9 @@ impl<'g> Writer<'g> {
             .map(NodeRecord::encode)
             .transpose()
             .map_err(EngineError::encode("node record"))?;
-        let prop_cf = self.graph.cf(cf::PROP)?;
-        let (deletes, puts) = commit::index_changes(self.catalog().indexes(), id, old, new)?;
-        for k in deletes {
-            self.batch.delete_cf(prop_cf, k);
-        }
-        for k in puts {
-            self.batch.put_cf(prop_cf, k, []);
-        }
+        // Field by field, so the catalog and the batch borrow apart.
+        let catalog = self.o.catalog.as_ref().unwrap_or(&*self.base_catalog);
+        commit::index_upkeep(self.graph, &mut self.batch, catalog, id, old, new)?;
         let node_cf = self.graph.cf(cf::NODE)?;
         match value {
             Some(bytes) => self.batch.put_cf(node_cf, NodeKey(id).encode(), bytes),

@@ -410,7 +410,7 @@ fn future_format_version_is_refused() {
             err,
             EngineError::FutureFormat {
                 found: 7,
-                supported: 1,
+                supported: 2,
                 ..
             }
         ),

@@ -102,6 +102,19 @@ impl VectorIndex {
         dim: usize,
         params: HnswParams,
     ) -> Result<Self, VectorError> {
+        Self::load_covering(path, expected, expected.seq, dim, params)
+    }
+
+    /// [`VectorIndex::load`], accepting a file stamped at any `seq` from `oldest` to
+    /// `expected.seq`: the writes between them changed no vector, so such a file holds the
+    /// current ones (the store's `Graph::vectors_changed_at` is `oldest`).
+    pub fn load_covering(
+        path: &Path,
+        expected: &Stamp,
+        oldest: u64,
+        dim: usize,
+        params: HnswParams,
+    ) -> Result<Self, VectorError> {
         let bytes = match fs::read(path) {
             Ok(b) => b,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
@@ -157,8 +170,12 @@ impl VectorIndex {
                 expected.embedder_id
             )));
         }
-        if seq != expected.seq {
-            return Err(stale(format!("stamp {seq}, expected {}", expected.seq)));
+        if seq < oldest || seq > expected.seq {
+            return Err(stale(if oldest == expected.seq {
+                format!("stamp {seq}, expected {}", expected.seq)
+            } else {
+                format!("stamp {seq}, expected {oldest} to {}", expected.seq)
+            }));
         }
         let m = r.u32().ok_or_else(short)? as usize;
         let ef_construction = r.u32().ok_or_else(short)? as usize;

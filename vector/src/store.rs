@@ -80,6 +80,9 @@ enum State {
     /// Not loaded yet; the file should reflect the counter read at open.
     Empty {
         opened_at: u64,
+        /// [`Graph::vectors_changed_at`] as of the open: a file stamped from it to `opened_at`
+        /// holds the vectors of `opened_at`.
+        vectors_at: u64,
     },
     Ready(Box<Loaded>),
     /// No usable index as of counter `commits` (no vectors, another embedder).
@@ -125,6 +128,7 @@ impl VectorStore {
             params: HnswParams::default(),
             state: RwLock::new(State::Empty {
                 opened_at: graph.commits(),
+                vectors_at: graph.vectors_changed_at(),
             }),
             inbox: Mutex::new(Inbox {
                 rx,
@@ -179,7 +183,13 @@ impl VectorStore {
         }
         let mut state = self.state.write();
         self.absorb_locked(&state, now);
-        let previous = std::mem::replace(&mut *state, State::Empty { opened_at: 0 });
+        let previous = std::mem::replace(
+            &mut *state,
+            State::Empty {
+                opened_at: 0,
+                vectors_at: 0,
+            },
+        );
         let (next, what) = self.refresh_locked(graph, embedder_id, previous, false)?;
         *state = next;
         Ok(what)
@@ -190,7 +200,13 @@ impl VectorStore {
         let start = Instant::now();
         let mut state = self.state.write();
         self.absorb_locked(&state, graph.commits());
-        let previous = std::mem::replace(&mut *state, State::Empty { opened_at: 0 });
+        let previous = std::mem::replace(
+            &mut *state,
+            State::Empty {
+                opened_at: 0,
+                vectors_at: 0,
+            },
+        );
         let (next, what) = self.refresh_locked(graph, embedder_id, previous, true)?;
         let count = match &next {
             State::Ready(l) => l.index.len(),
@@ -262,7 +278,7 @@ impl VectorStore {
             inbox.pending.push(cs);
         }
         let base = match state {
-            State::Empty { opened_at } => *opened_at,
+            State::Empty { opened_at, .. } => *opened_at,
             State::Ready(l) => l.commits,
             State::Unavailable { commits, .. } => *commits,
         };
@@ -337,12 +353,13 @@ impl VectorStore {
         drop(catalog);
         let (mut loaded, mut what) = match previous {
             State::Ready(l) if l.embedder_id == embedder_id && !force_build => (l, None),
-            State::Empty { opened_at } if !force_build => {
-                match self.load_file(opened_at, dim, embedder_id)? {
-                    Some(l) => (l, Some(Refresh::Loaded)),
-                    None => self.build_from_scan(graph, dim, embedder_id)?,
-                }
-            }
+            State::Empty {
+                opened_at,
+                vectors_at,
+            } if !force_build => match self.load_file(opened_at, vectors_at, dim, embedder_id)? {
+                Some(l) => (l, Some(Refresh::Loaded)),
+                None => self.build_from_scan(graph, dim, embedder_id)?,
+            },
             _ => self.build_from_scan(graph, dim, embedder_id)?,
         };
         let (mut upserted, mut deleted) = (0, 0);
@@ -353,7 +370,8 @@ impl VectorStore {
                     upserted += u;
                     deleted += d;
                     loaded.commits = cs.commit;
-                    loaded.dirty = true;
+                    // A commit that changed no vector leaves the file current: no save for it.
+                    loaded.dirty |= cs.touches_vectors();
                 }
             }
             None => {
@@ -370,7 +388,8 @@ impl VectorStore {
         if loaded.commits < now {
             // Commits without change sets: another process's, seen through a read-only
             // handle's catch-up. The writer's file may match; else only a rebuild covers them.
-            (loaded, what) = match self.load_file(now, dim, embedder_id)? {
+            let oldest = graph.vectors_changed_at();
+            (loaded, what) = match self.load_file(now, oldest, dim, embedder_id)? {
                 Some(l) => (l, Some(Refresh::Loaded)),
                 None => self.build_from_scan(graph, dim, embedder_id)?,
             };
@@ -392,17 +411,22 @@ impl VectorStore {
         Ok((State::Ready(loaded), what))
     }
 
-    /// The saved index if it was saved at counter `commits` for this embedder; `None` when it
+    /// The saved index if it was saved at a counter from `vectors_at` to `commits` for this
+    /// embedder (the commits between changed no vector); `None` when it
     /// is missing, stale or damaged (rebuild), other I/O errors returned.
     fn load_file(
         &self,
         commits: u64,
+        vectors_at: u64,
         dim: usize,
         embedder_id: &str,
     ) -> Result<Option<Box<Loaded>>, StoreError> {
-        match VectorIndex::load(
+        // Commits from `vectors_at` to `commits` changed no vector: a file of any of them is current.
+        let oldest = vectors_at.min(commits);
+        match VectorIndex::load_covering(
             &self.path,
             &stamp(commits, embedder_id),
+            oldest,
             dim,
             self.params.clone(),
         ) {
