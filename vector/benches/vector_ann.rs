@@ -122,10 +122,14 @@ fn main() {
         seq: 1,
         embedder_id: "bench".into(),
     };
-    if let Some(idx) = saved.as_ref().and_then(|p| {
-        VectorIndex::load(p, &stamp, dim, HnswParams::default()).ok()
-    }) {
-        println!("{{\"lib\":\"cairn-hnsw\",\"step\":\"loaded\",\"n\":{}}}", idx.len());
+    if let Some(idx) = saved
+        .as_ref()
+        .and_then(|p| VectorIndex::load(p, &stamp, dim, HnswParams::default()).ok())
+    {
+        println!(
+            "{{\"lib\":\"cairn-hnsw\",\"step\":\"loaded\",\"n\":{}}}",
+            idx.len()
+        );
         return searches(&idx, q, kth, &hits_of, queries, base, n, dim);
     }
     // reset the peak RSS to the current RSS, so the peak below is the build's own
