@@ -6,7 +6,9 @@
 //!
 //! Run through `benches/vector/run.sh` (which generates the data and runs hnswlib on the same files),
 //! or directly: `CAIRN_VECTOR_BENCH_DATA=/path cargo bench -p cairn-vector --bench vector_ann`.
-//! Without the variable it prints a skip line and exits 0, so `cargo bench` stays usable.
+//! Without the variable it prints a skip line and exits 0, so `cargo bench` stays usable. With
+//! `CAIRN_VECTOR_BENCH_INDEX=FILE` the built index is saved there, and a later run loads it and
+//! only searches (to compare search changes without a build each time).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use cairn_storage_format::{LabelId, NodeId};
@@ -113,6 +115,23 @@ fn main() {
         threads,
         ..HnswParams::default()
     };
+    // CAIRN_VECTOR_BENCH_INDEX=FILE: search an index saved there by an earlier run (built and
+    // saved when the file is missing), to compare search changes without paying for a build
+    let saved = std::env::var_os("CAIRN_VECTOR_BENCH_INDEX").map(std::path::PathBuf::from);
+    let stamp = cairn_vector::Stamp {
+        seq: 1,
+        embedder_id: "bench".into(),
+    };
+    if let Some(idx) = saved
+        .as_ref()
+        .and_then(|p| VectorIndex::load(p, &stamp, dim, HnswParams::default()).ok())
+    {
+        println!(
+            "{{\"lib\":\"cairn-hnsw\",\"step\":\"loaded\",\"n\":{}}}",
+            idx.len()
+        );
+        return searches(&idx, q, kth, &hits_of, queries, base, n, dim);
+    }
     // reset the peak RSS to the current RSS, so the peak below is the build's own
     let _ = std::fs::write("/proc/self/clear_refs", "5");
     let rss0 = status_mib("VmRSS:");
@@ -138,13 +157,36 @@ fn main() {
         threads
     };
     println!("{{\"lib\":\"cairn-hnsw\",\"step\":\"build\",\"n\":{n},\"dim\":{dim},\"m\":16,\"ef_construction\":200,\"threads\":{threads},\"build_secs\":{build:.2},\"build_cpu_secs\":{build_cpu:.2},\"build_peak_mib\":{peak:.1},\"load1\":{}}}", load1());
+    if let Some(p) = &saved {
+        idx.save(p, &stamp).unwrap();
+    }
+    searches(&idx, q, kth, &hits_of, queries, base, n, dim);
+}
+
+/// Recall and queries/s at each ef on one and two threads, the label-filtered search, and the
+/// save + load round trip.
+#[allow(clippy::too_many_arguments)]
+fn searches(
+    idx: &VectorIndex,
+    q: usize,
+    kth: &[f32],
+    hits_of: &(dyn Fn(usize, &[cairn_vector::Hit], f32) -> usize + Sync),
+    queries: &'static [f32],
+    base: &'static [f32],
+    n: usize,
+    dim: usize,
+) {
+    let stamp = cairn_vector::Stamp {
+        seq: 1,
+        embedder_id: "bench".into(),
+    };
+    let row = |v: &'static [f32], i: usize| &v[i * dim..(i + 1) * dim];
     for ef in [32usize, 64, 128, 256] {
         for nthreads in [1usize, 2] {
             let t0 = Instant::now();
             let parts: Vec<(usize, f64)> = std::thread::scope(|s| {
                 let workers: Vec<_> = (0..nthreads)
                     .map(|part| {
-                        let idx = &idx;
                         s.spawn(move || {
                             let c0 = thread_cpu();
                             let mut hits = 0;
@@ -195,10 +237,6 @@ fn main() {
     );
     // save + load round trip time
     let tmp = std::env::temp_dir().join(format!("cairn-vector-bench-{}.hnsw", std::process::id()));
-    let stamp = cairn_vector::Stamp {
-        seq: 1,
-        embedder_id: "bench".into(),
-    };
     let t0 = Instant::now();
     idx.save(&tmp, &stamp).unwrap();
     let save = t0.elapsed().as_secs_f64();
