@@ -215,6 +215,21 @@ impl fmt::Debug for Planner<'_> {
     }
 }
 
+/// What a path search is asked: paths of `min..=max` steps from `entity`, ending at the
+/// `target` label when one is asked for, read against the question's `free` words (those no
+/// mention covers) minus the `consumed` ones.
+#[derive(Clone, Copy)]
+struct PathQuery<'a, 'w> {
+    target: Option<&'a str>,
+    free: &'a [(usize, &'w Word)],
+    words: &'a [Word],
+    entity: &'a Entity,
+    consumed: &'a HashSet<usize>,
+    catalog: &'a Catalog,
+    min: usize,
+    max: usize,
+}
+
 /// Two paths whose ends meet: from the main entity, and from the conjunct.
 type PathPair = (Vec<Step>, Vec<Step>);
 /// A relation sequence found in the data, with the labels of the nodes it ends at and a few
@@ -339,7 +354,16 @@ impl<'g> Planner<'g> {
                 };
                 let consumed = analysis.consumed.clone();
                 let rank = |target: Option<&str>| {
-                    self.ranked_paths(target, &free, &words, e, &consumed, &catalog, min, max)
+                    self.ranked_paths(&PathQuery {
+                        target,
+                        free: &free,
+                        words: &words,
+                        entity: e,
+                        consumed: &consumed,
+                        catalog: &catalog,
+                        min,
+                        max,
+                    })
                 };
                 let mut ranked = rank(analysis.target.as_deref())?;
                 // A label the question seemed to ask for that no path from the entity reaches
@@ -355,16 +379,16 @@ impl<'g> Planner<'g> {
                     .iter()
                     .find(|o| o.marked && e.marked && t != Some(QuestionType::Aggregation))
                 {
-                    let second_ranked = self.ranked_paths(
-                        analysis.target.as_deref(),
-                        &free,
-                        &words,
-                        second,
-                        &analysis.consumed,
-                        &catalog,
-                        1,
-                        2,
-                    )?;
+                    let second_ranked = self.ranked_paths(&PathQuery {
+                        target: analysis.target.as_deref(),
+                        free: &free,
+                        words: &words,
+                        entity: second,
+                        consumed: &analysis.consumed,
+                        catalog: &catalog,
+                        min: 1,
+                        max: 2,
+                    })?;
                     // Each constraint is short ("in club X", "from country Y"): at most two
                     // hops from either entity.
                     let first_ranked: Vec<(f64, Vec<Step>)> = ranked
@@ -1034,27 +1058,18 @@ impl<'g> Planner<'g> {
     /// answers, not hops: they are read against the names of each path's end nodes, and a
     /// path whose answers one of them names comes first. When no path's answers match them,
     /// they were hops after all ("films X directed or produced") and are ranked as cues.
-    #[allow(clippy::too_many_arguments)]
-    fn ranked_paths(
-        &self,
-        target: Option<&str>,
-        free: &[(usize, &Word)],
-        words: &[Word],
-        entity: &Entity,
-        consumed: &HashSet<usize>,
-        catalog: &Catalog,
-        min: usize,
-        max: usize,
-    ) -> Result<Vec<(f64, Vec<Step>)>, AgentError> {
-        let choices = alternatives(free);
+    fn ranked_paths(&self, q: &PathQuery<'_, '_>) -> Result<Vec<(f64, Vec<Step>)>, AgentError> {
+        let choices = alternatives(q.free);
         if !choices.is_empty() && lexicon().is_some() {
-            let without: HashSet<usize> = consumed.union(&choices).copied().collect();
-            let mut ranked =
-                self.ranked_paths_by(target, free, words, entity, &without, catalog, min, max)?;
-            let offered: Vec<&Word> = choices.iter().map(|i| &words[*i]).collect();
+            let without: HashSet<usize> = q.consumed.union(&choices).copied().collect();
+            let mut ranked = self.ranked_paths_by(&PathQuery {
+                consumed: &without,
+                ..*q
+            })?;
+            let offered: Vec<&Word> = choices.iter().map(|i| &q.words[*i]).collect();
             let mut any = false;
             for r in ranked.iter_mut().take(40) {
-                if self.ends_named(&r.2, &offered, catalog)? {
+                if self.ends_named(&r.2, &offered, q.catalog)? {
                     // More than a hop no word names costs: the offered words name its end.
                     r.0 += 1.0;
                     any = true;
@@ -1065,24 +1080,22 @@ impl<'g> Planner<'g> {
                 return Ok(ranked.into_iter().map(|(s, p, _)| (s, p)).collect());
             }
         }
-        let ranked =
-            self.ranked_paths_by(target, free, words, entity, consumed, catalog, min, max)?;
+        let ranked = self.ranked_paths_by(q)?;
         Ok(ranked.into_iter().map(|(s, p, _)| (s, p)).collect())
     }
 
-    /// [`Planner::ranked_paths`] with the given words set aside, with a few end nodes of each.
-    #[allow(clippy::too_many_arguments)]
-    fn ranked_paths_by(
-        &self,
-        target: Option<&str>,
-        free: &[(usize, &Word)],
-        words: &[Word],
-        entity: &Entity,
-        consumed: &HashSet<usize>,
-        catalog: &Catalog,
-        min: usize,
-        max: usize,
-    ) -> Result<Vec<RankedPath>, AgentError> {
+    /// [`Planner::ranked_paths`] with the query's words set aside, with a few end nodes of each.
+    fn ranked_paths_by(&self, q: &PathQuery<'_, '_>) -> Result<Vec<RankedPath>, AgentError> {
+        let PathQuery {
+            target,
+            free,
+            words,
+            entity,
+            consumed,
+            catalog,
+            min,
+            max,
+        } = *q;
         let target = target.and_then(|t| catalog.label_id(t));
         let (cues, matches, label_words) = self.reading(free, words, entity, consumed, catalog);
         // A path longer than the words that could name its hops or its end (plus one unnamed) is not
