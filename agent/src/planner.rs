@@ -19,6 +19,7 @@
 use crate::catalog::EngineCatalog;
 use crate::explore::EntrySearch;
 use crate::llm::{data_block, json_object, LlmBackend, Message, DATA_RULE};
+use crate::semantic::{Meaning, PhraseCache};
 use crate::strategy::{path_shape, Decision, Strategies};
 use crate::vocab::{self, is_stopword, lexicon, schema_words, word_match, SchemaWord};
 use crate::AgentError;
@@ -205,6 +206,9 @@ pub struct Planner<'g> {
     llm: Option<&'g dyn LlmBackend>,
     names: OnceLock<Arc<NameIndex>>,
     strategies: Option<&'g Mutex<Strategies>>,
+    /// The database's schema phrase vectors (shared by its planners), else this planner's own.
+    phrases: Option<&'g PhraseCache>,
+    own_phrases: PhraseCache,
 }
 
 impl fmt::Debug for Planner<'_> {
@@ -226,6 +230,8 @@ struct PathQuery<'a, 'w> {
     entity: &'a Entity,
     consumed: &'a HashSet<usize>,
     catalog: &'a Catalog,
+    /// The question's phrases by meaning, with a semantic embedder.
+    meaning: Option<&'a Meaning>,
     min: usize,
     max: usize,
 }
@@ -258,7 +264,30 @@ impl<'g> Planner<'g> {
             llm: None,
             names: OnceLock::new(),
             strategies: None,
+            phrases: None,
+            own_phrases: PhraseCache::new(),
         }
+    }
+
+    /// Shares the schema's phrase vectors with the other planners of one database, so that a
+    /// semantic embedder embeds them once per catalog version, not once per planner.
+    pub fn with_phrases(mut self, phrases: &'g PhraseCache) -> Self {
+        self.phrases = Some(phrases);
+        self
+    }
+
+    /// The question's phrases against the schema's, when the embedder is semantic.
+    fn meaning(
+        &self,
+        catalog: &Arc<Catalog>,
+        words: &[Word],
+        covered: &HashSet<usize>,
+    ) -> Result<Option<Meaning>, AgentError> {
+        let cache = self.phrases.unwrap_or(&self.own_phrases);
+        let Some(schema) = cache.phrases(self.embedder, catalog)? else {
+            return Ok(None);
+        };
+        Meaning::new(self.embedder, schema, words, |i| !covered.contains(&i)).map(Some)
     }
 
     /// Ranks candidate paths with what feedback taught this database (a prior on plan shapes
@@ -331,6 +360,8 @@ impl<'g> Planner<'g> {
             .enumerate()
             .filter(|(i, _)| !covered.contains(i))
             .collect();
+        let meaning = self.meaning(&catalog, &words, &covered)?;
+        let meaning = meaning.as_ref();
 
         let mut analysis = self.analyse(&free, &words, entity.as_ref(), &catalog)?;
         let mut used_llm = false;
@@ -361,6 +392,7 @@ impl<'g> Planner<'g> {
                         entity: e,
                         consumed: &consumed,
                         catalog: &catalog,
+                        meaning,
                         min,
                         max,
                     })
@@ -386,6 +418,7 @@ impl<'g> Planner<'g> {
                         entity: second,
                         consumed: &analysis.consumed,
                         catalog: &catalog,
+                        meaning,
                         min: 1,
                         max: 2,
                     })?;
@@ -415,7 +448,7 @@ impl<'g> Planner<'g> {
         let choices = match &entity {
             Some(e) if !path.is_empty() => {
                 let (cues, matches, _) =
-                    self.reading(&free, &words, e, &analysis.consumed, &catalog);
+                    self.reading(&free, &words, e, &analysis.consumed, &catalog, meaning);
                 path_choices(&path, &cues, &matches)
             }
             _ => Vec::new(),
@@ -1022,6 +1055,7 @@ impl<'g> Planner<'g> {
         entity: &Entity,
         consumed: &HashSet<usize>,
         catalog: &Catalog,
+        meaning: Option<&Meaning>,
     ) -> (Vec<Cue<'w>>, CueMatches, usize) {
         let relation_words: Vec<Vec<SchemaWord>> = catalog
             .relations()
@@ -1043,8 +1077,17 @@ impl<'g> Planner<'g> {
         let matches: CueMatches = catalog
             .relations()
             .zip(relation_words)
-            .map(|((_, r), w)| {
-                let per_cue = cues.iter().map(|c| best_word_match(c.word, &w)).collect();
+            .map(|((id, r), w)| {
+                let per_cue = cues
+                    .iter()
+                    .map(|c| {
+                        let (lexical, at) = best_word_match(c.word, &w);
+                        let cos = meaning.and_then(|m| m.similarity(c.at, Element::Relation(id)));
+                        let s = vocab::combine(lexical, cos);
+                        // A match by meaning is the phrase's, not one of the name's words.
+                        (s, if s > lexical { w.len() } else { at })
+                    })
+                    .collect();
                 (r.name.clone(), per_cue)
             })
             .collect();
@@ -1093,11 +1136,13 @@ impl<'g> Planner<'g> {
             entity,
             consumed,
             catalog,
+            meaning,
             min,
             max,
         } = *q;
         let target = target.and_then(|t| catalog.label_id(t));
-        let (cues, matches, label_words) = self.reading(free, words, entity, consumed, catalog);
+        let (cues, matches, label_words) =
+            self.reading(free, words, entity, consumed, catalog, meaning);
         // A path longer than the words that could name its hops or its end (plus one unnamed) is not
         // what the question asks; not reading it off the data saves most of the work.
         let max = max.min(cues.len() + label_words + 1).max(min);
