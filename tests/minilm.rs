@@ -230,3 +230,38 @@ fn import_embeds_with_minilm_and_queries_use_it() {
         text(&o)
     );
 }
+
+/// Phrase matching by meaning: the question's word shares no word, stem or WordNet link with
+/// the relation it means, so the hash embedder's database (same triples, WordNet on) takes the
+/// other relation, and only MiniLM's cosine between the question phrase and the relation's
+/// name picks the right one.
+#[test]
+fn only_the_semantic_match_picks_a_relation_named_by_meaning() {
+    let dir = tempfile::tempdir().unwrap();
+    let kb = dir.path().join("kb.tsv");
+    std::fs::write(&kb, SEMANTIC_KB).unwrap();
+    for (embedder, want, not) in [
+        ("minilm", "Entity Bo_Chen", "Entity Cy_Moss"),
+        ("hash", "Entity Cy_Moss", "Entity Bo_Chen"),
+    ] {
+        let db = dir.path().join(embedder);
+        let o = cairn(
+            &["--db", path(&db), "import", path(&kb), "--embedder", embedder],
+            true,
+        );
+        assert!(o.status.success(), "{}", text(&o));
+        let o = cairn(&["--db", path(&db), "ask", SEMANTIC_QUESTION], true);
+        assert!(o.status.success(), "{}", text(&o));
+        let out = text(&o);
+        assert!(
+            out.contains(want) && !out.contains(not),
+            "{embedder}: wanted {want}:\n{out}"
+        );
+    }
+}
+
+/// Two relations from one person; the question means the second (`mentor`) by a word WordNet
+/// does not link to it, and the first (`sibling`) comes first in the catalog, so a planner
+/// without meaning takes it.
+const SEMANTIC_KB: &str = "Ada_Vale\tsibling\tCy_Moss\nAda_Vale\tmentor\tBo_Chen\n";
+const SEMANTIC_QUESTION: &str = "Who taught Ada_Vale?";

@@ -2,9 +2,9 @@
 //! ([`Embedder::is_semantic`]): a question phrase ("married to") meets a relation (`spouse`)
 //! whose name shares no word, stem or WordNet link with it, by the cosine of their embeddings.
 //!
-//! Each label, relation and property is embedded once per catalog version (its name's words,
-//! each alias and its description, from the catalog's annotations); each question phrase of one
-//! to three content words once per question. [`crate::vocab::combine`] turns a cosine into a
+//! Each relation is embedded once per catalog version (its name's words, each alias and its
+//! description, from the catalog's annotations); each question phrase of one to three content
+//! words once per question. Labels and properties are matched by their words only. [`crate::vocab::combine`] turns a cosine into a
 //! match score beside the lexical one.
 
 use crate::planner::Word;
@@ -18,7 +18,7 @@ use std::sync::{Arc, Mutex};
 /// Content words in one question phrase at most.
 const MAX_PHRASE_WORDS: usize = 3;
 
-/// The embedded phrases of every schema element of one catalog, for one embedder.
+/// The embedded phrases of the relations of one catalog, for one embedder.
 #[derive(Debug)]
 pub(crate) struct SchemaPhrases {
     embedder: String,
@@ -29,19 +29,11 @@ pub(crate) struct SchemaPhrases {
 
 impl SchemaPhrases {
     fn build(embedder: &dyn Embedder, catalog: &Arc<Catalog>) -> Result<Self, AgentError> {
+        // Relations only: they are what the planner matches phrases to by meaning (labels and
+        // properties by their words), and a fresh `cairn ask` pays for every phrase embedded.
         let elements = catalog
-            .labels()
-            .map(|(id, n)| (Element::Label(id), n.to_owned()))
-            .chain(
-                catalog
-                    .relations()
-                    .map(|(id, r)| (Element::Relation(id), r.name.clone())),
-            )
-            .chain(
-                catalog
-                    .prop_keys()
-                    .map(|(id, n)| (Element::Property(id), n.to_owned())),
-            );
+            .relations()
+            .map(|(id, r)| (Element::Relation(id), r.name.clone()));
         let mut texts: Vec<(Element, String)> = Vec::new();
         for (element, name) in elements {
             let words: Vec<String> = name_words(&name)
