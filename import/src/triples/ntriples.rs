@@ -120,6 +120,7 @@ pub(super) fn parse_line(raw: &[u8]) -> Result<Option<Statement>, String> {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 
