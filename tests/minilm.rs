@@ -246,7 +246,14 @@ fn only_the_semantic_match_picks_a_relation_named_by_meaning() {
     ] {
         let db = dir.path().join(embedder);
         let o = cairn(
-            &["--db", path(&db), "import", path(&kb), "--embedder", embedder],
+            &[
+                "--db",
+                path(&db),
+                "import",
+                path(&kb),
+                "--embedder",
+                embedder,
+            ],
             true,
         );
         assert!(o.status.success(), "{}", text(&o));
