@@ -102,6 +102,9 @@ pub struct Cairn {
     vectors: VectorStore,
     /// What feedback taught the planner (see `crate::feedback`), loaded at open.
     pub(crate) strategies: std::sync::Mutex<cairn_agent::strategy::Strategies>,
+    /// The schema's phrase vectors for the planner, with a semantic embedder (built on the
+    /// first ASK of a catalog version).
+    pub(crate) phrases: cairn_agent::PhraseCache,
 }
 
 impl std::fmt::Debug for Cairn {
@@ -148,6 +151,7 @@ impl Cairn {
             graph,
             embedder: RwLock::new(embedder),
             strategies: std::sync::Mutex::new(strategies),
+            phrases: cairn_agent::PhraseCache::new(),
         })
     }
 

@@ -51,7 +51,9 @@ impl Cairn {
         embedder: &'a dyn cairn_embed::Embedder,
         table: &'a dyn cairn_agent::NodeSource,
     ) -> cairn_agent::Asker<'a> {
-        cairn_agent::Asker::new(self.graph(), embedder, table).with_strategies(&self.strategies)
+        cairn_agent::Asker::new(self.graph(), embedder, table)
+            .with_strategies(&self.strategies)
+            .with_phrases(&self.phrases)
     }
 
     /// Counts an answer (accepted when the validator passed it) and returns its id.

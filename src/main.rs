@@ -206,20 +206,23 @@ enum Command {
         #[arg(long, env = "CAIRN_HISTORY", hide_env = true)]
         history: Option<PathBuf>,
     },
-    /// Bulk-import dump files (JSON Lines, Neo4j-style CSV or TSV triples, optionally gzipped)
-    /// into --db.
+    /// Bulk-import dump files (JSON Lines, Neo4j-style CSV, TSV triples or N-Triples, optionally
+    /// gzipped) into --db.
     ///
     /// Every file is read and checked before the database is touched: by default the first bad
     /// line aborts the import with the database unchanged. A directory argument imports every
-    /// .jsonl/.ndjson/.csv/.tsv/.triples(.gz) file in it.
+    /// .jsonl/.ndjson/.csv/.tsv/.triples/.nt(.gz) file in it.
     ///
     /// Triples files (`subject<TAB>relation<TAB>object`) make every entity a node keyed by its
     /// string, labelled by --label (default `Entity`), --infer-labels or --relation-label.
+    /// N-Triples (`.nt`) the same way: an IRI (or `_:blank`) is a key, a predicate is named by
+    /// its IRI's local name, an IRI object makes an edge and a literal a property; the name is
+    /// the `rdfs:label`/`foaf:name`/`schema:name` literal, else the IRI's local name.
     ///
     /// New nodes' descriptions are embedded on all cores with --embedder; the database records
     /// it, and later imports and queries use the same one.
     #[command(
-        after_help = "Examples:\n  cairn --db ./academic.cairn import ./dump\n  cairn --db ./db import nodes.jsonl edges.jsonl.gz --max-errors 10\n  cairn --db ./wc.cairn import kb.txt --format triples --infer-labels --relation-label is_aged=:Age\n  CAIRN_MINILM_DIR=\"$(bash scripts/fetch-minilm.sh)\" cairn --db ./db import ./dump --embedder minilm   # build with --features minilm"
+        after_help = "Examples:\n  cairn --db ./academic.cairn import ./dump\n  cairn --db ./db import nodes.jsonl edges.jsonl.gz --max-errors 10\n  cairn --db ./wc.cairn import kb.txt --format triples --infer-labels --relation-label is_aged=:Age\n  cairn --db ./rdf.cairn import people.nt.gz --infer-labels\n  CAIRN_MINILM_DIR=\"$(bash scripts/fetch-minilm.sh)\" cairn --db ./db import ./dump --embedder minilm   # build with --features minilm"
     )]
     Import {
         /// Files or directories to import.
@@ -625,7 +628,7 @@ fn expand(paths: &[PathBuf]) -> Result<Vec<PathBuf>, Failure> {
                 return Err(Failure {
                     code: 3,
                     report: miette::Report::msg(format!(
-                        "{}: no .jsonl, .ndjson, .csv, .tsv or .triples files in this directory",
+                        "{}: no .jsonl, .ndjson, .csv, .tsv, .triples or .nt files in this directory",
                         p.display()
                     )),
                 });

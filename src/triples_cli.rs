@@ -7,7 +7,8 @@ use clap::{Args, ValueEnum};
 #[derive(Debug, Args)]
 pub struct TriplesArgs {
     /// Read every file as triples whatever its name. Needed for `.txt` files, which are never
-    /// guessed; `.tsv` and `.triples` (optionally `.gz`) are read as triples without it.
+    /// guessed; `.tsv`, `.triples` and N-Triples `.nt` (optionally `.gz`) are read as triples
+    /// without it.
     #[arg(long, value_enum)]
     pub format: Option<ImportFormat>,
     /// Triples: the label of every entity no other rule labels [default: Entity].

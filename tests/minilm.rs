@@ -230,3 +230,52 @@ fn import_embeds_with_minilm_and_queries_use_it() {
         text(&o)
     );
 }
+
+/// Phrase matching by meaning (used when WordNet is off or missing): the question's phrase
+/// shares no word or stem with the relation it means, so the hash embedder's database (same
+/// triples) takes the other relation, and only MiniLM's cosine between the question phrase and
+/// the relation's name picks the right one. Run with CAIRN_WORDNET=off (the planner leaves
+/// meaning to WordNet when it is there).
+#[test]
+fn only_the_semantic_match_picks_a_relation_named_by_meaning() {
+    let dir = tempfile::tempdir().unwrap();
+    let kb = dir.path().join("kb.tsv");
+    std::fs::write(&kb, SEMANTIC_KB).unwrap();
+    for (embedder, want, not) in [
+        ("minilm", "Entity Bo_Chen", "Entity Cy_Moss"),
+        ("hash", "Entity Cy_Moss", "Entity Bo_Chen"),
+    ] {
+        let db = dir.path().join(embedder);
+        let o = cairn(
+            &[
+                "--db",
+                path(&db),
+                "import",
+                path(&kb),
+                "--embedder",
+                embedder,
+            ],
+            true,
+        );
+        assert!(o.status.success(), "{}", text(&o));
+        let o = Command::new(env!("CARGO_BIN_EXE_cairn"))
+            .args(["--db", path(&db), "ask", SEMANTIC_QUESTION])
+            .env_remove("CAIRN_DB")
+            .env("CAIRN_WORDNET", "off")
+            .env(MINILM_DIR_ENV, model_dir())
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", text(&o));
+        let out = text(&o);
+        assert!(
+            out.contains(want) && !out.contains(not),
+            "{embedder}: wanted {want}:\n{out}"
+        );
+    }
+}
+
+/// Two relations from one person; the question means the second (`spouse`) by a phrase
+/// ("married to") that shares no word or stem with it and that WordNet does not link to it, and
+/// the first (`sibling`) comes first in the catalog, so a planner without meaning takes it.
+const SEMANTIC_KB: &str = "Ada_Vale\tsibling\tCy_Moss\nAda_Vale\tspouse\tBo_Chen\n";
+const SEMANTIC_QUESTION: &str = "Who is Ada_Vale married to?";

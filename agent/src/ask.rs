@@ -231,6 +231,12 @@ impl<'g> Asker<'g> {
         self
     }
 
+    /// Shares the schema's phrase vectors with the database's other askers.
+    pub fn with_phrases(mut self, phrases: &'g crate::PhraseCache) -> Self {
+        self.planner = self.planner.with_phrases(phrases);
+        self
+    }
+
     pub fn planner(&self) -> &Planner<'g> {
         &self.planner
     }

@@ -88,6 +88,10 @@ struct Facts<'a> {
     citers: Vec<Vec<u32>>,
     venue_papers: Vec<Vec<u32>>,
     unique_title: Vec<bool>,
+    /// Whether an author's name is only theirs. The generator draws names from a finite pool,
+    /// so two authors may share one; a question about such a name has no one right count or
+    /// argmax (ASK answers for every candidate, docs/AGENTS.md), so it is not asked.
+    unique_author: Vec<bool>,
 }
 
 impl<'a> Facts<'a> {
@@ -125,12 +129,24 @@ impl<'a> Facts<'a> {
                 titles.get(&n) == Some(&1) && !other_names.contains(&n) && !p.title.contains('"')
             })
             .collect();
+        let mut author_names: HashMap<String, usize> = HashMap::new();
+        for a in &g.authors {
+            *author_names
+                .entry(crate::planner::normalize(&a.name))
+                .or_default() += 1;
+        }
+        let unique_author = g
+            .authors
+            .iter()
+            .map(|a| author_names.get(&crate::planner::normalize(&a.name)) == Some(&1))
+            .collect();
         Facts {
             g,
             author_papers,
             citers,
             venue_papers,
             unique_title,
+            unique_author,
         }
     }
 
@@ -276,7 +292,7 @@ fn make(
     if uses_title && !f.unique_title[p] {
         return None;
     }
-    if uses_author && !(1..=MAX_AUTHOR_PAPERS).contains(&n_papers) {
+    if uses_author && (!f.unique_author[a] || !(1..=MAX_AUTHOR_PAPERS).contains(&n_papers)) {
         return None;
     }
     let gold: Vec<String> = match (qtype, template) {

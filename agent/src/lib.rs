@@ -10,6 +10,7 @@ pub mod eval;
 pub mod llm;
 pub mod planner;
 pub mod qa;
+pub mod semantic;
 pub mod strategy;
 pub mod validate;
 pub mod vocab;
@@ -27,4 +28,5 @@ pub use cairn_exec::{
 pub use error::AgentError;
 pub use llm::{ChatConfig, LlmBackend, LlmError, OpenAiChat};
 pub use planner::{Aggregate, Planner, QueryPlan, QuestionType};
+pub use semantic::PhraseCache;
 pub use validate::{Validation, Validator};

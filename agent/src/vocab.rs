@@ -181,6 +181,40 @@ pub(crate) fn word_match(norm: &str, q_stem: &str, s: &SchemaWord) -> f64 {
     }
 }
 
+/// The cosine from which a question phrase's embedding says it names a schema element
+/// (calibrated on the QA sets with MiniLM, WordNet off; docs/BENCHMARKS.md has the sweep).
+const PHRASE_COSINE_MIN: f32 = 0.5;
+
+/// What a phrase scores at [`PHRASE_COSINE_MIN`] and at cosine 1: a meaning alone counts at
+/// most as a WordNet link does, never as the element's own word.
+const PHRASE_SCORE: (f64, f64) = (0.5, 0.8);
+
+fn phrase_cosine_min() -> f32 {
+    static T: OnceLock<f32> = OnceLock::new();
+    *T.get_or_init(|| {
+        std::env::var("CAIRN_PHRASE_MIN")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(PHRASE_COSINE_MIN)
+    })
+}
+
+/// How well a question word names a schema element, from its lexical/WordNet score
+/// ([`word_match`] weighted) and, with a semantic embedder, the best cosine between a question
+/// phrase holding the word and the element's phrases ([`crate::semantic`]): the one place the
+/// two meet. Below the threshold a cosine says nothing; above it, it may raise a weak or
+/// missing lexical match, never lower one.
+pub(crate) fn combine(lexical: f64, cosine: Option<f32>) -> f64 {
+    let min = phrase_cosine_min();
+    match cosine {
+        Some(c) if c >= min => {
+            let t = f64::from((c - min) / (1.0 - min));
+            lexical.max(PHRASE_SCORE.0 + t * (PHRASE_SCORE.1 - PHRASE_SCORE.0))
+        }
+        _ => lexical,
+    }
+}
+
 /// A WordNet part of speech this module reads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 enum Pos {

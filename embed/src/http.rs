@@ -199,6 +199,11 @@ impl Embedder for HttpEmbedder {
         self.dim
     }
 
+    /// A sentence-embedding model: cosine follows meaning.
+    fn is_semantic(&self) -> bool {
+        true
+    }
+
     fn embed_batch(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
         let mut out = Vec::with_capacity(texts.len());
         for chunk in texts.chunks(self.config.max_batch.max(1)) {

@@ -163,6 +163,14 @@ pub trait Embedder: Send + Sync + std::fmt::Debug {
     /// result has one unit vector per input, in input order.
     fn embed_batch(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError>;
 
+    /// Whether nearby vectors mean nearby meanings ("spouse" near "husband"), so that the
+    /// planner may match question phrases to schema names by cosine. False unless an embedder
+    /// says so: a hash of words and character n-grams is near only for shared spellings, which
+    /// the planner's stemmer already sees, and its cosines would only add noise.
+    fn is_semantic(&self) -> bool {
+        false
+    }
+
     /// Embeds one text.
     fn embed(&self, text: &str) -> Result<Vec<f32>, EmbedError> {
         let mut v = self.embed_batch(&[text])?;

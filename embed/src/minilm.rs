@@ -374,6 +374,11 @@ impl Embedder for MiniLmEmbedder {
         MINILM_DIM
     }
 
+    /// A sentence-embedding model: cosine follows meaning.
+    fn is_semantic(&self) -> bool {
+        true
+    }
+
     /// Sentences are tokenised, split into one contiguous share per core (balanced by token
     /// count, since the cost of a sentence grows with its length) and encoded in packs.
     fn embed_batch(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {

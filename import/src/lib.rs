@@ -59,7 +59,7 @@ pub enum ImportError {
     /// read, so `--max-errors` cannot skip it.
     #[error("{0}; nothing was imported")]
     Corrupt(LineError),
-    #[error("{}: unknown dump format (expected a .jsonl, .ndjson, .csv, .tsv or .triples file, optionally .gz)", path.display())]
+    #[error("{}: unknown dump format (expected a .jsonl, .ndjson, .csv, .tsv, .triples or .nt file, optionally .gz)", path.display())]
     UnknownFormat { path: PathBuf },
     #[error("{}: a .txt file is not guessed to be triples; pass --format triples to read it as `subject<TAB>relation<TAB>object` lines", path.display())]
     TxtNotGuessed { path: PathBuf },

@@ -12,7 +12,8 @@ use std::path::Path;
 pub enum DumpFormat {
     JsonLines,
     Csv,
-    /// `subject \t relation \t object` lines (`.tsv`, `.triples`), read by [`super::triples`].
+    /// `subject \t relation \t object` lines (`.tsv`, `.triples`) or N-Triples (`.nt`), read by
+    /// [`super::triples`].
     Triples,
 }
 
@@ -716,9 +717,12 @@ fn csv_row<'a>(
     }
 }
 
-/// Whether a file is read as triples by its name: `.tsv` or `.triples`, optionally `.gz`.
+/// Whether a file is read as triples by its name: `.tsv`, `.triples` or N-Triples `.nt`,
+/// optionally `.gz`.
 pub fn named_as_triples(name: &str) -> bool {
-    name.ends_with(".tsv") || name.ends_with(".triples")
+    name.ends_with(".tsv")
+        || name.ends_with(".triples")
+        || crate::triples::ntriples::named_as_ntriples(name)
 }
 
 #[cfg(test)]

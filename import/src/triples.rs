@@ -81,13 +81,37 @@ struct Triple {
     line: u64,
 }
 
+/// A literal of an N-Triples line: a property of its subject.
+struct Literal {
+    subject: u32,
+    key: String,
+    value: Value,
+    file: u32,
+    line: u64,
+}
+
 /// Everything read from the triples files.
 #[derive(Default)]
 struct Read {
     entities: Names,
     relations: Names,
     triples: Vec<Triple>,
+    literals: Vec<Literal>,
+    /// Entities named by an N-Triples line (keyed by IRI): named by their local name.
+    iri: Vec<bool>,
     errors: Vec<LineError>,
+}
+
+impl Read {
+    /// The id of an entity, remembering whether an N-Triples line named it.
+    fn entity(&mut self, key: &str, iri: bool) -> u32 {
+        let id = self.entities.id(key);
+        if self.iri.len() <= id as usize {
+            self.iri.resize(id as usize + 1, false);
+        }
+        self.iri[id as usize] |= iri;
+        id
+    }
 }
 
 /// Imports triples files into `graph`: every entity a node keyed by its string with a readable
@@ -164,29 +188,59 @@ pub fn import_triples(
         });
     }
     let labels = assign_labels(&read, &options.triples);
+    // Each entity's first line (file, line): a node's origin, so an error about it points there.
+    let mut origins: Vec<Option<(u32, u64)>> = vec![None; read.entities.names.len()];
     let mut staging = Staging::default();
     staging.files = files.iter().map(|f| f.to_path_buf()).collect();
     staging.schema = schema.schema;
-    // A node's origin is the first line naming it, so an error about it points there.
-    let mut seen = vec![false; read.entities.names.len()];
+    // Literals by subject: the first value of a key wins (a second `rdfs:label` in another
+    // language does not replace the first).
+    let mut props: Vec<Vec<(String, Value)>> = vec![Vec::new(); read.entities.names.len()];
+    for l in std::mem::take(&mut read.literals) {
+        let mine = &mut props[l.subject as usize];
+        if !mine.iter().any(|(k, _)| *k == l.key) {
+            mine.push((l.key, l.value));
+        }
+        let o = &mut origins[l.subject as usize];
+        *o = Some(o.map_or((l.file, l.line), |p| p.min((l.file, l.line))));
+    }
     for t in &read.triples {
         for e in [t.subject, t.object] {
-            if std::mem::replace(&mut seen[e as usize], true) {
-                continue;
-            }
-            let key = &read.entities.names[e as usize];
-            staging.add_owned(
-                DumpRecord::Node(DumpNode {
-                    label: labels.names[labels.of[e as usize] as usize].clone(),
-                    key: key.clone(),
-                    props: vec![("name".to_owned(), Value::Str(readable(key)))],
-                    description: None,
-                    vector: None,
-                }),
-                t.file,
-                t.line,
-            );
+            let o = &mut origins[e as usize];
+            *o = Some(o.map_or((t.file, t.line), |p| p.min((t.file, t.line))));
         }
+    }
+    let mut seen = vec![false; read.entities.names.len()];
+    let mut origins: Vec<(u32, (u32, u64))> = origins
+        .into_iter()
+        .enumerate()
+        .filter_map(|(e, o)| o.map(|o| (e as u32, o)))
+        .collect();
+    origins.sort_unstable_by_key(|(e, (f, l))| (*f, *l, *e));
+    for (e, (file, line)) in origins {
+        seen[e as usize] = true;
+        let key = &read.entities.names[e as usize];
+        let mut own = std::mem::take(&mut props[e as usize]);
+        if !own.iter().any(|(k, _)| k == "name") {
+            let iri = read.iri.get(e as usize).copied().unwrap_or(false);
+            let name = if iri {
+                readable(ntriples::local_name(key))
+            } else {
+                readable(key)
+            };
+            own.insert(0, ("name".to_owned(), Value::Str(name)));
+        }
+        staging.add_owned(
+            DumpRecord::Node(DumpNode {
+                label: labels.names[labels.of[e as usize] as usize].clone(),
+                key: key.clone(),
+                props: own,
+                description: None,
+                vector: None,
+            }),
+            file,
+            line,
+        );
     }
     for t in &read.triples {
         let label = |e: u32| labels.names[labels.of[e as usize] as usize].as_str();
@@ -235,6 +289,11 @@ fn read_file(
     on_progress: &mut dyn FnMut(u64),
 ) -> Result<bool, ImportError> {
     let mut reader = open(path)?;
+    let nt = path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .map(|n| n.to_ascii_lowercase())
+        .is_some_and(|n| ntriples::named_as_ntriples(n.strip_suffix(".gz").unwrap_or(&n)));
     let mut buf = Vec::new();
     let mut line = 0u64;
     let mut pending = 0u64;
@@ -251,17 +310,34 @@ fn read_file(
         if pending >= 1 << 20 {
             on_progress(std::mem::take(&mut pending));
         }
-        match parse_line(&buf) {
+        let parsed = if nt {
+            ntriples::parse_line(&buf)
+        } else {
+            parse_line(&buf).map(|t| {
+                t.map(|[s, r, o]| ntriples::Statement::Edge([s.into(), r.into(), o.into()]))
+            })
+        };
+        match parsed {
             Ok(None) => {}
-            Ok(Some([s, r, o])) => {
+            Ok(Some(ntriples::Statement::Edge([s, r, o]))) => {
                 let triple = Triple {
-                    subject: read.entities.id(s),
-                    relation: read.relations.id(r),
-                    object: read.entities.id(o),
+                    subject: read.entity(&s, nt),
+                    relation: read.relations.id(&r),
+                    object: read.entity(&o, nt),
                     file,
                     line,
                 };
                 read.triples.push(triple);
+            }
+            Ok(Some(ntriples::Statement::Literal(s, key, value))) => {
+                let subject = read.entity(&s, nt);
+                read.literals.push(Literal {
+                    subject,
+                    key,
+                    value,
+                    file,
+                    line,
+                });
             }
             Err(reason) => {
                 read.errors.push(LineError::new(path, line, reason));
@@ -350,7 +426,8 @@ fn assign_labels(read: &Read, options: &TriplesOptions) -> Labels {
         .then(|| infer::classes(&read.relations.names, &counted, classes));
 
     let mut names = Names::default();
-    let mut of = vec![0u32; read.entities.names.len()];
+    // An entity in no triple (only literals of an N-Triples file) gets the default label.
+    let mut of = vec![u32::MAX; read.entities.names.len()];
     for mine in counted.chunk_by(|a, b| a.0 == b.0) {
         let e = mine[0].0;
         let label = strongest(
@@ -366,6 +443,12 @@ fn assign_labels(read: &Read, options: &TriplesOptions) -> Labels {
         })
         .unwrap_or_else(|| default.clone());
         of[e as usize] = names.id(&label);
+    }
+    if of.contains(&u32::MAX) {
+        let d = names.id(&default);
+        of.iter_mut()
+            .filter(|l| **l == u32::MAX)
+            .for_each(|l| *l = d);
     }
     Labels {
         names: names.names,
@@ -388,3 +471,4 @@ fn strongest(evidence: impl Iterator<Item = (String, u32)>) -> Option<String> {
 }
 
 mod infer;
+pub(crate) mod ntriples;

@@ -349,3 +349,94 @@ fn a_jsonl_file_beside_triples_carries_schema_records() {
     assert!(err.to_string().contains(&want), "{err}");
     assert!(g.catalog().relation_id("plays_in_club").is_none());
 }
+
+/// A small RDF graph: labels, a typed literal, a blank node, a label-less IRI.
+const RDF: &str = r#"# people and where they work
+<http://ex.org/people/Ada_Lovelace> <http://www.w3.org/2000/01/rdf-schema#label> "Ada Lovelace"@en .
+<http://ex.org/people/Ada_Lovelace> <http://www.w3.org/2000/01/rdf-schema#label> "Ada"@fr .
+<http://ex.org/people/Ada_Lovelace> <http://ex.org/onto#born> "1815"^^<http://www.w3.org/2001/XMLSchema#integer> .
+<http://ex.org/people/Ada_Lovelace> <http://ex.org/onto#worksWith> <http://ex.org/people/Charles_Babbage> .
+<http://ex.org/people/Charles_Babbage> <http://ex.org/onto#built> _:engine .
+_:engine <http://xmlns.com/foaf/0.1/name> "Difference Engine" .
+
+<http://ex.org/people/Charles_Babbage> <http://ex.org/onto#height> "1.75"^^<http://www.w3.org/2001/XMLSchema#double> .
+"#;
+
+#[test]
+fn ntriples_iris_are_keys_literals_properties_and_labels_name_nodes() {
+    let dir = tempfile::tempdir().unwrap();
+    let kb = write(dir.path(), "people.nt", RDF);
+    let db = tempfile::tempdir().unwrap();
+    let g = open(db.path());
+    let s = import_files(&g, &[&kb], &ImportOptions::default()).unwrap();
+    assert_eq!((s.nodes_created, s.edges_created), (3, 2));
+    let lines = canonical(&g);
+    let node = |key: &str| {
+        lines
+            .iter()
+            .find(|l| l.starts_with(&format!("N Entity:{key} ")))
+            .unwrap_or_else(|| panic!("no node {key} in {lines:#?}"))
+            .clone()
+    };
+    // The first label wins; the integer literal is an integer.
+    let ada = node("http://ex.org/people/Ada_Lovelace");
+    assert!(ada.contains("name=\"Ada Lovelace\""), "{ada}");
+    assert!(ada.contains("born=1815"), "{ada}");
+    // No label: the IRI's local name, underscores as spaces.
+    let charles = node("http://ex.org/people/Charles_Babbage");
+    assert!(charles.contains("name=\"Charles Babbage\""), "{charles}");
+    assert!(charles.contains("height=1.75"), "{charles}");
+    let engine = node("_:engine");
+    assert!(engine.contains("name=\"Difference Engine\""), "{engine}");
+    let cat = g.catalog();
+    let mut rels: Vec<&str> = cat.relations().map(|(_, r)| r.name.as_str()).collect();
+    rels.sort();
+    assert_eq!(rels, ["built", "worksWith"]);
+
+    // Idempotent: a second import changes nothing.
+    let before = canonical(&g);
+    let again = import_files(&g, &[&kb], &ImportOptions::default()).unwrap();
+    assert_eq!((again.nodes_created, again.edges_created), (0, 0));
+    assert_eq!(canonical(&g), before);
+
+    // Inferred labels work on N-Triples as on TSV triples.
+    let db2 = tempfile::tempdir().unwrap();
+    let g2 = open(db2.path());
+    let options = with(TriplesOptions {
+        infer: true,
+        ..Default::default()
+    });
+    import_files(&g2, &[&kb], &options).unwrap();
+    assert!(g2.catalog().labels().count() > 1);
+}
+
+#[test]
+fn a_bad_ntriples_line_names_file_line_and_column_and_applies_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = write(dir.path(), "good.nt", RDF);
+    let db = tempfile::tempdir().unwrap();
+    let g = open(db.path());
+    import_files(&g, &[&good], &ImportOptions::default()).unwrap();
+    let before = canonical(&g);
+    for (text, reason) in [
+        (
+            "<http://ex.org/a> <http://ex.org/r> <http://ex.org/b> .\n<http://ex.org/a> <http://ex.org/r> .\n",
+            "bad.nt:2: column ",
+        ),
+        (
+            "<http://ex.org/a> <http://ex.org/r> \"unterminated .\n",
+            "bad.nt:1: column ",
+        ),
+        (
+            "<http://ex.org/a> <http://ex.org/r> <b> <c> .\n",
+            "bad.nt:1: ",
+        ),
+    ] {
+        let bad = write(dir.path(), "bad.nt", text);
+        let more = write(dir.path(), "more.nt", "<http://ex.org/x> <http://ex.org/new> <http://ex.org/y> .\n");
+        let err = import_files(&g, &[&more, &bad], &ImportOptions::default()).unwrap_err();
+        assert!(matches!(err, ImportError::BadLines { .. }), "{err}");
+        assert!(err.to_string().contains(reason), "{err}\nwanted {reason}");
+        assert_eq!(canonical(&g), before, "nothing applied after: {text}");
+    }
+}
