@@ -406,11 +406,17 @@ pub(super) fn apply(
     // Resolved edges go to buckets by source (spilled to disk when they do not fit the budget;
     // `spill.rs`), each core's in the order of its lines.
     let new_ids = first_new..next;
+    // The nodes stay in memory to the end: the sort gets what they leave of the budget (a
+    // quarter at least).
+    let sort_budget = options
+        .budget()
+        .saturating_sub(nodes.bytes_held())
+        .max(options.budget() / 4);
     let plan = spill::Plan::new(
         new_ids.clone(),
         staging.edge_count() as u64,
         EdgeIn::LEN as u64,
-        options.budget(),
+        sort_budget,
     );
     let spill_dir = if plan.spills() {
         Some(graph.spill_dir()?)

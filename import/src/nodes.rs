@@ -195,7 +195,7 @@ impl NodeList {
         Ok(())
     }
 
-    /// Bytes held (arena chunks and entries), for the step log.
+    /// Bytes held (arena chunks and entries): what the edge sort leaves them of the budget.
     pub(crate) fn bytes_held(&self) -> u64 {
         let arena: usize = self.chunks.iter().map(Vec::capacity).sum();
         (arena + self.entries.capacity() * std::mem::size_of::<Entry>()) as u64
