@@ -7,10 +7,16 @@
 //! repeat, updated, indexed or embedded. Staged nodes use the same list with the staging's
 //! own name ids as label and property ids; draining it frees each chunk once it is merged.
 
-use super::stage::Origin;
 use cairn_storage_format::NodeRecord;
 use cairn_store::EngineError;
 use hashbrown::HashMap;
+
+/// Where a record came from: file index and line.
+#[derive(Clone, Copy)]
+pub(crate) struct Origin {
+    pub(crate) file: u32,
+    pub(crate) line: u64,
+}
 
 /// Bytes per arena chunk (a larger record gets a chunk of its own).
 const CHUNK: usize = 4 << 20;

@@ -53,12 +53,7 @@ pub(super) struct KeySpan {
     len: u32,
 }
 
-/// Where a record came from: file index and line.
-#[derive(Clone, Copy)]
-pub(super) struct Origin {
-    pub(super) file: u32,
-    pub(super) line: u64,
-}
+pub(super) use super::nodes::Origin;
 
 /// The nodes read from one file, with the file's own name ids (as label and property ids of
 /// the staged records) and the merged name id of each.
