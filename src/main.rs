@@ -242,7 +242,7 @@ enum Command {
         no_index: bool,
         /// Memory the import's edges may hold while staged and sorted (e.g. 512MiB, 2GiB;
         /// KB/MB/GB are powers of 1000); beyond it they spill to the database directory.
-        /// Nodes are not counted. Default 1GiB.
+        /// The nodes are held beside it (about 150 bytes a node). Default 256MiB.
         #[arg(long, value_name = "SIZE", value_parser = parse_budget)]
         memory_budget: Option<u64>,
         #[command(flatten)]

@@ -2,8 +2,9 @@
 //! SST files, commit the final batch. See `docs/FORMAT.md` ("Bulk import") for the rule that
 //! decides which key goes where.
 
+use super::nodes::NodeList;
 use super::spill::{self, BucketWriter, Fixed, Written};
-use super::stage::{Block, EdgePart, Spilled, StagedEdge, Staging, BLOCK, NO_LABEL};
+use super::stage::{Block, EdgePart, NodePart, Spilled, StagedEdge, Staging, BLOCK, NO_LABEL};
 use super::{report, ImportError, ImportOptions, ImportSummary, LineError, Phase};
 use cairn_storage_format::records::{encode_u64, encode_vector};
 use cairn_storage_format::{
@@ -19,17 +20,6 @@ use hashbrown::{DefaultHashBuilder, HashMap, HashSet, HashTable};
 use std::hash::BuildHasher;
 use std::ops::Range;
 use std::sync::Arc;
-
-/// A node of the import after merging duplicate lines.
-struct NodeIn {
-    label: LabelId,
-    key: String,
-    props: Vec<(PropKeyId, Value)>,
-    description: Option<String>,
-    vector: Option<Vec<f32>>,
-    /// The line it was first read from (a repeat in the same file is worth a warning).
-    origin: crate::stage::Origin,
-}
 
 /// Warnings about ids repeated within one file: the first few are shown, the rest counted.
 const REPEAT_WARNINGS: usize = 5;
@@ -162,12 +152,12 @@ struct Slot {
 }
 
 impl Slot {
-    fn matches(&self, nodes: &[NodeIn], label: LabelId, key: &str) -> bool {
+    fn matches(&self, nodes: &NodeList, label: LabelId, key: &str) -> bool {
         if self.label != label {
             return false;
         }
         match self.key[INLINE_KEY] {
-            LONG_KEY => nodes.get(self.node as usize).is_some_and(|n| n.key == key),
+            LONG_KEY => nodes.key(self.node as usize) == key,
             len => self.key.get(..len as usize) == Some(key.as_bytes()),
         }
     }
@@ -186,34 +176,32 @@ impl NodeTable {
     }
 
     /// The node with `label` and `key`, whose [`Self::hash`] is `hash`.
-    fn find(&self, nodes: &[NodeIn], hash: u64, label: LabelId, key: &str) -> Option<u32> {
+    fn find(&self, nodes: &NodeList, hash: u64, label: LabelId, key: &str) -> Option<u32> {
         self.slots
             .find(hash, |s| s.matches(nodes, label, key))
             .map(|s| s.node)
     }
 
     /// Adds `nodes[node]`, which is not in the table yet.
-    fn insert(&mut self, nodes: &[NodeIn], hash: u64, node: u32) {
-        let Some(n) = nodes.get(node as usize) else {
-            return;
-        };
+    fn insert(&mut self, nodes: &NodeList, hash: u64, node: u32) {
+        let (label, node_key) = (nodes.label(node as usize), nodes.key(node as usize));
         let mut key = [0u8; INLINE_KEY + 1];
-        match key.get_mut(..n.key.len()) {
-            Some(inline) if n.key.len() <= INLINE_KEY => {
-                inline.copy_from_slice(n.key.as_bytes());
-                key[INLINE_KEY] = n.key.len() as u8;
+        match key.get_mut(..node_key.len()) {
+            Some(inline) if node_key.len() <= INLINE_KEY => {
+                inline.copy_from_slice(node_key.as_bytes());
+                key[INLINE_KEY] = node_key.len() as u8;
             }
             _ => key[INLINE_KEY] = LONG_KEY,
         }
         let slot = Slot {
             node,
-            label: n.label,
+            label: LabelId(label),
             key,
         };
         let hasher = &self.hasher;
         self.slots.insert_unique(hash, slot, |s| {
-            let n = &nodes[s.node as usize];
-            hasher.hash_one((n.label.0, n.key.as_str()))
+            let i = s.node as usize;
+            hasher.hash_one((nodes.label(i), nodes.key(i)))
         });
     }
 }
@@ -231,7 +219,7 @@ pub(super) fn apply(
     let mut catalog: Catalog = (*base_catalog).clone();
     let reader = graph.reader();
     let mut summary = ImportSummary {
-        records: (staging.nodes.len() + staging.edge_count()) as u64,
+        records: (staging.node_count() + staging.edge_count()) as u64,
         ..Default::default()
     };
     report(options, Phase::Resolve, 0, Some(summary.records));
@@ -239,74 +227,84 @@ pub(super) fn apply(
     let mut names = NameMap::new(staging.names.names.len());
 
     // ---- nodes: intern names, merge duplicate lines (the later wins) ----
-    let mut table = NodeTable::with_capacity(staging.nodes.len());
-    let mut nodes: Vec<NodeIn> = Vec::with_capacity(staging.nodes.len());
+    if let Some(e) = staging.node_error.take() {
+        return Err(e);
+    }
+    let staged_nodes = staging.node_count();
+    let mut table = NodeTable::with_capacity(staged_nodes);
+    let mut nodes = NodeList::with_capacity(staged_nodes);
     let mut vector_dim: Option<usize> = catalog.embedder().map(|e| e.dim as usize);
     let mut repeats = 0usize;
-    // Taken from the end of the reversed list (so in line order), which is shrunk as it goes:
-    // the staged nodes' memory is returned while the merged list grows, instead of both being
-    // held to the end (the 1M-node import's peak at a 256 MiB budget fell from 985 to 912 MiB).
-    let mut staged = std::mem::take(&mut staging.nodes);
-    staged.reverse();
-    while let Some(n) = staged.pop() {
-        if staged.len() % (1 << 16) == 0 {
-            staged.shrink_to_fit();
-        }
-        let label = names.label(&mut catalog, &staging, n.label)?;
-        let props = names.props(&mut catalog, &staging, n.props)?;
-        if let Some(v) = &n.vector {
-            match vector_dim {
-                Some(d) if d != v.len() => {
-                    errors.push(staging.error(
-                        n.origin,
-                        format!("vector has {} dimensions, expected {d}", v.len()),
-                    ));
-                    continue;
+    // Each file's staged nodes are drained in line order, their arena freed as it goes, so the
+    // staged and the merged nodes are not both held in full.
+    for part in std::mem::take(&mut staging.node_parts) {
+        let NodePart {
+            names: part_names,
+            list,
+        } = part;
+        list.drain(|n, vector, origin| -> Result<(), ImportError> {
+            let name = |id: u32| part_names.get(id as usize).copied().unwrap_or(NO_LABEL);
+            let label = names.label(&mut catalog, &staging, name(n.label.0))?;
+            let props = names.props(
+                &mut catalog,
+                &staging,
+                n.props.into_iter().map(|(k, v)| (name(k.0), v)).collect(),
+            )?;
+            if let Some(v) = &vector {
+                match vector_dim {
+                    Some(d) if d != v.len() => {
+                        errors.push(staging.error(
+                            origin,
+                            format!("vector has {} dimensions, expected {d}", v.len()),
+                        ));
+                        return Ok(());
+                    }
+                    _ => vector_dim = Some(v.len()),
                 }
-                _ => vector_dim = Some(v.len()),
             }
-        }
-        let hash = table.hash(label, &n.key);
-        let found = table.find(&nodes, hash, label, &n.key);
-        match found {
-            Some(i) => {
-                let node = &mut nodes[i as usize];
-                // Within one file a repeated id is more likely a mistake than an update: the
-                // later line still wins (as across files), but not silently.
-                if node.origin.file == n.origin.file {
-                    repeats += 1;
-                    if repeats <= REPEAT_WARNINGS {
-                        let at = staging.error(
-                            n.origin,
-                            format!(
-                                "repeats the id `{}` of line {}; the later line's values win",
-                                n.key, node.origin.line
-                            ),
-                        );
-                        tracing::warn!("{at}");
+            let hash = table.hash(label, &n.key);
+            match table.find(&nodes, hash, label, &n.key) {
+                Some(i) => {
+                    let i = i as usize;
+                    let first = nodes.origin(i);
+                    // Within one file a repeated id is more likely a mistake than an update:
+                    // the later line still wins (as across files), but not silently.
+                    if first.file == origin.file {
+                        repeats += 1;
+                        if repeats <= REPEAT_WARNINGS {
+                            let at = staging.error(
+                                origin,
+                                format!(
+                                    "repeats the id `{}` of line {}; the later line's values win",
+                                    n.key, first.line
+                                ),
+                            );
+                            tracing::warn!("{at}");
+                        }
+                    }
+                    let mut rec = nodes.record(i)?;
+                    merge_props(&mut rec.props, props);
+                    if n.description.is_some() {
+                        rec.description = n.description;
+                    }
+                    nodes.set_record(i, &rec)?;
+                    if let Some(v) = vector {
+                        nodes.set_vector(i, v);
                     }
                 }
-                merge_props(&mut node.props, props);
-                if n.description.is_some() {
-                    node.description = n.description;
-                }
-                if n.vector.is_some() {
-                    node.vector = n.vector;
+                None => {
+                    let rec = NodeRecord {
+                        label,
+                        key: n.key,
+                        props,
+                        description: n.description,
+                    };
+                    let i = nodes.push(&rec, vector, origin)?;
+                    table.insert(&nodes, hash, i);
                 }
             }
-            None => {
-                let i = nodes.len() as u32;
-                nodes.push(NodeIn {
-                    label,
-                    key: n.key,
-                    props,
-                    description: n.description,
-                    vector: n.vector,
-                    origin: n.origin,
-                });
-                table.insert(&nodes, hash, i);
-            }
-        }
+            Ok(())
+        })?;
     }
     if repeats > REPEAT_WARNINGS {
         tracing::warn!(
@@ -318,15 +316,15 @@ pub(super) fn apply(
     // Existing ids: only labels the database already had can have existing nodes.
     let mut ids: Vec<Option<NodeId>> = vec![None; nodes.len()];
     let candidates: Vec<usize> = (0..nodes.len())
-        .filter(|&i| base_catalog.label_name(nodes[i].label).is_some())
+        .filter(|&i| base_catalog.label_name(LabelId(nodes.label(i))).is_some())
         .collect();
     for chunk in candidates.chunks(4096) {
         let keys: Vec<Vec<u8>> = chunk
             .iter()
             .map(|&i| {
                 ExternalKey {
-                    label: nodes[i].label,
-                    key: nodes[i].key.clone(),
+                    label: LabelId(nodes.label(i)),
+                    key: nodes.key(i).to_owned(),
                 }
                 .encode()
             })
@@ -335,6 +333,11 @@ pub(super) fn apply(
             ids[i] = id;
         }
     }
+    tracing::debug!(
+        "import: {} nodes hold {} MiB",
+        nodes.len(),
+        nodes.bytes_held() >> 20
+    );
     step.done("nodes merged and looked up");
     let first_new = bulk.next_node_id();
     let mut next = first_new;
@@ -371,8 +374,10 @@ pub(super) fn apply(
     let by_key: Option<HashMap<&str, Vec<LabelId>>> =
         staging.parts.iter().any(EdgePart::any_unlabelled).then(|| {
             let mut m: HashMap<&str, Vec<LabelId>> = HashMap::new();
-            for n in &nodes {
-                m.entry(n.key.as_str()).or_default().push(n.label);
+            for i in 0..nodes.len() {
+                m.entry(nodes.key(i))
+                    .or_default()
+                    .push(LabelId(nodes.label(i)));
             }
             m
         });
@@ -402,11 +407,17 @@ pub(super) fn apply(
     // Resolved edges go to buckets by source (spilled to disk when they do not fit the budget;
     // `spill.rs`), each core's in the order of its lines.
     let new_ids = first_new..next;
+    // The nodes stay in memory to the end: the sort gets what they leave of the budget (a
+    // quarter at least).
+    let sort_budget = options
+        .budget()
+        .saturating_sub(nodes.bytes_held())
+        .max(options.budget() / 4);
     let plan = spill::Plan::new(
         new_ids.clone(),
         staging.edge_count() as u64,
         EdgeIn::LEN as u64,
-        options.budget(),
+        sort_budget,
     );
     let spill_dir = if plan.spills() {
         Some(graph.spill_dir()?)
@@ -495,7 +506,7 @@ pub(super) fn apply(
         }
         // The vectors are computed while their SST file is written (`write_vectors`).
     } else if let Some(dim) = vector_dim {
-        if catalog.embedder().is_none() && nodes.iter().any(|n| n.vector.is_some()) {
+        if catalog.embedder().is_none() && nodes.has_vectors() {
             catalog.set_embedder(Some(EmbedderDef {
                 id: crate::SUPPLIED_EMBEDDER.into(),
                 dim: dim as u32,
@@ -520,39 +531,39 @@ pub(super) fn apply(
 
     // Nodes: new ones go to files (records, vectors) and the batch (keys, index entries);
     // existing ones are updated in the batch like a Writer would.
-    let mut new_nodes: Vec<(NodeId, NodeRecord, Option<Vec<f32>>)> =
-        Vec::with_capacity((next - first_new) as usize);
+    // New nodes are their id and position in `nodes`, whose encoded records are written as they
+    // are; a record is decoded only to index it (when the catalog has indexes) or to update one.
+    let mut new_nodes: Vec<(NodeId, u32)> = Vec::with_capacity((next - first_new) as usize);
+    let indexed = !catalog.indexes().is_empty();
     let mut reembed: Vec<(NodeId, NodeRecord)> = Vec::new();
-    for (n, id) in nodes.into_iter().zip(ids.iter().copied()) {
+    for (i, id) in ids.iter().copied().enumerate() {
         if is_new(id) {
-            let rec = NodeRecord {
-                label: n.label,
-                key: n.key,
-                props: n.props,
-                description: n.description,
-            };
             // The `node_key` entry is added with the others, in key order, while SSTs are written.
-            bulk.index_new_node(&catalog, id, &rec)?;
+            if indexed {
+                bulk.index_new_node(&catalog, id, &nodes.record(i)?)?;
+            }
             summary.nodes_created += 1;
-            new_nodes.push((id, rec, n.vector));
+            new_nodes.push((id, i as u32));
             continue;
         }
         let Some(old) = reader.node(id)? else {
             continue;
         };
+        let n = nodes.record(i)?;
         let mut rec = (*old).clone();
         merge_props(&mut rec.props, n.props);
         if n.description.is_some() {
             rec.description = n.description;
         }
-        if let Some(v) = &n.vector {
+        let vector = nodes.vector(i);
+        if let Some(v) = vector {
             bulk.put_vector(id, v)?;
         } else if describe::description(&old, &catalog) != describe::description(&rec, &catalog) {
             // Its vector embeds the old text: embedded anew below (or dropped, with no embedder).
             reembed.push((id, rec.clone()));
         }
         if rec == *old {
-            if n.vector.is_none() {
+            if vector.is_none() {
                 summary.nodes_unchanged += 1;
             } else {
                 summary.nodes_updated += 1;
@@ -594,15 +605,11 @@ pub(super) fn apply(
         };
         let node_files = s.spawn(
             || -> Result<(Vec<Option<SstFile>>, Embedded), ImportError> {
-                let records = sst
-                    .files
-                    .write(Family::Node, 0, &new_nodes, |w, (id, rec, _)| {
-                        let value = rec.encode().map_err(EngineError::encode("node record"))?;
-                        w.put(NodeKey(*id).encode(), value)
-                    })?;
+                let records = write_node_records(sst.files, &new_nodes, &nodes)?;
                 let mut embedded = Embedded::default();
                 let vectors = sst.files.write_with(Family::Vector, 0, |w| {
-                    write_vectors(w, &new_nodes, embedder, &catalog, options, &mut embedded)
+                    let new = (new_nodes.as_slice(), &nodes);
+                    write_vectors(w, new, embedder, &catalog, options, &mut embedded)
                 })?;
                 Ok((vec![records, vectors], embedded))
             },
@@ -657,7 +664,8 @@ pub(super) fn apply(
             // Sort and dedupe edges. The sort is stable, so among duplicates the last line comes
             // last; dedup keeps the first of a run, so move each later duplicate's properties
             // into it.
-            let mut edges = sort_edges(edges, &plan.range(b), |e| e.src, |e| (e.rel, e.dst));
+            let range = plan.range(b);
+            let mut edges = sort_edges_parallel(edges, &range, |e| e.src, |e| (e.rel, e.dst));
             edges.dedup_by(|later, kept| {
                 let same = (later.src, later.rel, later.dst) == (kept.src, kept.rel, kept.dst);
                 if same {
@@ -718,7 +726,8 @@ pub(super) fn apply(
             if sst_in.is_empty() {
                 continue;
             }
-            let sst_in = sort_edges(sst_in, &plan.range(b), |e| e.dst, |e| (e.rel, e.src));
+            let range = plan.range(b);
+            let sst_in = sort_edges_parallel(sst_in, &range, |e| e.dst, |e| (e.rel, e.src));
             step.done("in-edges sorted");
             let sst_in = Arc::new(sst_in);
             for range in file_parts(0..sst_in.len()) {
@@ -746,7 +755,7 @@ pub(super) fn apply(
         let degree_file = sst.files.write(Family::Degree, 0, &degrees, |w, (id, d)| {
             w.put(NodeKey(*id).encode(), d.encode())
         });
-        put_node_keys(&mut bulk, &new_nodes)?;
+        put_node_keys(&mut bulk, &new_nodes, &nodes)?;
 
         let (node_files, embedded) = node_files.join().map_err(|_| panicked())??;
         files.extend(node_files.into_iter().flatten());
@@ -823,7 +832,7 @@ struct Resolver<'a> {
     labels: &'a [Option<LabelId>],
     by_key: Option<&'a HashMap<&'a str, Vec<LabelId>>>,
     table: &'a NodeTable,
-    nodes: &'a [NodeIn],
+    nodes: &'a NodeList,
     ids: &'a [NodeId],
     base_catalog: &'a Catalog,
     reader: &'a Reader<'a>,
@@ -892,11 +901,7 @@ impl Resolver<'_> {
         let (resolved, node) = match known {
             Some(l) => {
                 let next = after.filter(|&i| {
-                    in_order
-                        && self
-                            .nodes
-                            .get(i)
-                            .is_some_and(|n| n.label == l && n.key == key)
+                    in_order && self.nodes.label(i) == l.0 && self.nodes.key(i) == key
                 });
                 let node = match next {
                     Some(i) => Some(i),
@@ -1058,27 +1063,40 @@ fn par_chunks<T: Sync, R: Send>(items: &[T], f: impl Fn(&[T]) -> R + Sync) -> Ve
     })
 }
 
+/// Writes the records of the new nodes (in ascending id order) to the node column family's SST
+/// file: the bytes the node list holds are the values.
+fn write_node_records(
+    files: SstFiles<'_>,
+    new_nodes: &[(NodeId, u32)],
+    nodes: &NodeList,
+) -> Result<Option<SstFile>, EngineError> {
+    files.write(Family::Node, 0, new_nodes, |w, &(id, i)| {
+        w.put(NodeKey(id).encode(), nodes.record_bytes(i as usize))
+    })
+}
+
 /// Adds the `node_key` entries of new nodes to the final batch, sorted: the memtable inserts
 /// sorted keys much faster than keys in file order. (label, key) order is the encoded keys'
 /// byte order (label big-endian, then the key's bytes), so no key is encoded to be sorted.
 fn put_node_keys(
     bulk: &mut BulkLoad<'_>,
-    new_nodes: &[(NodeId, NodeRecord, Option<Vec<f32>>)],
+    new_nodes: &[(NodeId, u32)],
+    nodes: &NodeList,
 ) -> Result<(), ImportError> {
-    let mut keys: Vec<(LabelId, &str, NodeId)> = new_nodes
+    let mut keys: Vec<(u32, &str, NodeId)> = new_nodes
         .iter()
-        .map(|(id, rec, _)| (rec.label, rec.key.as_str(), *id))
+        .map(|&(id, i)| (nodes.label(i as usize), nodes.key(i as usize), id))
         .collect();
     keys.sort_unstable();
     let mut buf = Vec::new();
     for (label, key, id) in keys {
-        ExternalKey::encode_into(label, key, &mut buf);
+        ExternalKey::encode_into(LabelId(label), key, &mut buf);
         bulk.put(Family::NodeKey, &buf, encode_u64(id.0))?;
     }
     Ok(())
 }
 
-type EmbedResult = Result<Vec<Vec<f32>>, cairn_embed::EmbedError>;
+type EmbedResult = Result<Vec<Vec<f32>>, ImportError>;
 
 /// What [`write_vectors`] computed: vectors, and the time embedding them took.
 #[derive(Default)]
@@ -1098,7 +1116,7 @@ const EMBED_BATCH: usize = 256;
 /// (holding all of them took 7.7 GB for 5M nodes at 384 dimensions).
 fn write_vectors(
     sink: &mut SstSink<'_>,
-    new_nodes: &[(NodeId, NodeRecord, Option<Vec<f32>>)],
+    (new_nodes, nodes): (&[(NodeId, u32)], &NodeList),
     embedder: Option<&dyn cairn_embed::Embedder>,
     catalog: &Catalog,
     options: &ImportOptions,
@@ -1106,24 +1124,32 @@ fn write_vectors(
 ) -> Result<(), ImportError> {
     // A few batches per core: the cores wait for each other once per group.
     let group = workers() * EMBED_BATCH * 4;
+    let supplied = |i: u32| nodes.vector(i as usize);
     let total = match embedder {
-        Some(_) => new_nodes.iter().filter(|(_, _, v)| v.is_none()).count() as u64,
+        Some(_) => new_nodes
+            .iter()
+            .filter(|(_, i)| supplied(*i).is_none())
+            .count() as u64,
         None => 0,
     };
     if embedder.is_some() {
         report(options, Phase::Embed, 0, Some(total));
     }
-    for nodes in new_nodes.chunks(group) {
+    for group in new_nodes.chunks(group) {
         let mut computed = match embedder {
             Some(embedder) => {
-                let todo: Vec<&NodeRecord> = nodes
+                let todo: Vec<u32> = group
                     .iter()
-                    .filter(|(_, _, v)| v.is_none())
-                    .map(|(_, rec, _)| rec)
+                    .map(|&(_, i)| i)
+                    .filter(|&i| supplied(i).is_none())
                     .collect();
                 let started = std::time::Instant::now();
+                let text = |k: usize| {
+                    let rec = nodes.record(todo[k] as usize)?;
+                    Ok(cairn_store::describe::description(&rec, catalog))
+                };
                 let vectors =
-                    embed_nodes(embedder, catalog, &todo, options, (embedded.count, total))?;
+                    embed_nodes(embedder, todo.len(), text, options, (embedded.count, total))?;
                 embedded.time += started.elapsed();
                 embedded.count += vectors.len() as u64;
                 vectors
@@ -1131,13 +1157,13 @@ fn write_vectors(
             None => Vec::new(),
         }
         .into_iter();
-        for (id, _, supplied) in nodes {
-            let computed = match supplied {
+        for &(id, i) in group {
+            let computed = match supplied(i) {
                 Some(_) => None,
                 None => computed.next(),
             };
-            if let Some(v) = supplied.as_deref().or(computed.as_deref()) {
-                sink.put(NodeKey(*id).encode(), encode_vector(v))?;
+            if let Some(v) = supplied(i).or(computed.as_deref()) {
+                sink.put(NodeKey(id).encode(), encode_vector(v))?;
             }
         }
     }
@@ -1160,7 +1186,8 @@ fn refresh_vectors(
         Some(embedder) => {
             let records: Vec<&NodeRecord> = changed.iter().map(|(_, r)| r).collect();
             let n = records.len() as u64;
-            let vectors = embed_nodes(embedder, catalog, &records, options, (0, n))?;
+            let text = |k: usize| Ok(describe::description(records[k], catalog));
+            let vectors = embed_nodes(embedder, records.len(), text, options, (0, n))?;
             for ((id, _), v) in changed.iter().zip(&vectors) {
                 bulk.put_vector(*id, v)?;
             }
@@ -1174,9 +1201,10 @@ fn refresh_vectors(
     Ok(())
 }
 
-/// Embeds the descriptions of `records` on every core, in batches, reporting [`Phase::Embed`]
-/// progress after each batch (a model embedder can take minutes here); `progress` is the number
-/// of descriptions embedded before these, and the total.
+/// Embeds `count` descriptions, the `k`-th given by `text(k)`, on every core, in batches,
+/// reporting [`Phase::Embed`] progress after each batch (a model embedder can take minutes
+/// here); `progress` is the number of descriptions embedded before these, and the total. Each
+/// worker makes its batch's texts, so records are decoded where they are embedded.
 ///
 /// One worker per core pulls the next batch, which keeps single-threaded embedders (hash, HTTP)
 /// on every core. An embedder that is itself parallel inside a batch (MiniLM) then runs two
@@ -1184,20 +1212,20 @@ fn refresh_vectors(
 /// one calling thread, so no embedder needs to say how it parallelises.
 fn embed_nodes(
     embedder: &dyn cairn_embed::Embedder,
-    catalog: &Catalog,
-    records: &[&NodeRecord],
+    count: usize,
+    text: impl Fn(usize) -> Result<String, ImportError> + Sync,
     options: &ImportOptions,
     progress: (u64, u64),
 ) -> Result<Vec<Vec<f32>>, ImportError> {
     let (before, total) = progress;
     let done = std::sync::atomic::AtomicU64::new(before);
-    let texts = |chunk: &[&NodeRecord]| -> Vec<String> {
-        chunk
-            .iter()
-            .map(|rec| cairn_store::describe::description(rec, catalog))
-            .collect()
+    let texts = |chunk: &std::ops::Range<usize>| -> Result<Vec<String>, ImportError> {
+        chunk.clone().map(&text).collect()
     };
-    let chunks: Vec<&[&NodeRecord]> = records.chunks(EMBED_BATCH).collect();
+    let chunks: Vec<std::ops::Range<usize>> = (0..count)
+        .step_by(EMBED_BATCH)
+        .map(|start| start..(start + EMBED_BATCH).min(count))
+        .collect();
     let next = std::sync::atomic::AtomicUsize::new(0);
     let out: Vec<std::sync::Mutex<Option<EmbedResult>>> =
         chunks.iter().map(|_| std::sync::Mutex::new(None)).collect();
@@ -1206,9 +1234,10 @@ fn embed_nodes(
             s.spawn(|| loop {
                 let c = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                 let Some(chunk) = chunks.get(c) else { break };
-                let t = texts(chunk);
-                let refs: Vec<&str> = t.iter().map(String::as_str).collect();
-                let result = embedder.embed_batch(&refs);
+                let result = texts(chunk).and_then(|t| {
+                    let refs: Vec<&str> = t.iter().map(String::as_str).collect();
+                    Ok(embedder.embed_batch(&refs)?)
+                });
                 let now = done.fetch_add(chunk.len() as u64, std::sync::atomic::Ordering::Relaxed)
                     + chunk.len() as u64;
                 report(options, Phase::Embed, now, Some(total));
@@ -1218,7 +1247,7 @@ fn embed_nodes(
             });
         }
     });
-    let mut vectors = Vec::with_capacity(records.len());
+    let mut vectors = Vec::with_capacity(count);
     for slot in out {
         let part = slot
             .into_inner()
@@ -1290,6 +1319,57 @@ impl spill::Fixed for EdgeIn {
             props: u32_at(20),
         }
     }
+}
+
+/// Edges below which a bucket is sorted on one thread.
+const PARALLEL_SORT_MIN: usize = 1 << 18;
+
+/// [`sort_edges`] on every core: the edges are split by node into one contiguous range of the
+/// new ids per core (existing nodes, which sort first, go with the first), each sorted on its
+/// own thread, and the parts joined in order. Sorting a 5M-node import's buckets on one thread
+/// left the other core idle for most of the write phase.
+fn sort_edges_parallel<K: Ord>(
+    edges: Vec<EdgeIn>,
+    new: &Range<u64>,
+    node: impl Fn(&EdgeIn) -> NodeId + Sync,
+    rest: impl Fn(&EdgeIn) -> K + Sync,
+) -> Vec<EdgeIn> {
+    let ids = new.end.saturating_sub(new.start);
+    let parts = (workers() as u64).min(ids);
+    if edges.len() < PARALLEL_SORT_MIN || parts < 2 {
+        return sort_edges(edges, new, node, rest);
+    }
+    let width = ids.div_ceil(parts);
+    let part_of = |e: &EdgeIn| (node(e).0.saturating_sub(new.start) / width).min(parts - 1);
+    let mut split: Vec<Vec<EdgeIn>> = (0..parts)
+        .map(|_| Vec::with_capacity(edges.len() / parts as usize + 1024))
+        .collect();
+    for e in edges {
+        if let Some(p) = split.get_mut(part_of(&e) as usize) {
+            p.push(e);
+        }
+    }
+    let (node, rest) = (&node, &rest);
+    let sorted: Vec<Vec<EdgeIn>> = std::thread::scope(|s| {
+        let handles: Vec<_> = split
+            .into_iter()
+            .enumerate()
+            .map(|(p, part)| {
+                let start = new.start + p as u64 * width;
+                let range = start..(start + width).min(new.end);
+                s.spawn(move || sort_edges(part, &range, node, rest))
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+            .collect()
+    });
+    let mut out = Vec::with_capacity(sorted.iter().map(Vec::len).sum());
+    for part in sorted {
+        out.extend(part);
+    }
+    out
 }
 
 /// Sorts `edges` by `(node(e), rest(e))`, stably.
@@ -1388,12 +1468,27 @@ mod tests {
                 .collect();
             let mut expected = edges.clone();
             expected.sort_by_key(|e| (e.dst, e.rel, e.src));
-            let sorted = sort_edges(edges, &new, |e| e.dst, |e| (e.rel, e.src));
             let key = |e: &EdgeIn| (e.dst, e.rel, e.src, e.props);
+            let expected: Vec<_> = expected.iter().map(key).collect();
+            let sorted = sort_edges(edges.clone(), &new, |e| e.dst, |e| (e.rel, e.src));
+            assert_eq!(
+                sorted.iter().map(key).collect::<Vec<_>>(),
+                expected,
+                "{new_nodes} new nodes"
+            );
+            // Split over the cores (the edges repeated past the parallel threshold).
+            let many: Vec<EdgeIn> =
+                std::iter::repeat_n(&edges, PARALLEL_SORT_MIN / edges.len() + 1)
+                    .flatten()
+                    .copied()
+                    .collect();
+            let mut expected = many.clone();
+            expected.sort_by_key(|e| (e.dst, e.rel, e.src));
+            let sorted = sort_edges_parallel(many, &new, |e| e.dst, |e| (e.rel, e.src));
             assert_eq!(
                 sorted.iter().map(key).collect::<Vec<_>>(),
                 expected.iter().map(key).collect::<Vec<_>>(),
-                "{new_nodes} new nodes"
+                "{new_nodes} new nodes, in parallel"
             );
         }
     }

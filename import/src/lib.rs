@@ -8,6 +8,7 @@
 mod apply;
 mod budget;
 pub mod dump;
+mod nodes;
 pub mod read;
 mod spill;
 mod stage;

@@ -5,10 +5,11 @@
 //! arrive, and edge endpoint keys are appended to one string arena.
 
 use super::dump::{DumpNode, DumpRecord, DumpSchema};
+use super::nodes::NodeList;
 use super::read::{EdgeRef, Record};
 use super::ImportError;
 use super::LineError;
-use cairn_storage_format::Value;
+use cairn_storage_format::{LabelId, NodeRecord, PropKeyId, Value};
 use hashbrown::HashMap;
 use std::fs::File;
 use std::io::{BufWriter, Read, Seek, SeekFrom, Write};
@@ -52,20 +53,13 @@ pub(super) struct KeySpan {
     len: u32,
 }
 
-/// Where a record came from: file index and line.
-#[derive(Clone, Copy)]
-pub(super) struct Origin {
-    pub(super) file: u32,
-    pub(super) line: u64,
-}
+pub(super) use super::nodes::Origin;
 
-pub(super) struct StagedNode {
-    pub(super) label: u32,
-    pub(super) key: String,
-    pub(super) props: Vec<(u32, Value)>,
-    pub(super) description: Option<String>,
-    pub(super) vector: Option<Vec<f32>>,
-    pub(super) origin: Origin,
+/// The nodes read from one file, with the file's own name ids (as label and property ids of
+/// the staged records) and the merged name id of each.
+pub(super) struct NodePart {
+    pub(super) names: Vec<u32>,
+    pub(super) list: NodeList,
 }
 
 pub(super) struct StagedEdge {
@@ -285,7 +279,13 @@ impl EdgePart {
 pub(super) struct Staging {
     pub(super) files: Vec<PathBuf>,
     pub(super) names: Names,
-    pub(super) nodes: Vec<StagedNode>,
+    /// Nodes read into this staging, with its name ids; [`Staging::seal`] moves them to
+    /// `node_parts`.
+    nodes: NodeList,
+    /// Nodes of appended files, in file order.
+    pub(super) node_parts: Vec<NodePart>,
+    /// A staged node that could not be encoded (only an oversized value can fail).
+    pub(super) node_error: Option<ImportError>,
     /// Edges read into this staging, in `arena` and with its name ids; [`Staging::seal`]
     /// moves them to `parts`.
     edges: Vec<StagedEdge>,
@@ -319,16 +319,17 @@ impl Staging {
         let props = n
             .props
             .into_iter()
-            .map(|(k, v)| (self.names.id(&k), v))
+            .map(|(k, v)| (PropKeyId(self.names.id(&k)), v))
             .collect();
-        self.nodes.push(StagedNode {
-            label,
+        let record = NodeRecord {
+            label: LabelId(label),
             key: n.key,
             props,
             description: n.description,
-            vector: n.vector,
-            origin,
-        });
+        };
+        if let Err(e) = self.nodes.push(&record, n.vector, origin) {
+            self.node_error.get_or_insert(e.into());
+        }
     }
 
     fn add_edge(&mut self, e: EdgeRef<'_>, origin: Origin) {
@@ -386,13 +387,12 @@ impl Staging {
             }
             self.edge_props.push(p);
         }
-        self.nodes.reserve(part.nodes.len());
-        for mut n in part.nodes {
-            n.label = remap(n.label);
-            for (k, _) in &mut n.props {
-                *k = remap(*k);
-            }
-            self.nodes.push(n);
+        for mut nodes in part.node_parts {
+            nodes.names = nodes.names.iter().map(|&id| remap(id)).collect();
+            self.node_parts.push(nodes);
+        }
+        if let Some(e) = part.node_error {
+            self.node_error.get_or_insert(e);
         }
         for mut edges in part.parts {
             edges.names = edges.names.iter().map(|&id| remap(id)).collect();
@@ -404,6 +404,12 @@ impl Staging {
 
     /// Moves the edges read into this staging to `parts`, after those appended.
     pub(super) fn seal(&mut self) {
+        if !self.nodes.is_empty() {
+            self.node_parts.push(NodePart {
+                names: (0..self.names.names.len() as u32).collect(),
+                list: std::mem::take(&mut self.nodes),
+            });
+        }
         if self.edges.is_empty() && self.spilled.is_none() {
             return;
         }
@@ -414,6 +420,11 @@ impl Staging {
             edges: std::mem::take(&mut self.edges),
             spilled: self.spilled.take(),
         });
+    }
+
+    /// The number of nodes staged (with repeats).
+    pub(super) fn node_count(&self) -> usize {
+        self.nodes.len() + self.node_parts.iter().map(|p| p.list.len()).sum::<usize>()
     }
 
     /// The number of edges staged.
