@@ -279,6 +279,12 @@ impl Cairn {
         self.table.builds()
     }
 
+    /// How many times this handle merged the nodes changed since its table's build into a
+    /// copy of the table (past `MERGE_AFTER` of them) instead of building one from the store.
+    pub fn table_merges(&self) -> u64 {
+        self.table.merges()
+    }
+
     /// Embeds, in `writer`'s batch, the descriptions of the nodes it created or whose
     /// description it changed and that got no vector from the caller ([`Writer::unembedded`]),
     /// with the database's embedder, so that SEARCH finds them as soon as the batch commits
