@@ -268,15 +268,12 @@ impl NodeTable {
             .max(self.meta.len());
         let records = graph.nodes(&ids)?;
         let degrees = graph.degrees(&ids)?;
-        let held = (self.dim > 0)
-            .then(|| {
-                graph
-                    .catalog()
-                    .embedder()
-                    .filter(|e| e.id == self.embedder)
-                    .is_some()
-            })
-            .unwrap_or(false);
+        // vectors are kept only while the catalog's embedder is still the table's
+        let held = self.dim > 0
+            && graph
+                .catalog()
+                .embedder()
+                .is_some_and(|e| e.id == self.embedder);
         let vectors = if held {
             graph.vectors(&ids)?
         } else {
