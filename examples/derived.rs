@@ -127,14 +127,19 @@ fn write_then_query(db: &Cairn, authors: &[NodeId], rounds: u64, seed: u64) {
             author.0,
             paper.0
         );
-        assert!(
-            searched
-                .results
-                .iter()
-                .any(|r| r.path.first().is_some_and(|s| s.from == paper)),
-            "round {i}: SEARCH {title:?} did not find its new paper #{}",
-            paper.0
-        );
+        if !searched
+            .results
+            .iter()
+            .any(|r| r.path.first().is_some_and(|s| s.from == paper))
+        {
+            // say whether the index or the exploration after it missed the paper
+            let top = db.index_search(&title, Some("Paper"), 5).expect("index search");
+            panic!(
+                "round {i}: SEARCH {title:?} did not find its new paper #{} (index top 5: {top:?}; \
+                 stop {:?}, {} expanded)",
+                paper.0, searched.stop, searched.stats.nodes_expanded
+            );
+        }
         for (v, d) in parts.iter_mut().zip([t3 - t0, t1 - t0, t2 - t1, t3 - t2]) {
             v.push(ms(d));
         }
