@@ -133,7 +133,9 @@ fn write_then_query(db: &Cairn, authors: &[NodeId], rounds: u64, seed: u64) {
             .any(|r| r.path.first().is_some_and(|s| s.from == paper))
         {
             // say whether the index or the exploration after it missed the paper
-            let top = db.index_search(&title, Some("Paper"), 5).expect("index search");
+            let top = db
+                .index_search(&title, Some("Paper"), 5)
+                .expect("index search");
             panic!(
                 "round {i}: SEARCH {title:?} did not find its new paper #{} (index top 5: {top:?}; \
                  stop {:?}, {} expanded)",
