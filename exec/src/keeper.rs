@@ -271,7 +271,7 @@ impl Inner {
     /// [`NodeTable::merged`] (counted apart from builds).
     fn merge(&self, base: &NodeTable, dirty: &Dirty) -> Result<NodeTable, EngineError> {
         self.merges.fetch_add(1, Ordering::SeqCst);
-        base.merged(&self.graph, dirty, &self.stop)
+        base.merged(&self.graph, dirty.iter(), &self.stop)
     }
 
     /// Makes `table`, complete up to commit `start`, the kept table, unless a later one is

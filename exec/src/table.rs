@@ -4,7 +4,6 @@
 //! iterator steps and three lookups. Built by scanning the store once, as of a commit counter
 //! ([`NodeTable::commits`]); later commits are read through [`crate::source::Overlaid`].
 
-use crate::overlay::Dirty;
 use crate::score::{connectivity, dot_f32_i8, log_max, quantize_into, Probe};
 use crate::source::{store_max_degree, Facts, NodeSource};
 use cairn_storage_format::{LabelId, NodeId, RelId};
@@ -248,7 +247,7 @@ impl NodeTable {
         })
     }
 
-    /// A table as of now made from this one and the nodes in `dirty` (every node whose record,
+    /// A table as of now made from this one and the nodes in `changed` (every node whose record,
     /// vector or edges changed since this one's build, as the keeper collects them): the
     /// unchanged nodes' facts and edges are copied, the changed ones read from the store. What
     /// the keeper does when the overlay grows large, instead of a [`NodeTable::build`] that
@@ -256,11 +255,11 @@ impl NodeTable {
     pub fn merged(
         &self,
         graph: &Graph,
-        dirty: &Dirty,
+        changed: impl IntoIterator<Item = NodeId>,
         stop: &AtomicBool,
     ) -> Result<NodeTable, EngineError> {
         let commits = graph.commits();
-        let mut ids: Vec<NodeId> = dirty.iter().collect();
+        let mut ids: Vec<NodeId> = changed.into_iter().collect();
         ids.sort_unstable();
         let n = ids
             .last()
