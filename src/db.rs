@@ -47,7 +47,9 @@ impl CairnOptions {
 
     /// Never build the in-memory node table: every query reads the node facts and edges it
     /// touches from the store ([`TableMode::StoreOnly`]). For one-shot processes, which would
-    /// otherwise pay for a scan of the whole graph before their first query.
+    /// otherwise pay for a scan of the whole graph before their first query. SEARCH then scans
+    /// the saved vector index file exactly instead of loading it
+    /// ([`VectorStore::scanning_file`]), until a write or a damaged file.
     pub fn store_only(mut self) -> Self {
         self.table = TableMode::StoreOnly;
         self
@@ -133,11 +135,15 @@ impl Cairn {
                 .embedder()
                 .map(|e| (e.id.as_str(), e.dim as usize)),
         )?;
-        let vectors = if graph.is_read_only() {
+        let mut vectors = if graph.is_read_only() {
             VectorStore::read_only(&graph, &options.path)
         } else {
             VectorStore::new(&graph, &options.path)
         };
+        if options.table == TableMode::StoreOnly {
+            // a one-shot process: SEARCH scans the saved index rather than loading it
+            vectors = vectors.scanning_file();
+        }
         // A learned prior is not worth refusing the database for: a damaged record is set
         // aside (and replaced by the next feedback), with a warning.
         let strategies = cairn_agent::strategy::Strategies::decode(graph.strategies()?.as_deref())
@@ -277,6 +283,12 @@ impl Cairn {
         self.table.builds()
     }
 
+    /// How many times this handle merged the nodes changed since its table's build into a
+    /// copy of the table (past `MERGE_AFTER` of them) instead of building one from the store.
+    pub fn table_merges(&self) -> u64 {
+        self.table.merges()
+    }
+
     /// Embeds, in `writer`'s batch, the descriptions of the nodes it created or whose
     /// description it changed and that got no vector from the caller ([`Writer::unembedded`]),
     /// with the database's embedder, so that SEARCH finds them as soon as the batch commits
@@ -363,9 +375,7 @@ impl Cairn {
                 tracing::debug!("SEARCH scans exactly: {why}");
                 None
             }
-            _ => Some(IndexSearch {
-                store: &self.vectors,
-            }),
+            _ => Some(IndexSearch { db: self }),
         })
     }
 
@@ -696,11 +706,12 @@ fn embedder_for(recorded: Option<(&str, usize)>) -> Result<Arc<dyn Embedder>, Ca
     })
 }
 
-/// SEARCH entries answered by the HNSW index. The read lock is taken per search, not held for
-/// the whole exploration, so a concurrent refresh is never blocked behind a long query.
+/// SEARCH entries answered by the HNSW index (or, in a one-shot process, by a scan of its
+/// file). The read lock is taken per search, not held for the whole exploration, so a
+/// concurrent refresh is never blocked behind a long query.
 #[derive(Debug)]
 struct IndexSearch<'a> {
-    store: &'a VectorStore,
+    db: &'a Cairn,
 }
 
 impl EntrySearch for IndexSearch<'_> {
@@ -710,14 +721,20 @@ impl EntrySearch for IndexSearch<'_> {
         labels: Option<&[LabelId]>,
         k: usize,
     ) -> Result<Vec<(NodeId, f32)>, ExploreError> {
-        let Some(index) = self.store.index() else {
-            // Another thread's refresh found the index unusable after this query chose it.
-            return Err(ExploreError::Engine(EngineError::Invalid(
+        let mut hits = self.db.vectors.search_now(query, labels, k);
+        if matches!(hits, Ok(None)) {
+            // The scanned file was damaged (or another thread's refresh found the index
+            // unusable): refresh once, which loads or rebuilds, and search again.
+            self.db
+                .refresh_index()
+                .map_err(|e| ExploreError::Engine(EngineError::Invalid(e.to_string())))?;
+            hits = self.db.vectors.search_now(query, labels, k);
+        }
+        match hits {
+            Ok(Some(hits)) => Ok(hits.into_iter().map(|h| (h.node, h.score)).collect()),
+            Ok(None) => Err(ExploreError::Engine(EngineError::Invalid(
                 "the vector index became unavailable during the query; run it again".into(),
-            )));
-        };
-        match VectorStore::search(&index, query, labels, k) {
-            Ok(hits) => Ok(hits.into_iter().map(|h| (h.node, h.score)).collect()),
+            ))),
             // A query with no direction (e.g. no words) is near nothing.
             Err(VectorError::Degenerate(_)) => Ok(Vec::new()),
             Err(e) => Err(ExploreError::Engine(EngineError::Invalid(e.to_string()))),

@@ -312,3 +312,86 @@ fn store_reads_of_a_beam_8_depth_3_explore() {
         );
     }
 }
+
+/// Past `MERGE_AFTER` changed nodes the keeper merges them into a copy of its table (no rescan
+/// of the store): the merged table answers as a fresh build does, new nodes, a removed edge and
+/// a removed node included.
+#[test]
+fn a_large_overlay_is_merged_into_a_table_that_matches_a_fresh_build() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = Cairn::open(dir.path()).unwrap();
+    academic(&db);
+    db.explore(&statements()[0]).unwrap();
+    wait_for_table(&db);
+    let author = |i| {
+        db.graph()
+            .node_id("Author", &author_key(i))
+            .unwrap()
+            .unwrap()
+    };
+    let (a3, a17) = (author(3), author(17));
+    let gone = db.graph().node_id("Paper", &paper_key(7)).unwrap().unwrap();
+    let first_paper = db
+        .graph()
+        .neighbors(a3, cairn::Direction::Out, &[])
+        .unwrap()[0]
+        .node;
+    db.transaction(|tx| {
+        for i in 0..cairn::agent::MERGE_AFTER + 50 {
+            let p = tx.upsert_node(
+                "Paper",
+                &format!("merged-{i}"),
+                [(
+                    "title",
+                    cairn::Value::from(format!("merged graph mining study {i}")),
+                )],
+                None,
+            )?;
+            tx.add_edge(
+                if i % 2 == 0 { a3 } else { a17 },
+                "AUTHORED",
+                p,
+                Default::default(),
+            )?;
+        }
+        tx.remove_edge(a3, "AUTHORED", first_paper)?;
+        tx.remove_node(gone)?;
+        Ok::<_, cairn::CairnError>(())
+    })
+    .unwrap();
+    // the next query reads the overlay and starts the merge in the background
+    assert!(db.node_source().changed_nodes() > cairn::agent::MERGE_AFTER);
+    let started = Instant::now();
+    while db.node_source().changed_nodes() > 0 {
+        assert!(
+            started.elapsed() < Duration::from_secs(120),
+            "no merge after 120 s"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert_eq!((db.table_builds(), db.table_merges()), (1, 1));
+    let merged = db.node_table().unwrap();
+    assert_eq!(db.table_builds(), 1, "the merged table is the kept one");
+    let fresh = NodeTable::build(db.graph(), db.embedder().id()).unwrap();
+    assert_eq!(merged.len(), fresh.len());
+    let mut more = statements();
+    for a in [3, 17] {
+        more.push(format!(
+            "EXPLORE \"merged graph mining study\" FROM Author \"{}\" VIA AUTHORED TARGET Paper RETURN NODES LIMIT 100",
+            author_key(a)
+        ));
+    }
+    for s in &more {
+        assert_eq!(
+            answer(&run_on(&db, &*merged, s)),
+            answer(&run_on(&db, &fresh, s)),
+            "{s}"
+        );
+    }
+    let papers = run_on(&db, &*merged, more.last().unwrap());
+    assert!(papers.results.iter().any(|r| r.key.starts_with("merged-")));
+    for id in [a3, a17, gone, first_paper] {
+        assert_eq!(merged.label(id), fresh.label(id));
+        assert_eq!(merged.degree(id), fresh.degree(id));
+    }
+}

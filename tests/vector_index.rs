@@ -525,3 +525,53 @@ fn the_file_is_rewritten_only_for_vector_changes_and_survives_a_crash_before_clo
     assert_eq!(hits[0].0, zebra);
     assert_same_as_exact(&db);
 }
+
+/// A one-shot handle ([`CairnOptions::store_only`]) scans the current index file instead of
+/// loading it, answering exactly; after its own write it loads and applies the change; a
+/// damaged file makes its search rebuild instead of failing.
+#[test]
+fn one_shot_handles_scan_the_file_then_load_after_a_write_or_damage() {
+    let dir = tempfile::tempdir().unwrap();
+    {
+        let db = Cairn::open(dir.path()).unwrap();
+        academic(&db);
+        assert_eq!(db.refresh_index().unwrap(), Refresh::Built);
+    }
+    let one_shot = || Cairn::open_with(cairn::CairnOptions::new(dir.path()).store_only()).unwrap();
+    {
+        let db = one_shot();
+        assert_eq!(db.refresh_index().unwrap(), Refresh::OnFile);
+        assert_same_as_exact(&db);
+        let title = "zyxwv unmistakable probe title";
+        let paper = db
+            .transaction(|tx| {
+                Ok::<_, cairn::CairnError>(tx.upsert_node(
+                    "Paper",
+                    "probe",
+                    [("title", cairn::Value::from(title))],
+                    None,
+                )?)
+            })
+            .unwrap();
+        let hits = db.index_search(title, Some("Paper"), 1).unwrap().unwrap();
+        assert_eq!(hits[0].0, paper);
+        assert!(matches!(
+            db.refresh_index().unwrap(),
+            Refresh::Current | Refresh::Updated { .. }
+        ));
+    }
+    // the closing handle saved the index it loaded and updated: the next one-shot scans it
+    let db = one_shot();
+    assert_eq!(db.refresh_index().unwrap(), Refresh::OnFile);
+    assert_same_as_exact(&db);
+    drop(db);
+    let path = index_path(dir.path());
+    let mut bytes = std::fs::read(&path).unwrap();
+    let at = bytes.len() - 100;
+    bytes[at] ^= 0x10; // a vector byte: only the checksum at the end of the scan sees it
+    std::fs::write(&path, &bytes).unwrap();
+    let db = one_shot();
+    assert_eq!(db.refresh_index().unwrap(), Refresh::OnFile);
+    assert_same_as_exact(&db); // the scan found the damage, the search rebuilt and answered
+    assert_eq!(db.refresh_index().unwrap(), Refresh::Current);
+}

@@ -23,7 +23,7 @@ pub use ask::{AskOutcome, Asker, EvidenceJudge, LlmAgents, LlmJudge, Verdict};
 pub use cairn_exec::{
     CancelToken, Dirty, EngineCatalog, EntrySearch, Exploration, ExploreError, Explorer, Judge,
     NodeSource, NodeTable, Overlaid, PathStep, Probe, ResultNode, Source, Stats, StopReason,
-    StoreOps, StoreView, SufficiencyJudge, TableKeeper, TableMode, TraceEvent,
+    StoreOps, StoreView, SufficiencyJudge, TableKeeper, TableMode, TraceEvent, MERGE_AFTER,
 };
 pub use error::AgentError;
 pub use llm::{ChatConfig, LlmBackend, LlmError, OpenAiChat};

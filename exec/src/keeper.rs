@@ -50,6 +50,15 @@ impl Source<'_> {
         }
     }
 
+    /// How many nodes it reads from the store although a table is in use (changed since the
+    /// table's build); 0 without a table.
+    pub fn changed_nodes(&self) -> usize {
+        match self {
+            Source::Store(_) => 0,
+            Source::Overlaid(o) => o.changed_nodes(),
+        }
+    }
+
     /// Whether it reads through an in-memory table.
     pub fn has_table(&self) -> bool {
         matches!(self, Source::Overlaid(_))
@@ -79,6 +88,7 @@ struct Inner {
     mode: TableMode,
     state: Mutex<State>,
     builds: AtomicU64,
+    merges: AtomicU64,
     /// Set on drop: a running build gives up.
     stop: AtomicBool,
 }
@@ -128,6 +138,7 @@ impl TableKeeper {
                     building: false,
                 }),
                 builds: AtomicU64::new(0),
+                merges: AtomicU64::new(0),
                 stop: AtomicBool::new(false),
             }),
             worker: Mutex::new(None),
@@ -141,6 +152,11 @@ impl TableKeeper {
     /// Node-table builds so far (background and [`TableKeeper::table_now`]).
     pub fn builds(&self) -> u64 {
         self.inner.builds.load(Ordering::SeqCst)
+    }
+
+    /// Tables made by merging a large overlay into a copy of the kept table.
+    pub fn merges(&self) -> u64 {
+        self.inner.merges.load(Ordering::SeqCst)
     }
 
     /// What a query embedding with `embedder_id` should read through now: the table with its
@@ -164,8 +180,16 @@ impl TableKeeper {
         if wants_build && self.inner.mode == TableMode::Background && !state.building {
             state.building = true;
             let start = state.seen;
+            // a large overlay on a usable table is merged into a copy of it, not rebuilt
+            let from = match &source {
+                Source::Overlaid(_) => state
+                    .base
+                    .as_ref()
+                    .map(|b| (Arc::clone(b), Arc::clone(&state.dirty))),
+                Source::Store(_) => None,
+            };
             drop(state);
-            self.spawn_build(embedder_id.to_owned(), start);
+            self.spawn_build(embedder_id.to_owned(), start, from);
         }
         source
     }
@@ -191,7 +215,14 @@ impl TableKeeper {
         Ok(table)
     }
 
-    fn spawn_build(&self, embedder_id: String, start: u64) {
+    /// Builds a table complete up to commit `start` on a background thread: from the store, or
+    /// `from` a table and the nodes changed since it (all of commits after it up to `start`).
+    fn spawn_build(
+        &self,
+        embedder_id: String,
+        start: u64,
+        from: Option<(Arc<NodeTable>, Arc<Dirty>)>,
+    ) {
         let inner = Arc::clone(&self.inner);
         let mut worker = self.worker.lock().unwrap_or_else(PoisonError::into_inner);
         if let Some(done) = worker.take() {
@@ -201,7 +232,11 @@ impl TableKeeper {
         let spawned = std::thread::Builder::new()
             .name("cairn-node-table".into())
             .spawn(move || {
-                match inner.build(&embedder_id) {
+                let built = match &from {
+                    Some((base, dirty)) => inner.merge(base, dirty),
+                    None => inner.build(&embedder_id),
+                };
+                match built {
                     Ok(table) => inner.adopt(Arc::new(table), start),
                     Err(e) => {
                         if !inner.stop.load(Ordering::Relaxed) {
@@ -231,6 +266,12 @@ impl Inner {
     fn build(&self, embedder_id: &str) -> Result<NodeTable, EngineError> {
         self.builds.fetch_add(1, Ordering::SeqCst);
         NodeTable::build_until(&self.graph, embedder_id, &self.stop)
+    }
+
+    /// [`NodeTable::merged`] (counted apart from builds).
+    fn merge(&self, base: &NodeTable, dirty: &Dirty) -> Result<NodeTable, EngineError> {
+        self.merges.fetch_add(1, Ordering::SeqCst);
+        base.merged(&self.graph, dirty.iter(), &self.stop)
     }
 
     /// Makes `table`, complete up to commit `start`, the kept table, unless a later one is

@@ -32,6 +32,10 @@ impl Dirty {
     pub fn is_empty(&self) -> bool {
         self.nodes.is_empty()
     }
+
+    pub fn iter(&self) -> impl Iterator<Item = NodeId> + '_ {
+        self.nodes.iter().copied()
+    }
 }
 
 /// A table built at an earlier commit plus the nodes changed since (see the module docs):
@@ -54,6 +58,11 @@ impl std::fmt::Debug for Overlaid<'_> {
 impl<'g> Overlaid<'g> {
     pub fn new(base: Arc<NodeTable>, dirty: Arc<Dirty>, store: StoreView<'g>) -> Self {
         Overlaid { base, dirty, store }
+    }
+
+    /// How many nodes changed since the table's build.
+    pub fn changed_nodes(&self) -> usize {
+        self.dirty.len()
     }
 
     /// The store view the changed nodes are read through.

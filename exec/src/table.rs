@@ -95,6 +95,53 @@ impl Adjacency {
         })
     }
 
+    /// This adjacency with the edges of `changed` (sorted) read again from the store, for `n`
+    /// nodes: the other nodes' rows are copied as they are.
+    fn merged(
+        &self,
+        graph: &Graph,
+        direction: Direction,
+        changed: &[NodeId],
+        n: usize,
+    ) -> Result<Adjacency, EngineError> {
+        let mut fresh = Vec::with_capacity(changed.len());
+        for id in changed {
+            let mut edges: Vec<(u32, u64)> = graph
+                .neighbors(*id, direction, &[])?
+                .into_iter()
+                .map(|e| (e.rel.0, e.node.0))
+                .collect();
+            edges.sort_unstable();
+            fresh.push(edges);
+        }
+        let dropped: usize = changed.iter().map(|id| self.range(*id).len()).sum();
+        let added: usize = fresh.iter().map(Vec::len).sum();
+        let total = self.nodes.len() - dropped + added;
+        let mut adj = Adjacency {
+            offsets: Vec::with_capacity(n + 1),
+            rels: Vec::with_capacity(total),
+            nodes: Vec::with_capacity(total),
+        };
+        adj.offsets.push(0);
+        let mut next = changed.iter().zip(&fresh).peekable();
+        for i in 0..n {
+            match next.peek() {
+                Some((id, edges)) if id.0 as usize == i => {
+                    adj.rels.extend(edges.iter().map(|e| e.0));
+                    adj.nodes.extend(edges.iter().map(|e| e.1));
+                    next.next();
+                }
+                _ => {
+                    let r = self.range(NodeId(i as u64));
+                    adj.rels.extend_from_slice(&self.rels[r.clone()]);
+                    adj.nodes.extend_from_slice(&self.nodes[r]);
+                }
+            }
+            adj.offsets.push(adj.nodes.len() as u64);
+        }
+        Ok(adj)
+    }
+
     fn range(&self, id: NodeId) -> std::ops::Range<usize> {
         let i = id.0 as usize;
         match (self.offsets.get(i), self.offsets.get(i + 1)) {
@@ -195,6 +242,91 @@ impl NodeTable {
             embedder: embedder_id.to_owned(),
             dim,
             vectors,
+            out,
+            inc,
+        })
+    }
+
+    /// A table as of now made from this one and the nodes in `changed` (every node whose record,
+    /// vector or edges changed since this one's build, as the keeper collects them): the
+    /// unchanged nodes' facts and edges are copied, the changed ones read from the store. What
+    /// the keeper does when the overlay grows large, instead of a [`NodeTable::build`] that
+    /// rescans the whole store (seconds at a million nodes, against a copy of the arrays).
+    pub fn merged(
+        &self,
+        graph: &Graph,
+        changed: impl IntoIterator<Item = NodeId>,
+        stop: &AtomicBool,
+    ) -> Result<NodeTable, EngineError> {
+        let commits = graph.commits();
+        let mut ids: Vec<NodeId> = changed.into_iter().collect();
+        ids.sort_unstable();
+        let n = ids
+            .last()
+            .map_or(0, |id| id.0 as usize + 1)
+            .max(self.meta.len());
+        let records = graph.nodes(&ids)?;
+        let degrees = graph.degrees(&ids)?;
+        // vectors are kept only while the catalog's embedder is still the table's
+        let held = self.dim > 0
+            && graph
+                .catalog()
+                .embedder()
+                .is_some_and(|e| e.id == self.embedder);
+        let vectors = if held {
+            graph.vectors(&ids)?
+        } else {
+            vec![None; ids.len()]
+        };
+        if stop.load(Ordering::Relaxed) {
+            return Err(EngineError::Invalid("node table merge stopped".into()));
+        }
+        let max_degree = store_max_degree(graph);
+        let mut meta = self.meta.clone();
+        meta.resize(n, NO_NODE);
+        let (d, mut quantised) = (self.dim, self.vectors.clone());
+        if held {
+            quantised.resize(n * d, 0);
+        }
+        for (((id, rec), deg), v) in ids.iter().zip(records).zip(degrees).zip(vectors) {
+            let i = id.0 as usize;
+            meta[i] = match rec {
+                None => NO_NODE,
+                Some(rec) => Meta {
+                    label: rec.label.0,
+                    degree: u32::try_from((deg.out + deg.inc).max(0)).unwrap_or(u32::MAX),
+                    connectivity: 0.0,
+                    scale: 0.0,
+                },
+            };
+            if held {
+                let row = &mut quantised[i * d..(i + 1) * d];
+                row.fill(0);
+                if let Some(v) = v.filter(|v| v.len() == d && meta[i].label != NO_LABEL) {
+                    meta[i].scale = quantize_into(&v, row);
+                }
+            }
+        }
+        let log_max = log_max(max_degree);
+        if max_degree == self.max_degree {
+            for id in &ids {
+                let m = &mut meta[id.0 as usize];
+                m.connectivity = connectivity(m.degree, log_max);
+            }
+        } else {
+            for m in &mut meta {
+                m.connectivity = connectivity(m.degree, log_max);
+            }
+        }
+        let out = self.out.merged(graph, Direction::Out, &ids, n)?;
+        let inc = self.inc.merged(graph, Direction::In, &ids, n)?;
+        Ok(NodeTable {
+            commits,
+            meta,
+            max_degree,
+            embedder: self.embedder.clone(),
+            dim: if held { d } else { 0 },
+            vectors: quantised,
             out,
             inc,
         })

@@ -36,33 +36,57 @@ impl Ord for Scored {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub(crate) struct Worst(pub std::cmp::Reverse<Scored>);
 
+/// The best `k` candidates offered so far.
+#[derive(Debug)]
+pub(crate) struct TopK {
+    k: usize,
+    heap: BinaryHeap<Worst>,
+}
+
+impl TopK {
+    pub(crate) fn new(k: usize) -> Self {
+        TopK {
+            k,
+            heap: BinaryHeap::with_capacity(k + 1),
+        }
+    }
+
+    pub(crate) fn offer(&mut self, c: Scored) {
+        if self.heap.len() < self.k {
+            self.heap.push(Worst(std::cmp::Reverse(c)));
+        } else if let Some(top) = self.heap.peek() {
+            if c > top.0 .0 {
+                self.heap.pop();
+                self.heap.push(Worst(std::cmp::Reverse(c)));
+            }
+        }
+    }
+
+    /// Best first.
+    pub(crate) fn into_sorted(self) -> Vec<Scored> {
+        let mut out: Vec<Scored> = self.heap.into_iter().map(|w| w.0 .0).collect();
+        out.sort_by(|a, b| b.cmp(a));
+        out
+    }
+}
+
 /// Exact top-k over the slots yielded by `slots`, best first.
 pub(crate) fn top_k<'a>(
     query: &[f32],
     k: usize,
     slots: impl Iterator<Item = (u32, &'a [f32])>,
 ) -> Vec<Scored> {
+    let mut top = TopK::new(k);
     if k == 0 {
         return Vec::new();
     }
-    let mut heap: BinaryHeap<Worst> = BinaryHeap::with_capacity(k + 1);
     for (slot, v) in slots {
-        let c = Scored {
+        top.offer(Scored {
             score: dot(query, v),
             slot,
-        };
-        if heap.len() < k {
-            heap.push(Worst(std::cmp::Reverse(c)));
-        } else if let Some(top) = heap.peek() {
-            if c > top.0 .0 {
-                heap.pop();
-                heap.push(Worst(std::cmp::Reverse(c)));
-            }
-        }
+        });
     }
-    let mut out: Vec<Scored> = heap.into_iter().map(|w| w.0 .0).collect();
-    out.sort_by(|a, b| b.cmp(a));
-    out
+    top.into_sorted()
 }
 
 #[cfg(test)]

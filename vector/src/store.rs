@@ -15,6 +15,7 @@ use cairn_store::{ChangeSet, EngineError, Graph, GraphRead};
 use parking_lot::{MappedRwLockReadGuard, Mutex, RwLock, RwLockReadGuard};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::Receiver;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -50,6 +51,9 @@ pub enum Refresh {
     Built,
     /// Changed vectors were applied to the loaded index in place.
     Updated { upserted: usize, deleted: usize },
+    /// The saved file's stamp matches and this store scans it per search instead of loading it
+    /// ([`VectorStore::scanning_file`]).
+    OnFile,
     /// The index cannot answer for this database; callers scan exactly instead. Says why.
     Unavailable(String),
 }
@@ -85,6 +89,14 @@ enum State {
         vectors_at: u64,
     },
     Ready(Box<Loaded>),
+    /// The file matches counter `commits` for `embedder_id` and is scanned, not loaded.
+    OnFile {
+        commits: u64,
+        /// The file's stamp may be from here to `commits` (see `Empty::vectors_at`).
+        oldest: u64,
+        embedder_id: String,
+        dim: usize,
+    },
     /// No usable index as of counter `commits` (no vectors, another embedder).
     Unavailable {
         commits: u64,
@@ -111,6 +123,9 @@ pub struct VectorStore {
     /// Whether builds and changes are saved to the file; off beside a writer (see
     /// [`VectorStore::read_only`]).
     persist: bool,
+    /// Whether a current file is scanned rather than loaded ([`VectorStore::scanning_file`]);
+    /// cleared when a scan finds the file damaged.
+    scan_file: AtomicBool,
 }
 
 /// A read handle on the current index (holds a read lock: drop it before writing).
@@ -136,7 +151,18 @@ impl VectorStore {
                 overflowed: false,
             }),
             persist: true,
+            scan_file: AtomicBool::new(false),
         }
+    }
+
+    /// For one-shot processes: while the saved file matches the database, SEARCH scans it
+    /// exactly ([`VectorIndex::scan_file`]: one sequential read, a few MiB of memory) instead
+    /// of loading it (the same read, plus the whole index in memory, twice over while it is
+    /// decoded, and its hash maps). A write, or a file found damaged, makes the next search
+    /// load or rebuild as usual.
+    pub fn scanning_file(self) -> Self {
+        self.scan_file.store(true, Ordering::Relaxed);
+        self
     }
 
     /// The index of a database opened read-only beside its writer: it loads the file when the
@@ -157,7 +183,10 @@ impl VectorStore {
     /// Moves delivered change sets to the pending list (cheap; the facade calls it after its
     /// commits so that a process that never searches keeps a bounded list).
     pub fn absorb(&self) {
-        let loaded = !matches!(*self.state.read(), State::Empty { .. });
+        let loaded = !matches!(
+            *self.state.read(),
+            State::Empty { .. } | State::OnFile { .. }
+        );
         let mut inbox = self.inbox.lock();
         while let Ok(cs) = inbox.rx.try_recv() {
             inbox.pending.push(cs);
@@ -176,6 +205,11 @@ impl VectorStore {
             State::Ready(l) if l.commits == now && l.embedder_id == embedder_id => {
                 return Ok(Refresh::Current)
             }
+            State::OnFile {
+                commits,
+                embedder_id: id,
+                ..
+            } if *commits == now && id == embedder_id => return Ok(Refresh::OnFile),
             State::Unavailable { commits, why } if *commits == now => {
                 return Ok(Refresh::Unavailable(why.clone()))
             }
@@ -225,7 +259,49 @@ impl VectorStore {
         })
     }
 
-    /// The current index, if [`refresh`](Self::refresh) made one available.
+    /// Top-`k` of the index as [`refresh`](Self::refresh) left it: searched in memory, or the
+    /// file scanned ([`Refresh::OnFile`]); `None` when there is none (or the scanned file was
+    /// found damaged: the next refresh rebuilds).
+    pub fn search_now(
+        &self,
+        query: &[f32],
+        labels: Option<&[LabelId]>,
+        k: usize,
+    ) -> Result<Option<Vec<Hit>>, VectorError> {
+        let state = self.state.read();
+        match &*state {
+            State::Ready(l) => Self::search(&l.index, query, labels, k).map(Some),
+            State::OnFile {
+                commits,
+                oldest,
+                embedder_id,
+                dim,
+            } => {
+                let (commits, oldest) = (*commits, *oldest);
+                let stamp = stamp(commits, embedder_id);
+                match VectorIndex::scan_file(&self.path, &stamp, oldest, *dim, query, k, labels) {
+                    Ok(hits) => Ok(Some(hits)),
+                    Err(e) if e.needs_rebuild() => {
+                        tracing::warn!("scanning the vector index file: {e}");
+                        drop(state);
+                        self.scan_file.store(false, Ordering::Relaxed);
+                        let mut state = self.state.write();
+                        if matches!(&*state, State::OnFile { .. }) {
+                            *state = State::Empty {
+                                opened_at: commits,
+                                vectors_at: oldest,
+                            };
+                        }
+                        Ok(None)
+                    }
+                    Err(e) => Err(e),
+                }
+            }
+            _ => Ok(None),
+        }
+    }
+
+    /// The current index, if [`refresh`](Self::refresh) loaded or built one.
     pub fn index(&self) -> Option<IndexGuard<'_>> {
         RwLockReadGuard::try_map(self.state.read(), |s| match s {
             State::Ready(l) => Some(&l.index),
@@ -280,6 +356,7 @@ impl VectorStore {
         let base = match state {
             State::Empty { opened_at, .. } => *opened_at,
             State::Ready(l) => l.commits,
+            State::OnFile { commits, .. } => *commits,
             State::Unavailable { commits, .. } => *commits,
         };
         if self.persist {
@@ -290,7 +367,9 @@ impl VectorStore {
                 }
             }
         }
-        if matches!(state, State::Empty { .. }) && inbox.pending.len() > PENDING_MAX {
+        if matches!(state, State::Empty { .. } | State::OnFile { .. })
+            && inbox.pending.len() > PENDING_MAX
+        {
             inbox.pending.clear();
             inbox.overflowed = true;
         }
@@ -351,6 +430,38 @@ impl VectorStore {
             Some(e) => e.dim as usize,
         };
         drop(catalog);
+        let previous = match previous {
+            // a commit since the file was found current: load it and apply the change sets
+            State::OnFile {
+                commits, oldest, ..
+            } => State::Empty {
+                opened_at: commits,
+                vectors_at: oldest,
+            },
+            other => other,
+        };
+        if let State::Empty {
+            opened_at,
+            vectors_at,
+        } = previous
+        {
+            let oldest = vectors_at.min(now);
+            if !force_build && opened_at == now && self.scan_file.load(Ordering::Relaxed) {
+                match VectorIndex::check_file(&self.path, &stamp(now, embedder_id), oldest, dim) {
+                    Ok(()) => {
+                        let state = State::OnFile {
+                            commits: now,
+                            oldest,
+                            embedder_id: embedder_id.to_owned(),
+                            dim,
+                        };
+                        return Ok((state, Refresh::OnFile));
+                    }
+                    Err(e) if e.needs_rebuild() => {}
+                    Err(e) => return Err(e.into()),
+                }
+            }
+        }
         let (mut loaded, mut what) = match previous {
             State::Ready(l) if l.embedder_id == embedder_id && !force_build => (l, None),
             State::Empty {

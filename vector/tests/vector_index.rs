@@ -398,3 +398,57 @@ fn concurrent_searches_share_one_index() {
         }
     });
 }
+
+/// A one-shot process searches the saved file without loading it: the answers are the loaded
+/// index's exact ones (tombstones skipped, labels filtered), and a stale or damaged file is
+/// refused as a load would refuse it.
+#[test]
+fn scanning_the_file_answers_as_exact_search_and_refuses_bad_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("idx.hnsw");
+    let vs = clustered(3000, 20, 12, 21);
+    let mut idx = VectorIndex::build(20, HnswParams::default(), items(&vs)).unwrap();
+    for i in 0..50 {
+        idx.delete(NodeId(i * 7));
+    }
+    let stamp = Stamp {
+        seq: 9,
+        embedder_id: "e".into(),
+    };
+    idx.save(&path, &stamp).unwrap();
+    for q in clustered(20, 20, 12, 22) {
+        for labels in [
+            None,
+            Some(&[LabelId(2)][..]),
+            Some(&[LabelId(1), LabelId(0)][..]),
+        ] {
+            let scanned =
+                VectorIndex::scan_file(&path, &stamp, stamp.seq, 20, &q, 10, labels).unwrap();
+            let exact = idx.exact_search(&q, 10, labels).unwrap();
+            assert_eq!(ids(&scanned), ids(&exact));
+            assert!(scanned.iter().all(|h| h.node.0 % 7 != 0 || h.node.0 >= 350));
+            assert!(scanned
+                .iter()
+                .zip(&exact)
+                .all(|(a, b)| (a.score - b.score).abs() < 1e-6 && a.label == b.label));
+        }
+    }
+    let q = &vs[5];
+    let later = Stamp {
+        seq: 10,
+        embedder_id: "e".into(),
+    };
+    let err = VectorIndex::scan_file(&path, &later, later.seq, 20, q, 5, None).unwrap_err();
+    assert!(matches!(err, VectorError::Stale { .. }), "{err}");
+    let good = std::fs::read(&path).unwrap();
+    let mut flipped = good.clone();
+    flipped[good.len() - 40] ^= 0x01; // inside the vectors: only the checksum can tell
+    for bad in [good[..good.len() - 3].to_vec(), flipped] {
+        std::fs::write(&path, &bad).unwrap();
+        let err = VectorIndex::scan_file(&path, &stamp, stamp.seq, 20, q, 5, None).unwrap_err();
+        assert!(matches!(err, VectorError::Corrupt { .. }), "{err}");
+    }
+    std::fs::remove_file(&path).unwrap();
+    let err = VectorIndex::scan_file(&path, &stamp, stamp.seq, 20, q, 5, None).unwrap_err();
+    assert!(matches!(err, VectorError::Missing(_)), "{err}");
+}

@@ -1,0 +1,282 @@
+//! The derived-state benchmarks of issue 14, run the way an application runs Cairn: through the
+//! [`Cairn`] facade on an existing database (benches/derived/loop.sh and readers.sh drive it).
+//!
+//! `loop DB [ROUNDS] [SEED]`: ROUNDS rounds of (upsert a Paper with a distinct title, add an
+//! AUTHORED edge from a random existing author, commit, EXPLORE from that author that must
+//! reach the paper, SEARCH by the title that must find it). A round that does not see its own
+//! write fails the run. Prints one JSON line per phase and a summary with p50/p90/p99 of the
+//! round and of each part.
+//!
+//! `readers DB [SECONDS] [THREADS] [EVERY_MS] [SEED]`: THREADS reader threads run EXPLORE
+//! (1-, 2- and 3-hop plans from random authors) while one writer commits a paper and an edge
+//! every EVERY_MS for SECONDS; reader p50/p99 and the process's peak RSS (sampled every 20 ms)
+//! against the idle figure taken after warm-up, before the writer starts.
+//!
+//! Both warm up first (node table built, vector index loaded) and report how long that took.
+//! Run: `cargo run --release --example derived -- loop /tmp/copy-of-1m-db 1000`
+#![allow(clippy::unwrap_used, clippy::expect_used)] // a benchmark that cannot set up has nothing to report
+
+use cairn::{Cairn, CairnError, GraphRead, NodeId, Value};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use serde_json::json;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let arg = |i: usize, default: u64| -> u64 {
+        args.get(i)
+            .map(|v| v.parse().expect("a number"))
+            .unwrap_or(default)
+    };
+    let usage = "usage: derived loop DB [ROUNDS] [SEED] | derived readers DB [SECONDS] [THREADS] [EVERY_MS] [SEED]";
+    let db_path = args.get(1).expect(usage);
+    let (db, authors) = warm(db_path);
+    match args.first().map(String::as_str) {
+        Some("loop") => write_then_query(&db, &authors, arg(2, 1000), arg(3, 1)),
+        Some("readers") => readers(
+            &db,
+            &authors,
+            Duration::from_secs(arg(2, 60)),
+            arg(3, 4) as usize,
+            Duration::from_millis(arg(4, 10)),
+            arg(5, 1),
+        ),
+        _ => panic!("{usage}"),
+    }
+}
+
+/// Opens the database, builds its node table and loads its vector index (what a long-running
+/// process has done before its steady state), and lists the authors to start from.
+fn warm(path: &str) -> (Cairn, Vec<NodeId>) {
+    let t = Instant::now();
+    let db = Cairn::open(path).expect("open");
+    let opened = t.elapsed();
+    let t = Instant::now();
+    db.node_table().expect("node table");
+    let table = t.elapsed();
+    let t = Instant::now();
+    let refresh = db.refresh_index().expect("vector index");
+    let index = t.elapsed();
+    let author = db
+        .graph()
+        .catalog()
+        .label_id("Author")
+        .expect("an Author label");
+    let authors = db.graph().label_nodes(author).expect("authors");
+    println!(
+        "{}",
+        json!({"phase": "warm", "open_ms": ms(opened), "table_ms": ms(table), "index_ms": ms(index),
+               "index": format!("{refresh:?}"), "authors": authors.len(), "rss_mib": rss_mib(),
+               "loadavg": loadavg()})
+    );
+    (db, authors)
+}
+
+/// One round's write: a new paper with a title no other node has, authored by `author`.
+fn write_probe(db: &Cairn, author: NodeId, key: &str, title: &str) -> Result<NodeId, CairnError> {
+    db.transaction(|tx| {
+        let paper = tx.upsert_node(
+            "Paper",
+            key,
+            [("title", Value::from(title)), ("year", Value::Int(2026))],
+            None,
+        )?;
+        tx.add_edge(author, "AUTHORED", paper, Default::default())?;
+        Ok::<_, CairnError>(paper)
+    })
+}
+
+/// A title of distinct words: the hash embedder puts it nearest to itself.
+fn probe_title(rng: &mut ChaCha8Rng, tag: &str) -> String {
+    let words: Vec<String> = (0..4)
+        .map(|_| format!("w{:x}", rng.random::<u32>()))
+        .collect();
+    format!("loop probe {tag} {}", words.join(" "))
+}
+
+fn write_then_query(db: &Cairn, authors: &[NodeId], rounds: u64, seed: u64) {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut parts: [Vec<f64>; 4] = Default::default(); // round, commit, explore, search
+    let started = Instant::now();
+    for i in 0..rounds {
+        let author = authors[rng.random_range(0..authors.len())];
+        let key = format!("loop-{seed}-{i}");
+        let title = probe_title(&mut rng, &format!("{seed} {i}"));
+        let t0 = Instant::now();
+        let paper = write_probe(db, author, &key, &title).expect("commit");
+        let t1 = Instant::now();
+        let found = db
+            .explore(&format!(
+                "EXPLORE {title:?} FROM #{} VIA AUTHORED TARGET Paper RETURN NODES LIMIT 1000",
+                author.0
+            ))
+            .expect("explore");
+        let t2 = Instant::now();
+        let searched = db
+            .explore(&format!(
+                "EXPLORE {title:?} FROM SEARCH {title:?} IN Paper TOP 5 VIA <AUTHORED TARGET Author RETURN NODES LIMIT 1000"
+            ))
+            .expect("search");
+        let t3 = Instant::now();
+        assert!(
+            found.results.iter().any(|r| r.node == paper),
+            "round {i}: EXPLORE from #{} did not reach its new paper #{}",
+            author.0,
+            paper.0
+        );
+        if !searched
+            .results
+            .iter()
+            .any(|r| r.path.first().is_some_and(|s| s.from == paper))
+        {
+            // say whether the index or the exploration after it missed the paper
+            let top = db
+                .index_search(&title, Some("Paper"), 5)
+                .expect("index search");
+            panic!(
+                "round {i}: SEARCH {title:?} did not find its new paper #{} (index top 5: {top:?}; \
+                 stop {:?}, {} expanded)",
+                paper.0, searched.stop, searched.stats.nodes_expanded
+            );
+        }
+        for (v, d) in parts.iter_mut().zip([t3 - t0, t1 - t0, t2 - t1, t3 - t2]) {
+            v.push(ms(d));
+        }
+    }
+    let names = ["round", "commit", "explore", "search"];
+    let summary: serde_json::Map<String, serde_json::Value> = names
+        .iter()
+        .zip(parts.iter_mut())
+        .map(|(n, v)| (n.to_string(), percentiles(v)))
+        .collect();
+    println!(
+        "{}",
+        json!({"phase": "loop", "rounds": rounds, "all_saw_their_write": true,
+               "seconds": started.elapsed().as_secs_f64(), "ms": summary,
+               "table_builds": db.table_builds(), "rss_mib": rss_mib(), "loadavg": loadavg()})
+    );
+}
+
+/// A 1-, 2- or 3-hop plan from `author`.
+fn reader_statement(rng: &mut ChaCha8Rng, author: NodeId) -> String {
+    let (goal, via, target) = match rng.random_range(0..3) {
+        0 => ("papers", "AUTHORED", "Paper"),
+        1 => ("co-authors", "AUTHORED -> <AUTHORED", "Author"),
+        _ => (
+            "papers of co-authors",
+            "AUTHORED -> <AUTHORED -> AUTHORED",
+            "Paper",
+        ),
+    };
+    format!(
+        "EXPLORE \"{goal}\" FROM #{} VIA {via} TARGET {target}",
+        author.0
+    )
+}
+
+fn readers(
+    db: &Cairn,
+    authors: &[NodeId],
+    run_for: Duration,
+    threads: usize,
+    every: Duration,
+    seed: u64,
+) {
+    // warm the readers' paths once before taking the idle figure
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    for _ in 0..30 {
+        let a = authors[rng.random_range(0..authors.len())];
+        db.explore(&reader_statement(&mut rng, a)).expect("explore");
+    }
+    let idle = rss_mib();
+    let stop = AtomicBool::new(false);
+    let peak = AtomicU64::new(0);
+    let latencies = Mutex::new(Vec::new());
+    let commits = AtomicU64::new(0);
+    let late = AtomicU64::new(0);
+    let started = Instant::now();
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            while !stop.load(Ordering::Relaxed) {
+                peak.fetch_max((rss_mib() * 1024.0) as u64, Ordering::Relaxed);
+                std::thread::sleep(Duration::from_millis(20));
+            }
+        });
+        for t in 0..threads {
+            let (latencies, stop) = (&latencies, &stop);
+            s.spawn(move || {
+                let mut rng = ChaCha8Rng::seed_from_u64(seed * 1000 + t as u64 + 1);
+                let mut mine = Vec::new();
+                while !stop.load(Ordering::Relaxed) {
+                    let a = authors[rng.random_range(0..authors.len())];
+                    let statement = reader_statement(&mut rng, a);
+                    let t0 = Instant::now();
+                    db.explore(&statement).expect("explore");
+                    mine.push(ms(t0.elapsed()));
+                }
+                latencies.lock().unwrap().extend(mine);
+            });
+        }
+        let mut rng = ChaCha8Rng::seed_from_u64(seed + 7);
+        let mut next = Instant::now();
+        while started.elapsed() < run_for {
+            let author = authors[rng.random_range(0..authors.len())];
+            let n = commits.load(Ordering::Relaxed);
+            let title = probe_title(&mut rng, &format!("writer {seed} {n}"));
+            write_probe(db, author, &format!("writer-{seed}-{n}"), &title).expect("commit");
+            commits.fetch_add(1, Ordering::Relaxed);
+            next += every;
+            match next.checked_duration_since(Instant::now()) {
+                Some(wait) => std::thread::sleep(wait),
+                None => {
+                    late.fetch_add(1, Ordering::Relaxed);
+                    next = Instant::now();
+                }
+            }
+        }
+        stop.store(true, Ordering::Relaxed);
+    });
+    let mut lat = latencies.into_inner().unwrap();
+    let peak = peak.load(Ordering::Relaxed) as f64 / 1024.0;
+    println!(
+        "{}",
+        json!({"phase": "readers", "threads": threads, "seconds": started.elapsed().as_secs_f64(),
+               "commits": commits.load(Ordering::Relaxed), "commits_late": late.load(Ordering::Relaxed),
+               "reads": lat.len(), "reader_ms": percentiles(&mut lat),
+               "idle_rss_mib": idle, "peak_rss_mib": peak, "peak_over_idle": peak / idle,
+               "table_builds": db.table_builds(), "loadavg": loadavg()})
+    );
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e3
+}
+
+fn percentiles(v: &mut [f64]) -> serde_json::Value {
+    v.sort_by(f64::total_cmp);
+    let at = |q: f64| {
+        v.get(((v.len() as f64 - 1.0) * q).round() as usize)
+            .copied()
+    };
+    json!({"p50": at(0.5), "p90": at(0.9), "p99": at(0.99), "max": v.last()})
+}
+
+/// The process's resident set now, MiB (from /proc/self/status).
+fn rss_mib() -> f64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<f64>().ok())
+        .map_or(0.0, |kb| kb / 1024.0)
+}
+
+fn loadavg() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .unwrap_or_default()
+        .trim()
+        .to_owned()
+}
