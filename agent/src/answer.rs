@@ -14,7 +14,8 @@ use crate::error::AgentError;
 use crate::llm::{data_block, json_object, LlmBackend, Message, DATA_RULE};
 use crate::planner::{numeric, Aggregate, QueryPlan, QuestionType, Step};
 use crate::result::{Exploration, PathStep, ResultNode, StopReason};
-use crate::walk::{rank, there_and_back, walk, walk_keeping, Reached, WALK_MAX_EDGES};
+use crate::walk::{of_target, rank, there_and_back, walk, walk_keeping, Reached, WALK_MAX_EDGES};
+use cairn_exec::{NodeSource, StoreView};
 use cairn_storage_format::{NodeId, Value};
 use cairn_store::describe::display_name;
 use cairn_store::{Catalog, Graph, GraphRead};
@@ -113,19 +114,33 @@ pub fn value_text(v: &Value) -> String {
 pub struct Answerer<'g> {
     graph: &'g Graph,
     llm: Option<&'g dyn LlmBackend>,
+    /// Where exact walks read adjacency (the executor's node source); a store view of
+    /// `graph` when not given.
+    source: Option<&'g dyn NodeSource>,
 }
 
 impl std::fmt::Debug for Answerer<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Answerer")
             .field("llm", &self.llm.is_some())
+            .field("source", &self.source.is_some())
             .finish()
     }
 }
 
 impl<'g> Answerer<'g> {
     pub fn new(graph: &'g Graph) -> Self {
-        Answerer { graph, llm: None }
+        Answerer {
+            graph,
+            llm: None,
+            source: None,
+        }
+    }
+
+    /// Walks on `source` (the in-memory table the executor reads) instead of the store.
+    pub fn with_source(mut self, source: &'g dyn NodeSource) -> Self {
+        self.source = Some(source);
+        self
     }
 
     /// Lets an LLM write the answer from the evidence.
@@ -146,6 +161,14 @@ impl<'g> Answerer<'g> {
         partial: bool,
     ) -> Result<Answer, AgentError> {
         let catalog = self.graph.catalog();
+        let view;
+        let source: &dyn NodeSource = match self.source {
+            Some(s) => s,
+            None => {
+                view = StoreView::new(self.graph, "");
+                &view
+            }
+        };
         let entries: Vec<NodeId> = plan
             .entity
             .as_ref()
@@ -191,9 +214,9 @@ impl<'g> Answerer<'g> {
             }
             QuestionType::Aggregation => {
                 let (reached, truncated) =
-                    walk(self.graph, &catalog, &entries, &plan.path, WALK_MAX_EDGES)?;
+                    walk(source, &catalog, &entries, &plan.path, WALK_MAX_EDGES)?;
                 answer.partial |= truncated;
-                let reached = self.of_target(reached, plan, &catalog)?;
+                let reached = of_target(source, reached, plan, &catalog)?;
                 match plan.aggregate.clone().unwrap_or(Aggregate::Count) {
                     Aggregate::Count => {
                         answer.count = Some(reached.len() as u64);
@@ -234,20 +257,14 @@ impl<'g> Answerer<'g> {
                 // The exact ends of the planned path (the beam search's visited set would hide
                 // an answer that is the entry itself: a spouse's spouse).
                 let (mut reached, mut truncated) =
-                    walk(self.graph, &catalog, &entries, &plan.path, WALK_MAX_EDGES)?;
+                    walk(source, &catalog, &entries, &plan.path, WALK_MAX_EDGES)?;
                 if reached.is_empty() && there_and_back(&plan.path) {
                     // "X 's parent 's son" with no brother: the entry is the answer.
-                    (reached, truncated) = walk_keeping(
-                        self.graph,
-                        &catalog,
-                        &entries,
-                        &plan.path,
-                        WALK_MAX_EDGES,
-                        true,
-                    )?;
+                    (reached, truncated) =
+                        walk_keeping(source, &catalog, &entries, &plan.path, WALK_MAX_EDGES, true)?;
                 }
                 answer.partial |= truncated;
-                let mut reached = self.of_target(reached, plan, &catalog)?;
+                let mut reached = of_target(source, reached, plan, &catalog)?;
                 reached.sort_by_key(|r| (std::cmp::Reverse(r.paths), r.node));
                 answer.items = self.items(&reached, |_| None)?;
                 answer.text = list_text(&answer.items);
@@ -373,27 +390,6 @@ impl<'g> Answerer<'g> {
     }
 
     /// Keeps the reached nodes that have the plan's target label.
-    fn of_target(
-        &self,
-        reached: Vec<Reached>,
-        plan: &QueryPlan,
-        catalog: &Catalog,
-    ) -> Result<Vec<Reached>, AgentError> {
-        let Some(target) = plan.target.as_deref().and_then(|t| catalog.label_id(t)) else {
-            return Ok(reached);
-        };
-        let ids: Vec<NodeId> = reached.iter().map(|r| r.node).collect();
-        let mut keep = Vec::with_capacity(reached.len());
-        for chunk in reached.chunks(1024).zip(ids.chunks(1024)) {
-            for (r, rec) in chunk.0.iter().zip(self.graph.nodes(chunk.1)?) {
-                if rec.is_some_and(|rec| rec.label == target) {
-                    keep.push(r.clone());
-                }
-            }
-        }
-        Ok(keep)
-    }
-
     /// What each reached node is ranked by.
     pub(crate) fn support(
         &self,

@@ -883,8 +883,9 @@ impl<'g> Planner<'g> {
     ) -> Result<Option<PathPair>, AgentError> {
         const TOP: usize = 40;
         let named: HashSet<NodeId> = a.nodes.iter().chain(&b.nodes).copied().collect();
+        let view = cairn_exec::StoreView::new(self.graph, "");
         let ends = |e: &Entity, p: &[Step]| -> Result<HashSet<NodeId>, AgentError> {
-            let (reached, _) = walk(self.graph, catalog, &e.nodes, p, 50_000)?;
+            let (reached, _) = walk(&view, catalog, &e.nodes, p, 50_000)?;
             Ok(reached
                 .into_iter()
                 .map(|r| r.node)

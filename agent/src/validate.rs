@@ -13,7 +13,8 @@
 use crate::answer::{value_text, Answer, Answerer};
 use crate::error::AgentError;
 use crate::planner::{Aggregate, QueryPlan, QuestionType};
-use crate::walk::{rank, walk, WALK_MAX_EDGES};
+use crate::walk::{of_target, rank, walk, WALK_MAX_EDGES};
+use cairn_exec::{NodeSource, StoreView};
 use cairn_storage_format::NodeId;
 use cairn_store::{Direction, Graph, GraphRead};
 use std::collections::{HashMap, HashSet};
@@ -42,14 +43,32 @@ impl Validation {
 }
 
 /// The validator.
-#[derive(Debug)]
 pub struct Validator<'g> {
     graph: &'g Graph,
+    /// Where the recount walks (see [`Answerer::with_source`]).
+    source: Option<&'g dyn NodeSource>,
+}
+
+impl std::fmt::Debug for Validator<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Validator")
+            .field("source", &self.source.is_some())
+            .finish()
+    }
 }
 
 impl<'g> Validator<'g> {
     pub fn new(graph: &'g Graph) -> Self {
-        Validator { graph }
+        Validator {
+            graph,
+            source: None,
+        }
+    }
+
+    /// Recounts on `source` instead of a store view.
+    pub fn with_source(mut self, source: &'g dyn NodeSource) -> Self {
+        self.source = Some(source);
+        self
     }
 
     /// Checks `answer` to `plan` against the store.
@@ -201,17 +220,16 @@ impl<'g> Validator<'g> {
             .as_ref()
             .map(|e| e.nodes.clone())
             .unwrap_or_default();
-        let (mut reached, _) = walk(self.graph, &catalog, &entries, &plan.path, WALK_MAX_EDGES)?;
-        if let Some(t) = plan.target.as_deref().and_then(|t| catalog.label_id(t)) {
-            let ids: Vec<NodeId> = reached.iter().map(|r| r.node).collect();
-            let recs = self.graph.nodes(&ids)?;
-            let keep: Vec<bool> = recs
-                .iter()
-                .map(|r| r.as_ref().is_some_and(|r| r.label == t))
-                .collect();
-            let mut k = keep.iter();
-            reached.retain(|_| k.next().copied().unwrap_or(false));
-        }
+        let view;
+        let source: &dyn NodeSource = match self.source {
+            Some(s) => s,
+            None => {
+                view = StoreView::new(self.graph, "");
+                &view
+            }
+        };
+        let (reached, _) = walk(source, &catalog, &entries, &plan.path, WALK_MAX_EDGES)?;
+        let reached = of_target(source, reached, plan, &catalog)?;
         match plan.aggregate.clone().unwrap_or(Aggregate::Count) {
             Aggregate::Count => {
                 let truth = reached.len() as u64;
