@@ -212,6 +212,11 @@ impl<'g> Answerer<'g> {
                     None => "No node matches the question.".into(),
                 };
             }
+            // An aggregate over an intersection: the plan's MEET made the executor count it
+            // exactly (`RETURN COUNT`), or list it for ranking.
+            QuestionType::Aggregation if plan.conjunct.is_some() => {
+                self.intersection_aggregate(plan, exploration, &entries, &catalog, &mut answer)?;
+            }
             QuestionType::Aggregation => {
                 let (reached, truncated) =
                     walk(source, &catalog, &entries, &plan.path, WALK_MAX_EDGES)?;
@@ -230,20 +235,7 @@ impl<'g> Answerer<'g> {
                     }
                     Aggregate::Top { k, by } => {
                         let support = self.support(&reached, by.as_deref(), &catalog)?;
-                        let ranked = rank(&reached, &support, k);
-                        let chosen: Vec<Reached> =
-                            ranked.iter().map(|i| reached[*i].clone()).collect();
-                        let sup: HashMap<NodeId, f64> = ranked
-                            .iter()
-                            .map(|i| (reached[*i].node, support[*i]))
-                            .collect();
-                        answer.items = self.items(&chosen, |n| sup.get(&n).copied())?;
-                        let names: Vec<String> = answer
-                            .items
-                            .iter()
-                            .map(|i| format!("{} ({})", i.name, fmt_support(i.support)))
-                            .collect();
-                        answer.text = format!("{}.", names.join(", "));
+                        self.top(&reached, &support, k, &mut answer)?;
                     }
                 }
             }
@@ -390,6 +382,78 @@ impl<'g> Answerer<'g> {
     }
 
     /// Keeps the reached nodes that have the plan's target label.
+    /// The top `k` of `reached` by `support` as the answer's items and text.
+    fn top(
+        &self,
+        reached: &[Reached],
+        support: &[f64],
+        k: usize,
+        answer: &mut Answer,
+    ) -> Result<(), AgentError> {
+        let ranked = rank(reached, support, k);
+        let chosen: Vec<Reached> = ranked.iter().map(|i| reached[*i].clone()).collect();
+        let sup: HashMap<NodeId, f64> = ranked
+            .iter()
+            .map(|i| (reached[*i].node, support[*i]))
+            .collect();
+        answer.items = self.items(&chosen, |n| sup.get(&n).copied())?;
+        let names: Vec<String> = answer
+            .items
+            .iter()
+            .map(|i| format!("{} ({})", i.name, fmt_support(i.support)))
+            .collect();
+        answer.text = format!("{}.", names.join(", "));
+        Ok(())
+    }
+
+    /// A count or a top-k over the intersection the plan's `MEET` computed: the executor's
+    /// exact count, or its ranked results (by support — the product over the sides of the
+    /// paths reaching a node — or by the asked property).
+    fn intersection_aggregate(
+        &self,
+        plan: &QueryPlan,
+        exploration: &Exploration,
+        entries: &[NodeId],
+        catalog: &Catalog,
+        answer: &mut Answer,
+    ) -> Result<(), AgentError> {
+        match plan.aggregate.clone().unwrap_or(Aggregate::Count) {
+            Aggregate::Count => {
+                let n = exploration
+                    .count
+                    .unwrap_or(exploration.results.len() as u64);
+                answer.partial |= exploration.count.is_none();
+                answer.count = Some(n);
+                answer.text = format!(
+                    "{n} ({} reached from both).",
+                    plan.target.as_deref().unwrap_or("nodes")
+                );
+            }
+            Aggregate::Top { k, by } => {
+                answer.partial |= exploration.stop != StopReason::Exhausted;
+                let results: Vec<&ResultNode> = exploration
+                    .results
+                    .iter()
+                    .filter(|r| !entries.contains(&r.node))
+                    .collect();
+                let reached: Vec<Reached> = results
+                    .iter()
+                    .map(|r| Reached {
+                        node: r.node,
+                        paths: 1,
+                        evidence: r.path.clone(),
+                    })
+                    .collect();
+                let support = match by.as_deref() {
+                    Some(_) => self.support(&reached, by.as_deref(), catalog)?,
+                    None => results.iter().map(|r| r.score).collect(),
+                };
+                self.top(&reached, &support, k, answer)?;
+            }
+        }
+        Ok(())
+    }
+
     /// What each reached node is ranked by.
     pub(crate) fn support(
         &self,

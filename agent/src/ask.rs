@@ -266,8 +266,10 @@ impl<'g> Asker<'g> {
             answer = self.answer_or_offline(&plan, &exploration, partial, regenerations)?;
             validation = validator.check(&plan, &answer)?;
         }
-        answer.uncertain =
-            !validation.passed(self.threshold) || answer.partial || answer.items.is_empty();
+        // A counted intersection has a count and no listed items.
+        answer.uncertain = !validation.passed(self.threshold)
+            || answer.partial
+            || (answer.items.is_empty() && answer.count.is_none());
         Ok(AskOutcome {
             plan,
             exploration,

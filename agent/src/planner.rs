@@ -174,6 +174,24 @@ pub struct QueryPlan {
 }
 
 impl QueryPlan {
+    /// Whether the plan counts an intersection ("how many papers of venue V use term T"): its
+    /// statement is `MEET … RETURN COUNT`, which the executor counts exactly.
+    pub fn counts_intersection(&self) -> bool {
+        self.qtype == QuestionType::Aggregation
+            && self.conjunct.is_some()
+            && matches!(self.aggregate, None | Some(Aggregate::Count))
+    }
+
+    /// The statement's `RETURN`: an exact count for a counted intersection, else the answer
+    /// with the plan's limit.
+    fn return_clause(&self) -> String {
+        if self.counts_intersection() {
+            "RETURN COUNT".to_owned()
+        } else {
+            format!("RETURN ANSWER LIMIT {}", self.sizes.limit)
+        }
+    }
+
     /// What the strategy record learns from an answer to this plan.
     pub fn decision(&self) -> Decision {
         Decision {
@@ -351,10 +369,7 @@ impl<'g> Planner<'g> {
                 let mut path = ranked.first().map(|(_, p)| p.clone()).unwrap_or_default();
                 // Two marked entities and a relation question: a conjunction of two paths
                 // that meet at the answers.
-                if let Some(second) = others
-                    .iter()
-                    .find(|o| o.marked && e.marked && t != Some(QuestionType::Aggregation))
-                {
+                if let Some(second) = others.iter().find(|o| o.marked && e.marked) {
                     let second_ranked = self.ranked_paths(
                         analysis.target.as_deref(),
                         &free,
@@ -456,14 +471,14 @@ impl<'g> Planner<'g> {
                     None => String::new(),
                 };
                 format!(
-                    "EXPLORE {q}\n  FROM {entries}\n  VIA {}{meet}{target}\n  BEAM {} DEPTH {} BUDGET {} FANOUT {}\n  UNTIL found {}\n  RETURN ANSWER LIMIT {}",
+                    "EXPLORE {q}\n  FROM {entries}\n  VIA {}{meet}{target}\n  BEAM {} DEPTH {} BUDGET {} FANOUT {}\n  UNTIL found {}\n  {}",
                     via.join(" -> "),
                     s.beam,
                     plan.path.len(),
                     s.budget,
                     s.fanout,
                     s.limit,
-                    s.limit
+                    plan.return_clause()
                 )
             }
             _ => {

@@ -13,7 +13,7 @@
 use crate::answer::{value_text, Answer, Answerer};
 use crate::error::AgentError;
 use crate::planner::{Aggregate, QueryPlan, QuestionType};
-use crate::walk::{of_target, rank, walk, WALK_MAX_EDGES};
+use crate::walk::{meet_ends, of_target, rank, walk, WALK_MAX_EDGES};
 use cairn_exec::{NodeSource, StoreView};
 use cairn_storage_format::NodeId;
 use cairn_store::{Direction, Graph, GraphRead};
@@ -228,6 +228,17 @@ impl<'g> Validator<'g> {
                 &view
             }
         };
+        if let Some((other, other_path)) = &plan.conjunct {
+            let target = plan.target.as_deref().and_then(|t| catalog.label_id(t));
+            let (ends, _) = meet_ends(
+                source,
+                &catalog,
+                (&entries, &plan.path),
+                (&other.nodes, other_path),
+                target,
+            )?;
+            return Ok(intersection_check(plan, answer, &ends, problems));
+        }
         let (reached, _) = walk(source, &catalog, &entries, &plan.path, WALK_MAX_EDGES)?;
         let reached = of_target(source, reached, plan, &catalog)?;
         match plan.aggregate.clone().unwrap_or(Aggregate::Count) {
@@ -297,6 +308,44 @@ impl<'g> Validator<'g> {
                 }
                 Ok(score)
             }
+        }
+    }
+}
+
+/// An aggregate over an intersection against the recounted intersection `ends` (sorted): the
+/// count must be its size, every top item one of its nodes.
+fn intersection_check(
+    plan: &QueryPlan,
+    answer: &Answer,
+    ends: &[NodeId],
+    problems: &mut Vec<String>,
+) -> f64 {
+    match plan.aggregate {
+        None | Some(Aggregate::Count) => {
+            let truth = ends.len() as u64;
+            if answer.count == Some(truth) {
+                1.0
+            } else {
+                problems.push(format!(
+                    "the intersection has {truth} nodes, not {}",
+                    answer
+                        .count
+                        .map(|c| c.to_string())
+                        .unwrap_or_else(|| "missing".into())
+                ));
+                0.0
+            }
+        }
+        Some(Aggregate::Top { .. }) => {
+            let mut ok = 0;
+            for item in &answer.items {
+                if item.node.is_some_and(|n| ends.binary_search(&n).is_ok()) {
+                    ok += 1;
+                } else {
+                    problems.push(format!("\"{}\" is not in the intersection", item.name));
+                }
+            }
+            share(ok, answer.items.len())
         }
     }
 }

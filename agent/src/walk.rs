@@ -127,6 +127,31 @@ pub fn count(
     Ok((ends, walked.cut.is_some()))
 }
 
+/// The nodes `path` from `entries` and `other_path` from `others` both end at, never an entry
+/// of either, of the plan's target label, in node-id order: what a counted intersection
+/// counts (the executor's `MEET … RETURN COUNT`), recounted independently by the validator.
+pub fn meet_ends(
+    source: &dyn NodeSource,
+    catalog: &Catalog,
+    (entries, path): (&[NodeId], &[Step]),
+    (others, other_path): (&[NodeId], &[Step]),
+    target: Option<LabelId>,
+) -> Result<(Vec<NodeId>, bool), AgentError> {
+    let (mut ends, cut_a) = count(source, catalog, entries, path, WALK_MAX_EDGES)?;
+    let (mut more, cut_b) = count(source, catalog, others, other_path, WALK_MAX_EDGES)?;
+    more.sort_unstable();
+    let named: HashSet<NodeId> = entries.iter().chain(others).copied().collect();
+    ends.retain(|n| more.binary_search(n).is_ok() && !named.contains(n));
+    ends.sort_unstable();
+    if let Some(label) = target {
+        let mut labels = Vec::with_capacity(ends.len());
+        source.labels_into(&ends, &mut labels)?;
+        let mut keep = labels.into_iter().map(|l| l == Some(label));
+        ends.retain(|_| keep.next().unwrap_or(false));
+    }
+    Ok((ends, cut_a || cut_b))
+}
+
 /// The reached nodes with label `label`, read through `source` (the table's labels when it
 /// holds the node, one multi-get per 4096 nodes on a store view).
 pub fn of_label(
