@@ -4,14 +4,14 @@
 //! two ways:
 //!
 //! - `explore`: the statement `EXPLORE … RETURN COUNT` (parse, compile, count);
-//! - `ask`: the exact walk the `ASK` answerer's aggregation runs (`cairn::agent::walk`, with the
-//!   path and target label a planned "how many papers" question has), evidence tracked.
+//! - `ask`: the count the `ASK` answerer computes for a planned "how many" question
+//!   (`cairn::agent::walk::count_ends`, with that plan's path and target label).
 //!
 //! Prints one JSON line per (run, author, way): `{"system", "run", "author", "count", "ms"}`.
 //!
 //! Run: `cargo run --release --example count3 -- DB_DIR AUTHORS_FILE RUNS`
 
-use cairn::agent::walk::{of_label, walk, Step, WALK_MAX_EDGES};
+use cairn::agent::walk::{count_ends, Step};
 use cairn::{Cairn, CairnError, GraphRead};
 use std::time::Instant;
 
@@ -66,12 +66,11 @@ fn main() -> Result<(), CairnError> {
             let id = graph
                 .node_id("Author", author)?
                 .ok_or_else(|| CairnError::Unsupported(format!("no author {author}")))?;
-            let (reached, cut) = walk(&*source, &catalog, &[id], &path, WALK_MAX_EDGES)?;
-            let reached = of_label(&*source, reached, paper)?;
+            let (n, cut) = count_ends(&*source, &catalog, &[id], &path, Some(paper))?;
             if cut {
                 return Err(CairnError::Unsupported(format!("{author}: walk cut")));
             }
-            line("cairn-ask", run, author, reached.len() as u64, t);
+            line("cairn-ask", run, author, n, t);
         }
     }
     Ok(())

@@ -14,12 +14,19 @@ use crate::error::AgentError;
 use crate::llm::{data_block, json_object, LlmBackend, Message, DATA_RULE};
 use crate::planner::{numeric, Aggregate, QueryPlan, QuestionType, Step};
 use crate::result::{Exploration, PathStep, ResultNode, StopReason};
-use crate::walk::{of_target, rank, there_and_back, walk, walk_keeping, Reached, WALK_MAX_EDGES};
+use crate::walk::{
+    count_ends, of_target, rank, there_and_back, walk, walk_keeping, Reached, WALK_MAX_EDGES,
+};
 use cairn_exec::{NodeSource, StoreView};
 use cairn_storage_format::{NodeId, Value};
 use cairn_store::describe::display_name;
 use cairn_store::{Catalog, Graph, GraphRead};
 use std::collections::HashMap;
+
+/// A count answer lists the counted nodes (each with its evidence path) up to this many; past
+/// it, only the number (listing half a million papers helps no one and costs a walk that
+/// tracks every path).
+pub const COUNT_ITEMS: u64 = 100;
 
 /// One claimed answer element.
 #[derive(Clone, Debug, PartialEq)]
@@ -217,28 +224,35 @@ impl<'g> Answerer<'g> {
             QuestionType::Aggregation if plan.conjunct.is_some() => {
                 self.intersection_aggregate(plan, exploration, &entries, &catalog, &mut answer)?;
             }
-            QuestionType::Aggregation => {
-                let (reached, truncated) =
-                    walk(source, &catalog, &entries, &plan.path, WALK_MAX_EDGES)?;
-                answer.partial |= truncated;
-                let reached = of_target(source, reached, plan, &catalog)?;
-                match plan.aggregate.clone().unwrap_or(Aggregate::Count) {
-                    Aggregate::Count => {
-                        answer.count = Some(reached.len() as u64);
+            QuestionType::Aggregation => match plan.aggregate.clone().unwrap_or(Aggregate::Count) {
+                Aggregate::Count => {
+                    let target = plan.target.as_deref().and_then(|t| catalog.label_id(t));
+                    let (n, truncated) =
+                        count_ends(source, &catalog, &entries, &plan.path, target)?;
+                    answer.partial |= truncated;
+                    answer.count = Some(n);
+                    // The counted nodes are listed, with their evidence, when there are few.
+                    if n <= COUNT_ITEMS {
+                        let (reached, _) =
+                            walk(source, &catalog, &entries, &plan.path, WALK_MAX_EDGES)?;
+                        let reached = of_target(source, reached, plan, &catalog)?;
                         answer.items = self.items(&reached, |_| None)?;
-                        answer.text = format!(
-                            "{} ({} through {}).",
-                            reached.len(),
-                            plan.target.as_deref().unwrap_or("nodes"),
-                            path_words(&plan.path)
-                        );
                     }
-                    Aggregate::Top { k, by } => {
-                        let support = self.support(&reached, by.as_deref(), &catalog)?;
-                        self.top(&reached, &support, k, &mut answer)?;
-                    }
+                    answer.text = format!(
+                        "{n} ({} through {}).",
+                        plan.target.as_deref().unwrap_or("nodes"),
+                        path_words(&plan.path)
+                    );
                 }
-            }
+                Aggregate::Top { k, by } => {
+                    let (reached, truncated) =
+                        walk(source, &catalog, &entries, &plan.path, WALK_MAX_EDGES)?;
+                    answer.partial |= truncated;
+                    let reached = of_target(source, reached, plan, &catalog)?;
+                    let support = self.support(&reached, by.as_deref(), &catalog)?;
+                    self.top(&reached, &support, k, &mut answer)?;
+                }
+            },
             // A conjunction: the plan's MEET clause made the executor intersect exactly.
             QuestionType::Relation | QuestionType::MultiHop if plan.conjunct.is_some() => {
                 answer.partial |= exploration.stop != StopReason::Exhausted;

@@ -127,6 +127,36 @@ pub fn count(
     Ok((ends, walked.cut.is_some()))
 }
 
+/// How many distinct nodes of `target` (any label when `None`) `path` ends at from
+/// `entries`, with nothing tracked per path (what a "how many" answer computes), and whether
+/// the walk was cut.
+pub fn count_ends(
+    source: &dyn NodeSource,
+    catalog: &Catalog,
+    entries: &[NodeId],
+    path: &[Step],
+    target: Option<LabelId>,
+) -> Result<(u64, bool), AgentError> {
+    let (mut ends, cut) = count(source, catalog, entries, path, WALK_MAX_EDGES)?;
+    if let Some(label) = target {
+        retain_label(source, &mut ends, label)?;
+    }
+    Ok((ends.len() as u64, cut))
+}
+
+/// Keeps the nodes of `label`, read through `source`.
+fn retain_label(
+    source: &dyn NodeSource,
+    nodes: &mut Vec<NodeId>,
+    label: LabelId,
+) -> Result<(), AgentError> {
+    let mut labels = Vec::with_capacity(nodes.len());
+    source.labels_into(nodes, &mut labels)?;
+    let mut keep = labels.into_iter().map(|l| l == Some(label));
+    nodes.retain(|_| keep.next().unwrap_or(false));
+    Ok(())
+}
+
 /// The nodes `path` from `entries` and `other_path` from `others` both end at, never an entry
 /// of either, of the plan's target label, in node-id order: what a counted intersection
 /// counts (the executor's `MEET … RETURN COUNT`), recounted independently by the validator.
@@ -144,17 +174,14 @@ pub fn meet_ends(
     ends.retain(|n| more.binary_search(n).is_ok() && !named.contains(n));
     ends.sort_unstable();
     if let Some(label) = target {
-        let mut labels = Vec::with_capacity(ends.len());
-        source.labels_into(&ends, &mut labels)?;
-        let mut keep = labels.into_iter().map(|l| l == Some(label));
-        ends.retain(|_| keep.next().unwrap_or(false));
+        retain_label(source, &mut ends, label)?;
     }
     Ok((ends, cut_a || cut_b))
 }
 
 /// The reached nodes with label `label`, read through `source` (the table's labels when it
 /// holds the node, one multi-get per 4096 nodes on a store view).
-pub fn of_label(
+fn of_label(
     source: &dyn NodeSource,
     reached: Vec<Reached>,
     label: LabelId,

@@ -18,11 +18,10 @@ db = kuzu.Database(db_path, read_only=True)
 conn = kuzu.Connection(db)
 QUERY = ("MATCH (a:Author {key: $k})-[:AUTHORED]->(:Paper)<-[:AUTHORED]-(c:Author)"
          "-[:AUTHORED]->(p:Paper) RETURN count(DISTINCT p)")
-stmt = conn.prepare(QUERY)
 for run in range(runs):
     for k in authors:
         t = time.perf_counter()
-        result = conn.execute(stmt, {"k": k})
+        result = conn.execute(QUERY, {"k": k})
         count = result.get_next()[0]
         ms = (time.perf_counter() - t) * 1e3
         print(json.dumps({"system": "kuzu", "run": run, "author": k, "count": count,
