@@ -57,6 +57,14 @@ per = {a: next(iter(c)) for a, c in counts.items() if len(c) == 1}
 summary = {}
 for s, xs in sorted(ms.items()):
     summary[s] = {"p50_ms": round(q(xs, 0.5), 4), "p90_ms": round(q(xs, 0.9), 4), "queries": len(xs)}
+# The same over the authors with a non-empty neighbourhood and over those above 10,000.
+for name, keep in (("nonzero", lambda c: c > 0), ("above_10000", lambda c: c > 10000)):
+    sub = defaultdict(list)
+    for r in measured:
+        if keep(per.get(r["author"], 0)):
+            sub[r["system"]].append(r["ms"])
+    for s, xs in sub.items():
+        summary[s][name] = {"p50_ms": round(q(xs, 0.5), 4), "p90_ms": round(q(xs, 0.9), 4), "queries": len(xs)}
 print(json.dumps({"summary": summary, "authors": len(counts),
                   "above_10000": sum(1 for c in per.values() if c > 10000),
                   "max_count": max(per.values()) if per else None,
