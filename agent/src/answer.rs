@@ -15,9 +15,10 @@ use crate::llm::{data_block, json_object, LlmBackend, Message, DATA_RULE};
 use crate::planner::{numeric, Aggregate, QueryPlan, QuestionType, Step};
 use crate::result::{Exploration, PathStep, ResultNode, StopReason};
 use crate::walk::{
-    count_ends, of_target, rank, there_and_back, walk, walk_keeping, Reached, WALK_MAX_EDGES,
+    count_ends, of_target, rank, source_or_view, there_and_back, walk, walk_keeping, Reached,
+    WALK_MAX_EDGES,
 };
-use cairn_exec::{NodeSource, StoreView};
+use cairn_exec::NodeSource;
 use cairn_storage_format::{NodeId, Value};
 use cairn_store::describe::display_name;
 use cairn_store::{Catalog, Graph, GraphRead};
@@ -168,14 +169,8 @@ impl<'g> Answerer<'g> {
         partial: bool,
     ) -> Result<Answer, AgentError> {
         let catalog = self.graph.catalog();
-        let view;
-        let source: &dyn NodeSource = match self.source {
-            Some(s) => s,
-            None => {
-                view = StoreView::new(self.graph, "");
-                &view
-            }
-        };
+        let mut view = None;
+        let source = source_or_view(self.source, self.graph, &mut view);
         let entries: Vec<NodeId> = plan
             .entity
             .as_ref()
@@ -235,7 +230,7 @@ impl<'g> Answerer<'g> {
                     if n <= COUNT_ITEMS {
                         let (reached, _) =
                             walk(source, &catalog, &entries, &plan.path, WALK_MAX_EDGES)?;
-                        let reached = of_target(source, reached, plan, &catalog)?;
+                        let reached = of_target(source, reached, plan.target.as_deref(), &catalog)?;
                         answer.items = self.items(&reached, |_| None)?;
                     }
                     answer.text = format!(
@@ -248,7 +243,7 @@ impl<'g> Answerer<'g> {
                     let (reached, truncated) =
                         walk(source, &catalog, &entries, &plan.path, WALK_MAX_EDGES)?;
                     answer.partial |= truncated;
-                    let reached = of_target(source, reached, plan, &catalog)?;
+                    let reached = of_target(source, reached, plan.target.as_deref(), &catalog)?;
                     let support = self.support(&reached, by.as_deref(), &catalog)?;
                     self.top(&reached, &support, k, &mut answer)?;
                 }
@@ -270,7 +265,7 @@ impl<'g> Answerer<'g> {
                         walk_keeping(source, &catalog, &entries, &plan.path, WALK_MAX_EDGES, true)?;
                 }
                 answer.partial |= truncated;
-                let mut reached = of_target(source, reached, plan, &catalog)?;
+                let mut reached = of_target(source, reached, plan.target.as_deref(), &catalog)?;
                 reached.sort_by_key(|r| (std::cmp::Reverse(r.paths), r.node));
                 answer.items = self.items(&reached, |_| None)?;
                 answer.text = list_text(&answer.items);

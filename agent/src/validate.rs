@@ -13,8 +13,8 @@
 use crate::answer::{value_text, Answer, Answerer};
 use crate::error::AgentError;
 use crate::planner::{Aggregate, QueryPlan, QuestionType};
-use crate::walk::{meet_ends, of_target, rank, walk, WALK_MAX_EDGES};
-use cairn_exec::{NodeSource, StoreView};
+use crate::walk::{meet_ends, of_target, rank, source_or_view, walk, WALK_MAX_EDGES};
+use cairn_exec::NodeSource;
 use cairn_storage_format::NodeId;
 use cairn_store::{Direction, Graph, GraphRead};
 use std::collections::{HashMap, HashSet};
@@ -220,14 +220,8 @@ impl<'g> Validator<'g> {
             .as_ref()
             .map(|e| e.nodes.clone())
             .unwrap_or_default();
-        let view;
-        let source: &dyn NodeSource = match self.source {
-            Some(s) => s,
-            None => {
-                view = StoreView::new(self.graph, "");
-                &view
-            }
-        };
+        let mut view = None;
+        let source = source_or_view(self.source, self.graph, &mut view);
         if let Some((other, other_path)) = &plan.conjunct {
             let target = plan.target.as_deref().and_then(|t| catalog.label_id(t));
             let (ends, _) = meet_ends(
@@ -240,23 +234,14 @@ impl<'g> Validator<'g> {
             return Ok(intersection_check(plan, answer, &ends, problems));
         }
         let (reached, _) = walk(source, &catalog, &entries, &plan.path, WALK_MAX_EDGES)?;
-        let reached = of_target(source, reached, plan, &catalog)?;
+        let reached = of_target(source, reached, plan.target.as_deref(), &catalog)?;
         match plan.aggregate.clone().unwrap_or(Aggregate::Count) {
-            Aggregate::Count => {
-                let truth = reached.len() as u64;
-                if answer.count == Some(truth) {
-                    Ok(1.0)
-                } else {
-                    problems.push(format!(
-                        "the count is {truth}, not {}",
-                        answer
-                            .count
-                            .map(|c| c.to_string())
-                            .unwrap_or_else(|| "missing".into())
-                    ));
-                    Ok(0.0)
-                }
-            }
+            Aggregate::Count => Ok(count_check(
+                answer,
+                reached.len() as u64,
+                "the count is",
+                problems,
+            )),
             Aggregate::Top { k, by } => {
                 let support =
                     Answerer::new(self.graph).support(&reached, by.as_deref(), &catalog)?;
@@ -321,21 +306,12 @@ fn intersection_check(
     problems: &mut Vec<String>,
 ) -> f64 {
     match plan.aggregate {
-        None | Some(Aggregate::Count) => {
-            let truth = ends.len() as u64;
-            if answer.count == Some(truth) {
-                1.0
-            } else {
-                problems.push(format!(
-                    "the intersection has {truth} nodes, not {}",
-                    answer
-                        .count
-                        .map(|c| c.to_string())
-                        .unwrap_or_else(|| "missing".into())
-                ));
-                0.0
-            }
-        }
+        None | Some(Aggregate::Count) => count_check(
+            answer,
+            ends.len() as u64,
+            "the intersection's count is",
+            problems,
+        ),
         Some(Aggregate::Top { .. }) => {
             let mut ok = 0;
             for item in &answer.items {
@@ -348,6 +324,19 @@ fn intersection_check(
             share(ok, answer.items.len())
         }
     }
+}
+
+/// 1 when the answer's count is `truth`, else 0 with the problem ("{what} {truth}, not …").
+fn count_check(answer: &Answer, truth: u64, what: &str, problems: &mut Vec<String>) -> f64 {
+    if answer.count == Some(truth) {
+        return 1.0;
+    }
+    let claimed = answer
+        .count
+        .map(|c| c.to_string())
+        .unwrap_or_else(|| "missing".into());
+    problems.push(format!("{what} {truth}, not {claimed}"));
+    0.0
 }
 
 fn share(ok: usize, of: usize) -> f64 {

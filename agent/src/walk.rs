@@ -6,9 +6,11 @@
 
 use crate::error::AgentError;
 use crate::result::PathStep;
-use cairn_exec::{walk as exact_walk, NodeSource, WalkBounds, WalkShape, WalkStep};
+use cairn_exec::{
+    walk as exact_walk, NodeSource, StoreView, WalkBounds, WalkShape, WalkStep, Walked,
+};
 use cairn_storage_format::{LabelId, NodeId};
-use cairn_store::{Catalog, Direction};
+use cairn_store::{Catalog, Direction, Graph};
 use std::collections::HashSet;
 
 /// One relation step of the planned path.
@@ -59,17 +61,9 @@ pub fn walk_keeping(
     max_edges: u64,
     keep_entries: bool,
 ) -> Result<(Vec<Reached>, bool), AgentError> {
-    let Some(steps) = walk_steps(catalog, path) else {
+    let Some(walked) = walk_path(source, catalog, entries, path, true, max_edges)? else {
         return Ok((Vec::new(), false));
     };
-    let walked = exact_walk(
-        source,
-        entries,
-        &steps,
-        WalkShape::Path,
-        true,
-        WalkBounds::edges(max_edges),
-    )?;
     let entry_set: HashSet<NodeId> = if keep_entries {
         HashSet::new()
     } else {
@@ -108,17 +102,9 @@ pub fn count(
     path: &[Step],
     max_edges: u64,
 ) -> Result<(Vec<NodeId>, bool), AgentError> {
-    let Some(steps) = walk_steps(catalog, path) else {
+    let Some(walked) = walk_path(source, catalog, entries, path, false, max_edges)? else {
         return Ok((Vec::new(), false));
     };
-    let walked = exact_walk(
-        source,
-        entries,
-        &steps,
-        WalkShape::Path,
-        false,
-        WalkBounds::edges(max_edges),
-    )?;
     let mut ends = walked.end_nodes();
     if there_and_back(path) {
         let entry_set: HashSet<NodeId> = entries.iter().copied().collect();
@@ -197,21 +183,55 @@ fn of_label(
         .collect())
 }
 
-/// The reached nodes of the plan's target label (all of them when it names none).
+/// The reached nodes of a plan's target label (all of them when it names none).
 pub(crate) fn of_target(
     source: &dyn NodeSource,
     reached: Vec<Reached>,
-    plan: &crate::planner::QueryPlan,
+    target: Option<&str>,
     catalog: &Catalog,
 ) -> Result<Vec<Reached>, AgentError> {
-    match plan.target.as_deref().and_then(|t| catalog.label_id(t)) {
+    match target.and_then(|t| catalog.label_id(t)) {
         Some(target) => of_label(source, reached, target),
         None => Ok(reached),
     }
 }
 
-/// The walker's steps for a path of relation names; `None` when a relation does not exist
-/// (then nothing is reached).
+/// Where exact walks read: the given source, else a store view of `graph` kept in `view`.
+pub(crate) fn source_or_view<'a>(
+    source: Option<&'a dyn NodeSource>,
+    graph: &'a Graph,
+    view: &'a mut Option<StoreView<'a>>,
+) -> &'a dyn NodeSource {
+    match source {
+        Some(s) => s,
+        None => view.insert(StoreView::new(graph, "")),
+    }
+}
+
+/// The executor's walk of a path of relation names (`track`: path counts and parents);
+/// `None` when a relation does not exist (then nothing is reached).
+fn walk_path(
+    source: &dyn NodeSource,
+    catalog: &Catalog,
+    entries: &[NodeId],
+    path: &[Step],
+    track: bool,
+    max_edges: u64,
+) -> Result<Option<Walked>, AgentError> {
+    let Some(steps) = walk_steps(catalog, path) else {
+        return Ok(None);
+    };
+    Ok(Some(exact_walk(
+        source,
+        entries,
+        &steps,
+        WalkShape::Path,
+        track,
+        WalkBounds::edges(max_edges),
+    )?))
+}
+
+/// The walker's steps for a path of relation names; `None` when a relation does not exist.
 fn walk_steps(catalog: &Catalog, path: &[Step]) -> Option<Vec<WalkStep>> {
     path.iter()
         .map(|step| {

@@ -10,7 +10,6 @@
 //! Deduplication uses a bitset (or, when paths are tracked, a slot array) over the node ids when
 //! the source's ids are dense (an in-memory table), a hash map otherwise (a store view).
 
-use crate::explore::CancelToken;
 use crate::source::NodeSource;
 use cairn_storage_format::{NodeId, RelId};
 use cairn_store::{Direction, EngineError};
@@ -47,12 +46,22 @@ pub enum WalkCut {
 }
 
 /// The bounds of one walk.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy)]
 pub struct WalkBounds<'a> {
     /// Edges the walk may list (the work, and on a store view the memory of its edge cache).
     pub max_edges: u64,
     pub deadline: Option<Instant>,
-    pub cancel: Option<&'a CancelToken>,
+    /// Asked before each node's expansion: has the caller cancelled?
+    pub cancelled: Option<&'a dyn Fn() -> bool>,
+}
+
+impl std::fmt::Debug for WalkBounds<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("WalkBounds")
+            .field("max_edges", &self.max_edges)
+            .field("deadline", &self.deadline)
+            .finish()
+    }
 }
 
 impl WalkBounds<'_> {
@@ -61,7 +70,7 @@ impl WalkBounds<'_> {
         WalkBounds {
             max_edges,
             deadline: None,
-            cancel: None,
+            cancelled: None,
         }
     }
 }
@@ -307,7 +316,7 @@ pub fn walk(
         let mut next = Level::default();
         for k in 0..levels[cur].nodes.len() {
             let node = levels[cur].nodes[k];
-            if bounds.cancel.is_some_and(CancelToken::is_cancelled) {
+            if bounds.cancelled.is_some_and(|c| c()) {
                 cut = Some(WalkCut::Cancelled);
                 break 'hops;
             }

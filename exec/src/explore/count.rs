@@ -92,10 +92,11 @@ impl Run<'_, '_> {
             .filter(|(_, o)| !**o)
             .map(|(s, _)| s)
             .collect();
+        let cancelled = || cancel.is_cancelled();
         let bounds = WalkBounds {
             max_edges: MAX_COUNT_EDGES - *spent,
             deadline: Some(self.started + self.plan.time_cap),
-            cancel: Some(cancel),
+            cancelled: Some(&cancelled),
         };
         let walked = walk(self.ex.table, entries, &steps, shape, false, bounds)?;
         *spent += walked.edges;
