@@ -24,6 +24,15 @@ pub(crate) fn exploration(
         (ReturnKind::Paths, OutputFormat::Table) => print_paths(cairn, e, elapsed),
         (ReturnKind::Subgraph, OutputFormat::Table) => print_subgraph(cairn, e, elapsed),
         (ReturnKind::Answer, OutputFormat::Table) => print_answer(cairn, e),
+        (ReturnKind::Count, OutputFormat::Table) => {
+            outln!("count: {}", e.count.unwrap_or(0));
+            outln!(
+                "exact; {} edges listed; {:.1} ms",
+                e.stats.edges_scanned,
+                elapsed.as_secs_f64() * 1e3
+            );
+            Ok(())
+        }
         (ReturnKind::Trace, OutputFormat::Table) => {
             print_trace(cairn, &e.trace)?;
             outln!("{}", summary(e, elapsed));
@@ -35,6 +44,7 @@ pub(crate) fn exploration(
                 ReturnKind::Paths => paths_json(cairn, e)?,
                 ReturnKind::Subgraph => subgraph_json(cairn, e)?,
                 ReturnKind::Answer => answer_json(cairn, e)?,
+                ReturnKind::Count => serde_json::json!({"count": e.count.unwrap_or(0)}),
                 ReturnKind::Trace => serde_json::json!({
                     "trace": trace_lines(cairn, &e.trace)?, "events": e.trace.len(),
                 }),

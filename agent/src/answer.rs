@@ -14,11 +14,20 @@ use crate::error::AgentError;
 use crate::llm::{data_block, json_object, LlmBackend, Message, DATA_RULE};
 use crate::planner::{numeric, Aggregate, QueryPlan, QuestionType, Step};
 use crate::result::{Exploration, PathStep, ResultNode, StopReason};
-use crate::walk::{rank, there_and_back, walk, walk_keeping, Reached, WALK_MAX_EDGES};
+use crate::walk::{
+    count_ends, of_target, rank, source_or_view, there_and_back, walk, walk_keeping, Reached,
+    WALK_MAX_EDGES,
+};
+use cairn_exec::NodeSource;
 use cairn_storage_format::{NodeId, Value};
 use cairn_store::describe::display_name;
 use cairn_store::{Catalog, Graph, GraphRead};
 use std::collections::HashMap;
+
+/// A count answer lists the counted nodes (each with its evidence path) up to this many; past
+/// it, only the number (listing half a million papers helps no one and costs a walk that
+/// tracks every path).
+pub const COUNT_ITEMS: u64 = 100;
 
 /// One claimed answer element.
 #[derive(Clone, Debug, PartialEq)]
@@ -113,19 +122,33 @@ pub fn value_text(v: &Value) -> String {
 pub struct Answerer<'g> {
     graph: &'g Graph,
     llm: Option<&'g dyn LlmBackend>,
+    /// Where exact walks read adjacency (the executor's node source); a store view of
+    /// `graph` when not given.
+    source: Option<&'g dyn NodeSource>,
 }
 
 impl std::fmt::Debug for Answerer<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Answerer")
             .field("llm", &self.llm.is_some())
+            .field("source", &self.source.is_some())
             .finish()
     }
 }
 
 impl<'g> Answerer<'g> {
     pub fn new(graph: &'g Graph) -> Self {
-        Answerer { graph, llm: None }
+        Answerer {
+            graph,
+            llm: None,
+            source: None,
+        }
+    }
+
+    /// Walks on `source` (the in-memory table the executor reads) instead of the store.
+    pub fn with_source(mut self, source: &'g dyn NodeSource) -> Self {
+        self.source = Some(source);
+        self
     }
 
     /// Lets an LLM write the answer from the evidence.
@@ -146,6 +169,8 @@ impl<'g> Answerer<'g> {
         partial: bool,
     ) -> Result<Answer, AgentError> {
         let catalog = self.graph.catalog();
+        let mut view = None;
+        let source = source_or_view(self.source, self.graph, &mut view);
         let entries: Vec<NodeId> = plan
             .entity
             .as_ref()
@@ -189,41 +214,40 @@ impl<'g> Answerer<'g> {
                     None => "No node matches the question.".into(),
                 };
             }
-            QuestionType::Aggregation => {
-                let (reached, truncated) =
-                    walk(self.graph, &catalog, &entries, &plan.path, WALK_MAX_EDGES)?;
-                answer.partial |= truncated;
-                let reached = self.of_target(reached, plan, &catalog)?;
-                match plan.aggregate.clone().unwrap_or(Aggregate::Count) {
-                    Aggregate::Count => {
-                        answer.count = Some(reached.len() as u64);
-                        answer.items = self.items(&reached, |_| None)?;
-                        answer.text = format!(
-                            "{} ({} through {}).",
-                            reached.len(),
-                            plan.target.as_deref().unwrap_or("nodes"),
-                            path_words(&plan.path)
-                        );
-                    }
-                    Aggregate::Top { k, by } => {
-                        let support = self.support(&reached, by.as_deref(), &catalog)?;
-                        let ranked = rank(&reached, &support, k);
-                        let chosen: Vec<Reached> =
-                            ranked.iter().map(|i| reached[*i].clone()).collect();
-                        let sup: HashMap<NodeId, f64> = ranked
-                            .iter()
-                            .map(|i| (reached[*i].node, support[*i]))
-                            .collect();
-                        answer.items = self.items(&chosen, |n| sup.get(&n).copied())?;
-                        let names: Vec<String> = answer
-                            .items
-                            .iter()
-                            .map(|i| format!("{} ({})", i.name, fmt_support(i.support)))
-                            .collect();
-                        answer.text = format!("{}.", names.join(", "));
-                    }
-                }
+            // An aggregate over an intersection: the plan's MEET made the executor count it
+            // exactly (`RETURN COUNT`), or list it for ranking.
+            QuestionType::Aggregation if plan.conjunct.is_some() => {
+                self.intersection_aggregate(plan, exploration, &entries, &catalog, &mut answer)?;
             }
+            QuestionType::Aggregation => match plan.aggregate.clone().unwrap_or(Aggregate::Count) {
+                Aggregate::Count => {
+                    let target = plan.target.as_deref().and_then(|t| catalog.label_id(t));
+                    let (n, truncated) =
+                        count_ends(source, &catalog, &entries, &plan.path, target)?;
+                    answer.partial |= truncated;
+                    answer.count = Some(n);
+                    // The counted nodes are listed, with their evidence, when there are few.
+                    if n <= COUNT_ITEMS {
+                        let (reached, _) =
+                            walk(source, &catalog, &entries, &plan.path, WALK_MAX_EDGES)?;
+                        let reached = of_target(source, reached, plan.target.as_deref(), &catalog)?;
+                        answer.items = self.items(&reached, |_| None)?;
+                    }
+                    answer.text = format!(
+                        "{n} ({} through {}).",
+                        plan.target.as_deref().unwrap_or("nodes"),
+                        path_words(&plan.path)
+                    );
+                }
+                Aggregate::Top { k, by } => {
+                    let (reached, truncated) =
+                        walk(source, &catalog, &entries, &plan.path, WALK_MAX_EDGES)?;
+                    answer.partial |= truncated;
+                    let reached = of_target(source, reached, plan.target.as_deref(), &catalog)?;
+                    let support = self.support(&reached, by.as_deref(), &catalog)?;
+                    self.top(&reached, &support, k, &mut answer)?;
+                }
+            },
             // A conjunction: the plan's MEET clause made the executor intersect exactly.
             QuestionType::Relation | QuestionType::MultiHop if plan.conjunct.is_some() => {
                 answer.partial |= exploration.stop != StopReason::Exhausted;
@@ -234,20 +258,14 @@ impl<'g> Answerer<'g> {
                 // The exact ends of the planned path (the beam search's visited set would hide
                 // an answer that is the entry itself: a spouse's spouse).
                 let (mut reached, mut truncated) =
-                    walk(self.graph, &catalog, &entries, &plan.path, WALK_MAX_EDGES)?;
+                    walk(source, &catalog, &entries, &plan.path, WALK_MAX_EDGES)?;
                 if reached.is_empty() && there_and_back(&plan.path) {
                     // "X 's parent 's son" with no brother: the entry is the answer.
-                    (reached, truncated) = walk_keeping(
-                        self.graph,
-                        &catalog,
-                        &entries,
-                        &plan.path,
-                        WALK_MAX_EDGES,
-                        true,
-                    )?;
+                    (reached, truncated) =
+                        walk_keeping(source, &catalog, &entries, &plan.path, WALK_MAX_EDGES, true)?;
                 }
                 answer.partial |= truncated;
-                let mut reached = self.of_target(reached, plan, &catalog)?;
+                let mut reached = of_target(source, reached, plan.target.as_deref(), &catalog)?;
                 reached.sort_by_key(|r| (std::cmp::Reverse(r.paths), r.node));
                 answer.items = self.items(&reached, |_| None)?;
                 answer.text = list_text(&answer.items);
@@ -373,25 +391,76 @@ impl<'g> Answerer<'g> {
     }
 
     /// Keeps the reached nodes that have the plan's target label.
-    fn of_target(
+    /// The top `k` of `reached` by `support` as the answer's items and text.
+    fn top(
         &self,
-        reached: Vec<Reached>,
+        reached: &[Reached],
+        support: &[f64],
+        k: usize,
+        answer: &mut Answer,
+    ) -> Result<(), AgentError> {
+        let ranked = rank(reached, support, k);
+        let chosen: Vec<Reached> = ranked.iter().map(|i| reached[*i].clone()).collect();
+        let sup: HashMap<NodeId, f64> = ranked
+            .iter()
+            .map(|i| (reached[*i].node, support[*i]))
+            .collect();
+        answer.items = self.items(&chosen, |n| sup.get(&n).copied())?;
+        let names: Vec<String> = answer
+            .items
+            .iter()
+            .map(|i| format!("{} ({})", i.name, fmt_support(i.support)))
+            .collect();
+        answer.text = format!("{}.", names.join(", "));
+        Ok(())
+    }
+
+    /// A count or a top-k over the intersection the plan's `MEET` computed: the executor's
+    /// exact count, or its ranked results (by support — the product over the sides of the
+    /// paths reaching a node — or by the asked property).
+    fn intersection_aggregate(
+        &self,
         plan: &QueryPlan,
+        exploration: &Exploration,
+        entries: &[NodeId],
         catalog: &Catalog,
-    ) -> Result<Vec<Reached>, AgentError> {
-        let Some(target) = plan.target.as_deref().and_then(|t| catalog.label_id(t)) else {
-            return Ok(reached);
-        };
-        let ids: Vec<NodeId> = reached.iter().map(|r| r.node).collect();
-        let mut keep = Vec::with_capacity(reached.len());
-        for chunk in reached.chunks(1024).zip(ids.chunks(1024)) {
-            for (r, rec) in chunk.0.iter().zip(self.graph.nodes(chunk.1)?) {
-                if rec.is_some_and(|rec| rec.label == target) {
-                    keep.push(r.clone());
-                }
+        answer: &mut Answer,
+    ) -> Result<(), AgentError> {
+        match plan.aggregate.clone().unwrap_or(Aggregate::Count) {
+            Aggregate::Count => {
+                let n = exploration
+                    .count
+                    .unwrap_or(exploration.results.len() as u64);
+                answer.partial |= exploration.count.is_none();
+                answer.count = Some(n);
+                answer.text = format!(
+                    "{n} ({} reached from both).",
+                    plan.target.as_deref().unwrap_or("nodes")
+                );
+            }
+            Aggregate::Top { k, by } => {
+                answer.partial |= exploration.stop != StopReason::Exhausted;
+                let results: Vec<&ResultNode> = exploration
+                    .results
+                    .iter()
+                    .filter(|r| !entries.contains(&r.node))
+                    .collect();
+                let reached: Vec<Reached> = results
+                    .iter()
+                    .map(|r| Reached {
+                        node: r.node,
+                        paths: 1,
+                        evidence: r.path.clone(),
+                    })
+                    .collect();
+                let support = match by.as_deref() {
+                    Some(_) => self.support(&reached, by.as_deref(), catalog)?,
+                    None => results.iter().map(|r| r.score).collect(),
+                };
+                self.top(&reached, &support, k, answer)?;
             }
         }
-        Ok(keep)
+        Ok(())
     }
 
     /// What each reached node is ranked by.

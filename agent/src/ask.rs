@@ -193,7 +193,7 @@ impl<'g> Asker<'g> {
             search: None,
             planner: Planner::new(graph, embedder),
             judge: EvidenceJudge::new(None),
-            answerer: Answerer::new(graph),
+            answerer: Answerer::new(graph).with_source(table),
             threshold: DEFAULT_THRESHOLD,
         }
     }
@@ -263,7 +263,7 @@ impl<'g> Asker<'g> {
             verdict = self.judge.assess(&plan, &exploration);
         }
         let partial = !verdict.sufficient;
-        let validator = Validator::new(self.graph);
+        let validator = Validator::new(self.graph).with_source(self.table);
         let mut regenerations = 0;
         let mut answer = self.answer_or_offline(&plan, &exploration, partial, 0)?;
         let mut validation = validator.check(&plan, &answer)?;
@@ -272,8 +272,10 @@ impl<'g> Asker<'g> {
             answer = self.answer_or_offline(&plan, &exploration, partial, regenerations)?;
             validation = validator.check(&plan, &answer)?;
         }
-        answer.uncertain =
-            !validation.passed(self.threshold) || answer.partial || answer.items.is_empty();
+        // A counted intersection has a count and no listed items.
+        answer.uncertain = !validation.passed(self.threshold)
+            || answer.partial
+            || (answer.items.is_empty() && answer.count.is_none());
         Ok(AskOutcome {
             plan,
             exploration,

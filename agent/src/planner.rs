@@ -175,6 +175,24 @@ pub struct QueryPlan {
 }
 
 impl QueryPlan {
+    /// Whether the plan counts an intersection ("how many papers of venue V use term T"): its
+    /// statement is `MEET … RETURN COUNT`, which the executor counts exactly.
+    pub fn counts_intersection(&self) -> bool {
+        self.qtype == QuestionType::Aggregation
+            && self.conjunct.is_some()
+            && matches!(self.aggregate, None | Some(Aggregate::Count))
+    }
+
+    /// The statement's `RETURN`: an exact count for a counted intersection, else the answer
+    /// with the plan's limit.
+    fn return_clause(&self) -> String {
+        if self.counts_intersection() {
+            "RETURN COUNT".to_owned()
+        } else {
+            format!("RETURN ANSWER LIMIT {}", self.sizes.limit)
+        }
+    }
+
     /// What the strategy record learns from an answer to this plan.
     pub fn decision(&self) -> Decision {
         Decision {
@@ -402,10 +420,7 @@ impl<'g> Planner<'g> {
                 let mut path = ranked.first().map(|(_, p)| p.clone()).unwrap_or_default();
                 // Two marked entities and a relation question: a conjunction of two paths
                 // that meet at the answers.
-                if let Some(second) = others
-                    .iter()
-                    .find(|o| o.marked && e.marked && t != Some(QuestionType::Aggregation))
-                {
+                if let Some(second) = others.iter().find(|o| o.marked && e.marked) {
                     let second_ranked = self.ranked_paths(&PathQuery {
                         target: analysis.target.as_deref(),
                         free: &free,
@@ -508,14 +523,14 @@ impl<'g> Planner<'g> {
                     None => String::new(),
                 };
                 format!(
-                    "EXPLORE {q}\n  FROM {entries}\n  VIA {}{meet}{target}\n  BEAM {} DEPTH {} BUDGET {} FANOUT {}\n  UNTIL found {}\n  RETURN ANSWER LIMIT {}",
+                    "EXPLORE {q}\n  FROM {entries}\n  VIA {}{meet}{target}\n  BEAM {} DEPTH {} BUDGET {} FANOUT {}\n  UNTIL found {}\n  {}",
                     via.join(" -> "),
                     s.beam,
                     plan.path.len(),
                     s.budget,
                     s.fanout,
                     s.limit,
-                    s.limit
+                    plan.return_clause()
                 )
             }
             _ => {
@@ -966,8 +981,9 @@ impl<'g> Planner<'g> {
     ) -> Result<Option<PathPair>, AgentError> {
         const TOP: usize = 40;
         let named: HashSet<NodeId> = a.nodes.iter().chain(&b.nodes).copied().collect();
+        let view = cairn_exec::StoreView::new(self.graph, "");
         let ends = |e: &Entity, p: &[Step]| -> Result<HashSet<NodeId>, AgentError> {
-            let (reached, _) = walk(self.graph, catalog, &e.nodes, p, 50_000)?;
+            let (reached, _) = walk(&view, catalog, &e.nodes, p, 50_000)?;
             Ok(reached
                 .into_iter()
                 .map(|r| r.node)

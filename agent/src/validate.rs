@@ -13,7 +13,8 @@
 use crate::answer::{value_text, Answer, Answerer};
 use crate::error::AgentError;
 use crate::planner::{Aggregate, QueryPlan, QuestionType};
-use crate::walk::{rank, walk, WALK_MAX_EDGES};
+use crate::walk::{meet_ends, of_target, rank, source_or_view, walk, WALK_MAX_EDGES};
+use cairn_exec::NodeSource;
 use cairn_storage_format::NodeId;
 use cairn_store::{Direction, Graph, GraphRead};
 use std::collections::{HashMap, HashSet};
@@ -42,14 +43,32 @@ impl Validation {
 }
 
 /// The validator.
-#[derive(Debug)]
 pub struct Validator<'g> {
     graph: &'g Graph,
+    /// Where the recount walks (see [`Answerer::with_source`]).
+    source: Option<&'g dyn NodeSource>,
+}
+
+impl std::fmt::Debug for Validator<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Validator")
+            .field("source", &self.source.is_some())
+            .finish()
+    }
 }
 
 impl<'g> Validator<'g> {
     pub fn new(graph: &'g Graph) -> Self {
-        Validator { graph }
+        Validator {
+            graph,
+            source: None,
+        }
+    }
+
+    /// Recounts on `source` instead of a store view.
+    pub fn with_source(mut self, source: &'g dyn NodeSource) -> Self {
+        self.source = Some(source);
+        self
     }
 
     /// Checks `answer` to `plan` against the store.
@@ -201,33 +220,28 @@ impl<'g> Validator<'g> {
             .as_ref()
             .map(|e| e.nodes.clone())
             .unwrap_or_default();
-        let (mut reached, _) = walk(self.graph, &catalog, &entries, &plan.path, WALK_MAX_EDGES)?;
-        if let Some(t) = plan.target.as_deref().and_then(|t| catalog.label_id(t)) {
-            let ids: Vec<NodeId> = reached.iter().map(|r| r.node).collect();
-            let recs = self.graph.nodes(&ids)?;
-            let keep: Vec<bool> = recs
-                .iter()
-                .map(|r| r.as_ref().is_some_and(|r| r.label == t))
-                .collect();
-            let mut k = keep.iter();
-            reached.retain(|_| k.next().copied().unwrap_or(false));
+        let mut view = None;
+        let source = source_or_view(self.source, self.graph, &mut view);
+        if let Some((other, other_path)) = &plan.conjunct {
+            let target = plan.target.as_deref().and_then(|t| catalog.label_id(t));
+            let (ends, _) = meet_ends(
+                source,
+                &catalog,
+                (&entries, &plan.path),
+                (&other.nodes, other_path),
+                target,
+            )?;
+            return Ok(intersection_check(plan, answer, &ends, problems));
         }
+        let (reached, _) = walk(source, &catalog, &entries, &plan.path, WALK_MAX_EDGES)?;
+        let reached = of_target(source, reached, plan.target.as_deref(), &catalog)?;
         match plan.aggregate.clone().unwrap_or(Aggregate::Count) {
-            Aggregate::Count => {
-                let truth = reached.len() as u64;
-                if answer.count == Some(truth) {
-                    Ok(1.0)
-                } else {
-                    problems.push(format!(
-                        "the count is {truth}, not {}",
-                        answer
-                            .count
-                            .map(|c| c.to_string())
-                            .unwrap_or_else(|| "missing".into())
-                    ));
-                    Ok(0.0)
-                }
-            }
+            Aggregate::Count => Ok(count_check(
+                answer,
+                reached.len() as u64,
+                "the count is",
+                problems,
+            )),
             Aggregate::Top { k, by } => {
                 let support =
                     Answerer::new(self.graph).support(&reached, by.as_deref(), &catalog)?;
@@ -281,6 +295,48 @@ impl<'g> Validator<'g> {
             }
         }
     }
+}
+
+/// An aggregate over an intersection against the recounted intersection `ends` (sorted): the
+/// count must be its size, every top item one of its nodes.
+fn intersection_check(
+    plan: &QueryPlan,
+    answer: &Answer,
+    ends: &[NodeId],
+    problems: &mut Vec<String>,
+) -> f64 {
+    match plan.aggregate {
+        None | Some(Aggregate::Count) => count_check(
+            answer,
+            ends.len() as u64,
+            "the intersection's count is",
+            problems,
+        ),
+        Some(Aggregate::Top { .. }) => {
+            let mut ok = 0;
+            for item in &answer.items {
+                if item.node.is_some_and(|n| ends.binary_search(&n).is_ok()) {
+                    ok += 1;
+                } else {
+                    problems.push(format!("\"{}\" is not in the intersection", item.name));
+                }
+            }
+            share(ok, answer.items.len())
+        }
+    }
+}
+
+/// 1 when the answer's count is `truth`, else 0 with the problem ("{what} {truth}, not …").
+fn count_check(answer: &Answer, truth: u64, what: &str, problems: &mut Vec<String>) -> f64 {
+    if answer.count == Some(truth) {
+        return 1.0;
+    }
+    let claimed = answer
+        .count
+        .map(|c| c.to_string())
+        .unwrap_or_else(|| "missing".into());
+    problems.push(format!("{what} {truth}, not {claimed}"));
+    0.0
 }
 
 fn share(ok: usize, of: usize) -> f64 {

@@ -172,3 +172,34 @@ fn a_conjunction_answers_the_intersection() {
     assert_eq!(o.plan.plan.meet.len(), 1);
     assert_eq!(keys(&o), ["f1"]);
 }
+
+#[test]
+fn a_counting_conjunction_counts_the_intersection() {
+    let f = fixture();
+    // Ada Vale directed f1 and f2; Cy Moss stars in f2, Bo Chen in f1 and f3.
+    for (q, want) in [
+        ("How many films directed by Ada_Vale star Cy_Moss?", 1),
+        ("How many films directed by Ada_Vale star Bo_Chen?", 1),
+        ("How many films directed by Cy_Moss star Bo_Chen?", 1),
+    ] {
+        let o = ask(&f, q);
+        assert_eq!(
+            o.plan.qtype,
+            QuestionType::Aggregation,
+            "{q}\n{}",
+            o.plan.text
+        );
+        assert!(o.plan.counts_intersection(), "{q}\n{}", o.plan.text);
+        // One statement: the executor counts the MEET exactly.
+        assert!(o.plan.text.contains("\n  MEET FROM "), "{}", o.plan.text);
+        assert!(o.plan.text.ends_with("RETURN COUNT"), "{}", o.plan.text);
+        assert_eq!(o.exploration.count, Some(want), "{q}\n{}", o.plan.text);
+        assert_eq!(o.answer.count, Some(want), "{q}");
+        // The validator recounted the intersection on its own and agreed.
+        assert!(
+            o.validation.problems.is_empty(),
+            "{:?}",
+            o.validation.problems
+        );
+    }
+}

@@ -21,6 +21,7 @@ use std::sync::Arc;
 use std::time::Instant;
 use thiserror::Error;
 
+mod count;
 mod meet;
 
 /// Errors of an exploration.
@@ -32,6 +33,10 @@ pub enum ExploreError {
     Embed(#[from] EmbedError),
     #[error("entry {0} does not exist")]
     MissingEntry(String),
+    #[error("RETURN COUNT would list more than {limit} edges; narrow the pattern (entries, relations, TARGET) or count its parts")]
+    CountTooLarge { limit: u64 },
+    #[error("RETURN COUNT stopped early ({0}): no count")]
+    CountCut(StopReason),
     #[error("SEARCH entries need a vector index or at most {limit} candidate nodes to scan; this one has {found} (build the index with `cairn index build`)")]
     SearchTooLarge { found: usize, limit: usize },
 }
@@ -145,7 +150,13 @@ impl<'g> Explorer<'g> {
     ) -> Result<Exploration, ExploreError> {
         let started = Instant::now();
         let catalog = self.graph.catalog();
-        let goal_vec = self.embedder.embed(&plan.goal)?;
+        let counting = plan.ret == cairn_query::ast::ReturnKind::Count;
+        // A count scores nothing: the goal is not embedded.
+        let goal_vec = if counting {
+            Vec::new()
+        } else {
+            self.embedder.embed(&plan.goal)?
+        };
         let mut run = Run {
             ex: self,
             plan,
@@ -164,6 +175,19 @@ impl<'g> Explorer<'g> {
             entry_set: HashSet::new(),
             started,
         };
+        if counting {
+            let count = run.count(cancel)?;
+            run.stats.elapsed = started.elapsed();
+            return Ok(Exploration {
+                results: Vec::new(),
+                sufficiency: 1.0,
+                stop: StopReason::Exhausted,
+                stats: run.stats,
+                trace: run.events,
+                ret: plan.ret,
+                count: Some(count),
+            });
+        }
         let (stop, results, sufficiency) = if plan.meet.is_empty() {
             run.search(cancel)?
         } else {
@@ -183,6 +207,7 @@ impl<'g> Explorer<'g> {
             stats: run.stats,
             trace: run.events,
             ret: plan.ret,
+            count: None,
         })
     }
 }

@@ -9,6 +9,7 @@ pub mod result;
 pub mod score;
 pub mod source;
 pub mod table;
+pub mod walk;
 
 pub use catalog::EngineCatalog;
 pub use explore::{CancelToken, EntrySearch, ExploreError, Explorer, Judge, SufficiencyJudge};
@@ -18,3 +19,4 @@ pub use result::{Exploration, PathStep, ResultNode, Stats, StopReason, TraceEven
 pub use score::Probe;
 pub use source::{Facts, NodeSource, StoreOps, StoreView};
 pub use table::NodeTable;
+pub use walk::{walk, End, Hop, WalkBounds, WalkCut, WalkShape, WalkStep, Walked};

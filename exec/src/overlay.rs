@@ -5,7 +5,7 @@
 use crate::score::Probe;
 use crate::source::{Facts, NodeSource, StoreView};
 use crate::table::NodeTable;
-use cairn_storage_format::{NodeId, RelId};
+use cairn_storage_format::{LabelId, NodeId, RelId};
 use cairn_store::{Direction, EngineError};
 use hashbrown::HashSet;
 use std::sync::Arc;
@@ -138,5 +138,29 @@ impl NodeSource for Overlaid<'_> {
             out[k] = c;
         }
         Ok(out)
+    }
+
+    fn labels_into(
+        &self,
+        ids: &[NodeId],
+        out: &mut Vec<Option<LabelId>>,
+    ) -> Result<(), EngineError> {
+        let start = out.len();
+        self.base.labels_into(ids, out)?;
+        let changed: Vec<usize> = (0..ids.len()).filter(|&k| self.changed(ids[k])).collect();
+        if changed.is_empty() {
+            return Ok(());
+        }
+        let read: Vec<NodeId> = changed.iter().map(|&k| ids[k]).collect();
+        let mut fresh = Vec::with_capacity(read.len());
+        self.store.labels_into(&read, &mut fresh)?;
+        for (k, l) in changed.into_iter().zip(fresh) {
+            out[start + k] = l;
+        }
+        Ok(())
+    }
+
+    fn dense_ids(&self) -> Option<usize> {
+        self.base.dense_ids()
     }
 }

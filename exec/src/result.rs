@@ -170,4 +170,6 @@ pub struct Exploration {
     pub trace: Vec<TraceEvent>,
     /// What the statement asked to see (`RETURN NODES`, `PATHS`, …): how a client shows it.
     pub ret: cairn_query::ast::ReturnKind,
+    /// The exact count of a `RETURN COUNT` plan (then `results` is empty).
+    pub count: Option<u64>,
 }

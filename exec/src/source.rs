@@ -64,6 +64,19 @@ pub trait NodeSource: Send + Sync {
     /// Cosine of `query` (a unit vector) and each node's stored vector, when the source holds
     /// vectors (for SEARCH without an index); `None` per node otherwise.
     fn cosines(&self, ids: &[NodeId], query: &[f32]) -> Result<Vec<Option<f32>>, EngineError>;
+
+    /// Appends the label of each of `ids` (`None` for a node that does not exist).
+    fn labels_into(
+        &self,
+        ids: &[NodeId],
+        out: &mut Vec<Option<LabelId>>,
+    ) -> Result<(), EngineError>;
+
+    /// `Some(n)` when node ids are dense, mostly below `n` (an in-memory table): an exact walk
+    /// then marks nodes in an array indexed by id instead of a hash map.
+    fn dense_ids(&self) -> Option<usize> {
+        None
+    }
 }
 
 /// The store's largest degree as the `u32` the normaliser takes.
@@ -266,6 +279,23 @@ impl NodeSource for StoreView<'_> {
 
     fn max_degree(&self) -> u32 {
         self.max_degree
+    }
+
+    fn labels_into(
+        &self,
+        ids: &[NodeId],
+        out: &mut Vec<Option<LabelId>>,
+    ) -> Result<(), EngineError> {
+        for chunk in ids.chunks(4096) {
+            self.multi_gets.fetch_add(1, Ordering::Relaxed);
+            out.extend(
+                self.graph
+                    .nodes(chunk)?
+                    .into_iter()
+                    .map(|r| r.map(|r| r.label)),
+            );
+        }
+        Ok(())
     }
 
     fn cosines(&self, ids: &[NodeId], query: &[f32]) -> Result<Vec<Option<f32>>, EngineError> {

@@ -534,4 +534,17 @@ impl NodeSource for NodeTable {
     fn cosines(&self, ids: &[NodeId], query: &[f32]) -> Result<Vec<Option<f32>>, EngineError> {
         Ok(ids.iter().map(|id| self.cosine(*id, query)).collect())
     }
+
+    fn labels_into(
+        &self,
+        ids: &[NodeId],
+        out: &mut Vec<Option<LabelId>>,
+    ) -> Result<(), EngineError> {
+        out.extend(ids.iter().map(|id| self.label(*id)));
+        Ok(())
+    }
+
+    fn dense_ids(&self) -> Option<usize> {
+        Some(self.meta.len())
+    }
 }

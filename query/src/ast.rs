@@ -542,6 +542,9 @@ pub enum ReturnKind {
     Answer,
     /// The full decision trace of the search.
     Trace,
+    /// How many distinct nodes the pattern ends at: an exact, exhaustive count (ordered `VIA`
+    /// paths and `MEET` only), not bounded by `BEAM`, `BUDGET`, `FANOUT` or `LIMIT`.
+    Count,
 }
 
 // ---------------------------------------------------------------------------------------------

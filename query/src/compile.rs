@@ -577,6 +577,15 @@ impl Compiler<'_> {
             ]),
         };
         let (ret, limit) = match &e.ret {
+            Some(r) if r.kind == ReturnKind::Count => {
+                if let Some(l) = &r.limit {
+                    return err(ErrorKind::CountWithLimit {
+                        span: l.span,
+                        ret: r.span,
+                    });
+                }
+                (r.kind, DEFAULT_LIMIT)
+            }
             Some(r) => (
                 r.kind,
                 match &r.limit {

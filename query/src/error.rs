@@ -103,6 +103,8 @@ pub enum ErrorKind {
         op: &'static str,
         value: &'static str,
     },
+    #[error("RETURN COUNT takes no LIMIT")]
+    CountWithLimit { span: Span, ret: Span },
 }
 
 fn list(items: &[String]) -> String {
@@ -146,7 +148,8 @@ impl ErrorKind {
             | AllZero { span, .. }
             | Duplicate { span, .. }
             | DepthBeyondPath { span, .. }
-            | BadOperand { span, .. } => *span,
+            | BadOperand { span, .. }
+            | CountWithLimit { span, .. } => *span,
         }
     }
 
@@ -173,6 +176,7 @@ impl ErrorKind {
             Duplicate { .. } => "query::duplicate",
             DepthBeyondPath { .. } => "query::depth_beyond_path",
             BadOperand { .. } => "query::bad_operand",
+            CountWithLimit { .. } => "query::count_with_limit",
         }
     }
 
@@ -201,6 +205,7 @@ impl ErrorKind {
             Duplicate { .. } => "listed again here".to_owned(),
             DepthBeyondPath { .. } => "too deep for the path".to_owned(),
             BadOperand { .. } => "wrong kind of value".to_owned(),
+            CountWithLimit { .. } => "a count is one number".to_owned(),
         }
     }
 
@@ -211,6 +216,7 @@ impl ErrorKind {
             MixedViaSeparators { first, .. } => Some((*first, "first separator")),
             Duplicate { first, .. } => Some((*first, "first listed here")),
             DepthBeyondPath { path, .. } => Some((*path, "the ordered path")),
+            CountWithLimit { ret, .. } => Some((*ret, "this RETURN")),
             _ => None,
         }
     }
@@ -269,6 +275,7 @@ impl ErrorKind {
                 "IN" => "IN takes a list, e.g. year IN [2019, 2020]".to_owned(),
                 _ => "ordering comparisons need a number or a string".to_owned(),
             }),
+            CountWithLimit { .. } => Some("drop LIMIT: RETURN COUNT counts every match".to_owned()),
         }
     }
 }

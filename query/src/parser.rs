@@ -1338,6 +1338,7 @@ fn return_clause(i: In<'_>) -> PResult<'_, ReturnClause> {
         map(kw("SUBGRAPH"), |_| ReturnKind::Subgraph),
         map(kw("ANSWER"), |_| ReturnKind::Answer),
         map(kw("TRACE"), |_| ReturnKind::Trace),
+        map(kw("COUNT"), |_| ReturnKind::Count),
     ))(i)?;
     let (i, limit) = opt(preceded(kw("LIMIT"), number))(i)?;
     Ok((

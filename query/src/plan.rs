@@ -80,9 +80,11 @@ pub struct Plan {
     pub until: StopCondition,
     /// Hard time cap, always on ([`crate::limits::MAX_TIME`]).
     pub time_cap: Duration,
-    /// What to return (default `NODES`).
+    /// What to return (default `NODES`). [`ReturnKind::Count`] runs an exact, level-synchronous
+    /// walk instead of the beam search (the executor's `count`): only the entries, the steps,
+    /// `depth` (for `MEET` sides with a relation set), `targets` and `filters` apply.
     pub ret: ReturnKind,
-    /// How many results to return (1..=10 000, default 10).
+    /// How many results to return (1..=10 000, default 10; unused by `COUNT`).
     pub limit: u32,
 }
 
@@ -455,6 +457,11 @@ impl Display for Plan {
             self.beam, self.depth, self.budget, self.fanout, self.until
         )?;
         fmt_duration(f, self.time_cap)?;
+        if self.ret == ReturnKind::Count {
+            return f.write_str(
+                "\n  RETURN COUNT\n  -- COUNT: exact and exhaustive; BEAM, BUDGET, FANOUT and UNTIL do not apply",
+            );
+        }
         write!(f, "\n  RETURN {} LIMIT {}", self.ret, self.limit)
     }
 }

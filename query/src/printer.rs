@@ -224,6 +224,7 @@ impl Display for ReturnKind {
             ReturnKind::Subgraph => "SUBGRAPH",
             ReturnKind::Answer => "ANSWER",
             ReturnKind::Trace => "TRACE",
+            ReturnKind::Count => "COUNT",
         })
     }
 }

@@ -86,6 +86,7 @@ fn defaults_table_matches_limits() {
             MAX_TIME.as_secs() / 60
         ),
         format!("| nesting of `( )` and `[ ]` | — | at most `{MAX_NESTING}` levels |"),
+        format!("| edges listed by `RETURN COUNT` | — | at most `{MAX_COUNT_EDGES}` |"),
     ];
     for row in rows {
         assert!(doc.contains(&row), "docs/LANGUAGE.md lacks the row\n{row}");

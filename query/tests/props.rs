@@ -219,6 +219,7 @@ prop_compose! {
                 ReturnKind::Subgraph,
                 ReturnKind::Answer,
                 ReturnKind::Trace,
+                ReturnKind::Count,
             ]),
             prop::option::of(number()),
         )),
