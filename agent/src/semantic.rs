@@ -7,8 +7,7 @@
 //! words once per question. Labels and properties are matched by their words only. [`crate::vocab::combine`] turns a cosine into a
 //! match score beside the lexical one.
 
-use crate::planner::Word;
-use crate::vocab::{is_stopword, name_words};
+use crate::vocab::{is_stopword, name_words, Word};
 use crate::AgentError;
 use cairn_embed::{cosine, Embedder};
 use cairn_store::{Catalog, Element};

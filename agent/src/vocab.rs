@@ -636,3 +636,18 @@ mod tests {
         assert!(word_match("player", &stem("player"), plays) >= 0.8);
     }
 }
+
+/// A word of the question: normalised (lower case, letters and digits), stemmed, and whether
+/// the asker marked it as a name (underscores, capitals, quotes or brackets).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Word {
+    pub(crate) norm: String,
+    pub(crate) stem: String,
+    /// Part of a marked mention: `frederica_of_mecklenburg`, `Tigres_UANL`, `"…"`, `[…]`, or
+    /// capitalised after the first word.
+    pub(crate) marked: bool,
+    /// Inside quotes or brackets: a name even if it spells a schema element.
+    pub(crate) quoted: bool,
+    /// Index of the whitespace-separated token the word came from.
+    pub(crate) group: usize,
+}

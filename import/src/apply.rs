@@ -532,16 +532,13 @@ pub(super) fn apply(
     // Nodes: new ones go to files (records, vectors) and the batch (keys, index entries);
     // existing ones are updated in the batch like a Writer would.
     // New nodes are their id and position in `nodes`, whose encoded records are written as they
-    // are; a record is decoded only to index it (when the catalog has indexes) or to update one.
+    // are; a record is decoded to index it (the name index, and property indexes) or to update one.
     let mut new_nodes: Vec<(NodeId, u32)> = Vec::with_capacity((next - first_new) as usize);
-    let indexed = !catalog.indexes().is_empty();
     let mut reembed: Vec<(NodeId, NodeRecord)> = Vec::new();
     for (i, id) in ids.iter().copied().enumerate() {
         if is_new(id) {
             // The `node_key` entry is added with the others, in key order, while SSTs are written.
-            if indexed {
-                bulk.index_new_node(&catalog, id, &nodes.record(i)?)?;
-            }
+            bulk.index_new_node(&catalog, id, &nodes.record(i)?)?;
             summary.nodes_created += 1;
             new_nodes.push((id, i as u32));
             continue;

@@ -720,9 +720,7 @@ fn csv_row<'a>(
 /// Whether a file is read as triples by its name: `.tsv`, `.triples` or N-Triples `.nt`,
 /// optionally `.gz`.
 pub fn named_as_triples(name: &str) -> bool {
-    name.ends_with(".tsv")
-        || name.ends_with(".triples")
-        || crate::triples::ntriples::named_as_ntriples(name)
+    name.ends_with(".tsv") || name.ends_with(".triples") || named_as_ntriples(name)
 }
 
 #[cfg(test)]
@@ -767,4 +765,9 @@ mod tests {
         assert!(parse_header_field("x:date").is_err());
         assert!(parse_header_field(":int").is_err());
     }
+}
+
+/// Whether a file is N-Triples by its name: `.nt` (the caller strips a `.gz`).
+pub(crate) fn named_as_ntriples(name: &str) -> bool {
+    name.ends_with(".nt")
 }

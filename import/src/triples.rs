@@ -293,7 +293,7 @@ fn read_file(
         .file_name()
         .and_then(|n| n.to_str())
         .map(|n| n.to_ascii_lowercase())
-        .is_some_and(|n| ntriples::named_as_ntriples(n.strip_suffix(".gz").unwrap_or(&n)));
+        .is_some_and(|n| super::read::named_as_ntriples(n.strip_suffix(".gz").unwrap_or(&n)));
     let mut buf = Vec::new();
     let mut line = 0u64;
     let mut pending = 0u64;

@@ -21,11 +21,6 @@ pub(super) enum Statement {
     Literal(String, String, Value),
 }
 
-/// Whether a file is N-Triples by its name: `.nt`, optionally `.gz`.
-pub(crate) fn named_as_ntriples(name: &str) -> bool {
-    name.ends_with(".nt")
-}
-
 /// The local name of an IRI: what follows its last `#` or `/` (the whole IRI when that is
 /// empty, as for `http://example.org/`).
 pub(super) fn local_name(iri: &str) -> &str {
