@@ -330,6 +330,12 @@ impl Graph {
     /// Links slot `s` (already pushed, its vector in `vectors`) into the graph. Safe to call from
     /// several threads for different slots.
     pub(crate) fn insert(&self, vectors: &[f32], s: u32) {
+        self.insert_near(vectors, s, &[]);
+    }
+
+    /// [`Graph::insert`], with `near` (slots already in the graph) scored as level-0 link
+    /// candidates beside those the walk finds.
+    pub(crate) fn insert_near(&self, vectors: &[f32], s: u32, near: &[u32]) {
         let level = self.levels.get(s as usize).copied().unwrap_or(0);
         let q = self.vec(vectors, s);
         let current = *self.entry.read();
@@ -356,7 +362,21 @@ impl Graph {
         }
         let mut l = level.min(top);
         loop {
-            let found = self.search_level(vectors, q, cur, self.ef_construction, l, &|n| n != s);
+            let mut found =
+                self.search_level(vectors, q, cur, self.ef_construction, l, &|n| n != s);
+            if l == 0 && !near.is_empty() {
+                let seen: std::collections::HashSet<u32> = found.iter().map(|f| f.slot).collect();
+                found.extend(
+                    near.iter()
+                        .filter(|&&n| n != s && !seen.contains(&n))
+                        .map(|&n| Scored {
+                            score: dot(q, self.vec(vectors, n)),
+                            slot: n,
+                        }),
+                );
+                found.sort_by(|a, b| b.cmp(a));
+                found.truncate(self.ef_construction);
+            }
             let links = self.select(vectors, &found, self.m);
             // own list first, as hnswlib does: a neighbour that links back to `s` before this
             // would have its link overwritten

@@ -161,6 +161,7 @@ impl VectorIndex {
             live,
             by_label,
             tombstones,
+            recent: Default::default(),
         })
     }
 

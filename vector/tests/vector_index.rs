@@ -452,3 +452,45 @@ fn scanning_the_file_answers_as_exact_search_and_refuses_bad_files() {
     let err = VectorIndex::scan_file(&path, &stamp, stamp.seq, 20, q, 5, None).unwrap_err();
     assert!(matches!(err, VectorError::Missing(_)), "{err}");
 }
+
+/// Every vector inserted one by one into a built index is found by a search for itself right
+/// after its insert: a write must be visible to SEARCH. The inserts resemble a stream of new
+/// records that share wording (one common direction) and are unlike anything indexed (here in
+/// dimensions the indexed data does not use), the case where an insert's walk from the old data
+/// finds only far neighbours and leaves the new node reachable from nowhere a later walk goes.
+#[test]
+fn every_inserted_vector_is_found_right_after_its_insert() {
+    let (dim, half) = (48, 24);
+    let pad = |v: &[f32], at: usize| {
+        let mut out = vec![0.0; dim];
+        out[at..at + v.len()].copy_from_slice(v);
+        out
+    };
+    let vs: Vec<Vec<f32>> = clustered(4000, half, 40, 11)
+        .iter()
+        .map(|v| pad(v, 0))
+        .collect();
+    let mut idx = VectorIndex::build(dim, HnswParams::default(), items(&vs)).unwrap();
+    let common = clustered(1, half, 1, 12).remove(0);
+    let mut missed = Vec::new();
+    let noise = clustered(1200, half, 1200, 13);
+    for (i, n) in noise.iter().enumerate() {
+        let v: Vec<f32> = common.iter().zip(n).map(|(c, x)| c + x).collect();
+        let v = pad(&v, half);
+        let node = NodeId(1_000_000 + i as u64);
+        idx.insert(node, LabelId(0), &v).unwrap();
+        let top = |hits: Vec<cairn_vector::Hit>| hits.first().map(|h| h.node);
+        if top(idx.search(&v, 5, 32).unwrap()) != Some(node)
+            || top(idx.search_labels(&v, 5, 32, &[LabelId(0)]).unwrap()) != Some(node)
+        {
+            missed.push(i);
+        }
+    }
+    assert!(
+        missed.is_empty(),
+        "{} of {} inserts not found: {:?}",
+        missed.len(),
+        noise.len(),
+        &missed[..missed.len().min(20)]
+    );
+}
