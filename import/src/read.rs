@@ -723,6 +723,11 @@ pub fn named_as_triples(name: &str) -> bool {
     name.ends_with(".tsv") || name.ends_with(".triples") || named_as_ntriples(name)
 }
 
+/// Whether a file is N-Triples by its name: `.nt` (the caller strips a `.gz`).
+pub(crate) fn named_as_ntriples(name: &str) -> bool {
+    name.ends_with(".nt")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -765,9 +770,4 @@ mod tests {
         assert!(parse_header_field("x:date").is_err());
         assert!(parse_header_field(":int").is_err());
     }
-}
-
-/// Whether a file is N-Triples by its name: `.nt` (the caller strips a `.gz`).
-pub(crate) fn named_as_ntriples(name: &str) -> bool {
-    name.ends_with(".nt")
 }
