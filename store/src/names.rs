@@ -99,6 +99,9 @@ pub(crate) fn upgrade(
     let mut sync = WriteOptions::default();
     sync.set_sync(true);
     db.write_opt(batch, &sync)?;
+    // Flushed, so that later opens (a read-only one replays the log every time) do not replay
+    // one write per named node.
+    db.flush_cf(name_cf)?;
     tracing::warn!(
         "name index built: {entries} names in {:.1} s",
         started.elapsed().as_secs_f64()
