@@ -929,13 +929,7 @@ impl<'g> Planner<'g> {
         catalog: &Catalog,
     ) -> Result<f64, AgentError> {
         let Some(lx) = lexicon() else { return Ok(0.0) };
-        let names: Vec<String> = self
-            .graph
-            .nodes(ends)?
-            .iter()
-            .flatten()
-            .map(|r| display_name(r, catalog))
-            .collect();
+        let names = self.end_names(ends, catalog)?;
         let mut bonus = 0.0;
         if names_meet(&names, unknown) {
             bonus += 0.6;
@@ -951,6 +945,17 @@ impl<'g> Planner<'g> {
         Ok(bonus)
     }
 
+    /// The display names of the end nodes `ends`.
+    fn end_names(&self, ends: &[NodeId], catalog: &Catalog) -> Result<Vec<String>, AgentError> {
+        Ok(self
+            .graph
+            .nodes(ends)?
+            .iter()
+            .flatten()
+            .map(|r| display_name(r, catalog))
+            .collect())
+    }
+
     /// Whether a question word names one of these end nodes (woman → `female`).
     fn ends_named(
         &self,
@@ -958,13 +963,7 @@ impl<'g> Planner<'g> {
         words: &[&Word],
         catalog: &Catalog,
     ) -> Result<bool, AgentError> {
-        let names: Vec<String> = self
-            .graph
-            .nodes(ends)?
-            .iter()
-            .flatten()
-            .map(|r| display_name(r, catalog))
-            .collect();
+        let names = self.end_names(ends, catalog)?;
         Ok(names_meet(&names, words))
     }
 
