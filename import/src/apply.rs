@@ -14,7 +14,8 @@ use cairn_storage_format::{
 use cairn_store::describe;
 use cairn_store::graph::Reader;
 use cairn_store::{
-    BulkLoad, Catalog, EngineError, Family, Graph, GraphRead, SstFile, SstFiles, SstSink,
+    BulkLoad, Catalog, EngineError, Family, Graph, GraphRead, NewNodeIndex, SstFile, SstFiles,
+    SstSink,
 };
 use hashbrown::{DefaultHashBuilder, HashMap, HashSet, HashTable};
 use std::hash::BuildHasher;
@@ -537,8 +538,8 @@ pub(super) fn apply(
     let mut reembed: Vec<(NodeId, NodeRecord)> = Vec::new();
     for (i, id) in ids.iter().copied().enumerate() {
         if is_new(id) {
-            // The `node_key` entry is added with the others, in key order, while SSTs are written.
-            bulk.index_new_node(&catalog, id, &nodes.record(i)?)?;
+            // Its `node_key` entry is added with the others, in key order, while SSTs are
+            // written; its index entries below, also in key order.
             summary.nodes_created += 1;
             new_nodes.push((id, i as u32));
             continue;
@@ -570,6 +571,14 @@ pub(super) fn apply(
         summary.nodes_updated += 1;
         bulk.update_node(&catalog, id, &old, &rec)?;
     }
+    let index_parts = par_chunks(&new_nodes, |chunk| {
+        let mut part = NewNodeIndex::default();
+        for &(id, i) in chunk {
+            part.add(&catalog, id, &nodes.record(i as usize)?)?;
+        }
+        Ok::<_, ImportError>(part)
+    });
+    bulk.index_new_nodes(index_parts.into_iter().collect::<Result<_, _>>()?)?;
     refresh_vectors(&mut bulk, &reembed, options, &catalog)?;
     step.done("node writes planned");
 

@@ -299,7 +299,14 @@ impl<'g> BulkLoad<'g> {
         old: &NodeRecord,
         new: &NodeRecord,
     ) -> Result<()> {
-        self.index_entries(catalog, id, Some(old), Some(new))?;
+        commit::index_upkeep(
+            self.graph,
+            &mut self.batch,
+            catalog,
+            id,
+            Some(old),
+            Some(new),
+        )?;
         let value = new.encode().map_err(EngineError::encode("node record"))?;
         self.put(Family::Node, NodeKey(id).encode(), value)?;
         self.changes.nodes_upserted.push(id);
@@ -309,24 +316,28 @@ impl<'g> BulkLoad<'g> {
         Ok(())
     }
 
-    /// The property-index entries of new node `id` (its record goes to an SST file).
-    pub fn index_new_node(
-        &mut self,
-        catalog: &Catalog,
-        id: NodeId,
-        rec: &NodeRecord,
-    ) -> Result<()> {
-        self.index_entries(catalog, id, None, Some(rec))
-    }
-
-    fn index_entries(
-        &mut self,
-        catalog: &Catalog,
-        id: NodeId,
-        old: Option<&NodeRecord>,
-        new: Option<&NodeRecord>,
-    ) -> Result<()> {
-        commit::index_upkeep(self.graph, &mut self.batch, catalog, id, old, new)
+    /// Puts the index entries of new nodes, gathered in `parts` (in any order), into the final
+    /// batch sorted by key: the memtable inserts sorted keys several times faster than keys in
+    /// id order (measured: 1M name entries in id order made the commit of a 1M import 2.4x
+    /// slower than the whole import had been without them).
+    pub fn index_new_nodes(&mut self, parts: Vec<NewNodeIndex>) -> Result<()> {
+        let prop_cf = self.graph.cf(cf::PROP)?;
+        let name_cf = self.graph.cf(cf::NAME)?;
+        let mut prop: Vec<(&NewNodeIndex, std::ops::Range<usize>)> = Vec::new();
+        let mut name: Vec<(&NewNodeIndex, std::ops::Range<usize>, [u8; 4])> = Vec::new();
+        for part in &parts {
+            prop.extend(part.prop.iter().map(|r| (part, r.clone())));
+            name.extend(part.name.iter().map(|(r, label)| (part, r.clone(), *label)));
+        }
+        prop.sort_unstable_by(|a, b| a.0.bytes[a.1.clone()].cmp(&b.0.bytes[b.1.clone()]));
+        name.sort_unstable_by(|a, b| a.0.bytes[a.1.clone()].cmp(&b.0.bytes[b.1.clone()]));
+        for (part, r) in prop {
+            self.batch.put_cf(prop_cf, &part.bytes[r], []);
+        }
+        for (part, r, label) in name {
+            self.batch.put_cf(name_cf, &part.bytes[r], label);
+        }
+        Ok(())
     }
 
     /// Writes the vector of existing node `id` in the final batch.
@@ -450,5 +461,34 @@ impl<'g> BulkLoad<'g> {
             failpoint!("bulk.flush.after");
         }
         Ok(changes)
+    }
+}
+
+/// Index entries (property index and name index) of new nodes, gathered on any thread and
+/// put into the final batch in key order by [`BulkLoad::index_new_nodes`]. The keys share one
+/// buffer: a million nodes' entries are two allocations, not a million.
+#[derive(Debug, Default)]
+pub struct NewNodeIndex {
+    bytes: Vec<u8>,
+    prop: Vec<std::ops::Range<usize>>,
+    name: Vec<(std::ops::Range<usize>, [u8; 4])>,
+}
+
+impl NewNodeIndex {
+    /// Adds the entries of new node `id` with record `rec` under `catalog`'s indexes: the same
+    /// entries [`crate::Writer`] writes for a new node (`commit::index_upkeep`).
+    pub fn add(&mut self, catalog: &Catalog, id: NodeId, rec: &NodeRecord) -> Result<()> {
+        let (_, puts) = commit::index_changes(catalog.indexes(), id, None, Some(rec))?;
+        for key in puts {
+            let start = self.bytes.len();
+            self.bytes.extend_from_slice(&key);
+            self.prop.push(start..self.bytes.len());
+        }
+        if let Some((key, label)) = commit::name_entry(catalog, id, rec) {
+            let start = self.bytes.len();
+            self.bytes.extend_from_slice(&key);
+            self.name.push((start..self.bytes.len(), label));
+        }
+        Ok(())
     }
 }

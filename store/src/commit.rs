@@ -210,23 +210,34 @@ pub(crate) fn index_upkeep(
     for k in puts {
         batch.put_cf(prop_cf, k, []);
     }
-    let name_of = |r: Option<&NodeRecord>| r.and_then(|r| describe::index_name(r, catalog));
-    let (old_name, new_name) = (name_of(old), name_of(new));
-    let (old_label, new_label) = (old.map(|r| r.label), new.map(|r| r.label));
-    if (&old_name, old_label) != (&new_name, new_label) {
+    let (old_name, new_name) = (
+        old.and_then(|r| name_entry(catalog, id, r)),
+        new.and_then(|r| name_entry(catalog, id, r)),
+    );
+    if old_name != new_name {
         let name_cf = graph.cf(cf::NAME)?;
-        if let Some(name) = old_name {
-            batch.delete_cf(name_cf, NameKey { name, node: id }.encode());
+        if let Some((key, _)) = old_name {
+            batch.delete_cf(name_cf, key);
         }
-        if let (Some(name), Some(label)) = (new_name, new_label) {
-            batch.put_cf(
-                name_cf,
-                NameKey { name, node: id }.encode(),
-                label.0.to_be_bytes(),
-            );
+        if let Some((key, label)) = new_name {
+            batch.put_cf(name_cf, key, label);
         }
     }
     Ok(())
+}
+
+/// The name-index entry of node `id` with record `rec` (encoded key, label value), if its name
+/// is indexed at all.
+pub(crate) fn name_entry(
+    catalog: &Catalog,
+    id: NodeId,
+    rec: &NodeRecord,
+) -> Option<(Vec<u8>, [u8; 4])> {
+    let name = describe::index_name(rec, catalog)?;
+    Some((
+        NameKey { name, node: id }.encode(),
+        rec.label.0.to_be_bytes(),
+    ))
 }
 
 /// Whether the property values of two versions of a node differ.

@@ -38,7 +38,7 @@ mod stats;
 mod strategies;
 pub mod write;
 
-pub use bulk::{BulkLoad, Family, SpillDir, SstFile, SstFiles, SstSink};
+pub use bulk::{BulkLoad, Family, NewNodeIndex, SpillDir, SstFile, SstFiles, SstSink};
 pub use catalog::{Catalog, Element};
 pub use changes::{ChangeSet, EdgeRef};
 pub use error::{EngineError, Result};
