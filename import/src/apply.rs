@@ -530,7 +530,7 @@ pub(super) fn apply(
         Some((nodes.len() + edge_count) as u64),
     );
 
-    // Nodes: new ones go to files (records, vectors) and the batch (keys, index entries);
+    // Nodes: new ones go to files (records, vectors, keys, index entries);
     // existing ones are updated in the batch like a Writer would.
     // New nodes are their id and position in `nodes`, whose encoded records are written as they
     // are; a record is decoded to index it (the name index, and property indexes) or to update one.
@@ -538,8 +538,8 @@ pub(super) fn apply(
     let mut reembed: Vec<(NodeId, NodeRecord)> = Vec::new();
     for (i, id) in ids.iter().copied().enumerate() {
         if is_new(id) {
-            // Its `node_key` entry is added with the others, in key order, while SSTs are
-            // written; its index entries below, also in key order.
+            // Its `node_key` and index entries go to SST files with the others', in key
+            // order, while the edges' files are written.
             summary.nodes_created += 1;
             new_nodes.push((id, i as u32));
             continue;
@@ -578,7 +578,7 @@ pub(super) fn apply(
         }
         Ok::<_, ImportError>(part)
     });
-    bulk.index_new_nodes(index_parts.into_iter().collect::<Result<_, _>>()?)?;
+    let index_parts: Vec<NewNodeIndex> = index_parts.into_iter().collect::<Result<_, _>>()?;
     refresh_vectors(&mut bulk, &reembed, options, &catalog)?;
     step.done("node writes planned");
 
@@ -761,13 +761,18 @@ pub(super) fn apply(
         let degree_file = sst.files.write(Family::Degree, 0, &degrees, |w, (id, d)| {
             w.put(NodeKey(*id).encode(), d.encode())
         });
-        put_node_keys(&mut bulk, &new_nodes, &nodes)?;
+        let key_files = s.spawn(|| -> cairn_store::Result<Vec<SstFile>> {
+            let mut files = sst.files.write_index(&index_parts)?;
+            files.extend(write_node_keys(sst.files, &new_nodes, &nodes)?);
+            Ok(files)
+        });
 
         let (node_files, embedded) = node_files.join().map_err(|_| panicked())??;
         files.extend(node_files.into_iter().flatten());
         summary.vectors_computed = embedded.count;
         summary.embed_time = embedded.time;
         files.extend(degree_file?);
+        files.extend(key_files.join().map_err(|_| panicked())??);
         join(&mut edge_files, &mut files)?;
         Ok(files)
     })?;
@@ -1081,25 +1086,24 @@ fn write_node_records(
     })
 }
 
-/// Adds the `node_key` entries of new nodes to the final batch, sorted: the memtable inserts
-/// sorted keys much faster than keys in file order. (label, key) order is the encoded keys'
-/// byte order (label big-endian, then the key's bytes), so no key is encoded to be sorted.
-fn put_node_keys(
-    bulk: &mut BulkLoad<'_>,
+/// Writes the `node_key` entries of new nodes to their SST file, sorted: (label, key) order is
+/// the encoded keys' byte order (label big-endian, then the key's bytes), so no key is encoded
+/// to be sorted.
+fn write_node_keys(
+    files: SstFiles<'_>,
     new_nodes: &[(NodeId, u32)],
     nodes: &NodeList,
-) -> Result<(), ImportError> {
+) -> cairn_store::Result<Option<SstFile>> {
     let mut keys: Vec<(u32, &str, NodeId)> = new_nodes
         .iter()
         .map(|&(id, i)| (nodes.label(i as usize), nodes.key(i as usize), id))
         .collect();
     keys.sort_unstable();
     let mut buf = Vec::new();
-    for (label, key, id) in keys {
+    files.write(Family::NodeKey, 0, &keys, |w, &(label, key, id)| {
         ExternalKey::encode_into(LabelId(label), key, &mut buf);
-        bulk.put(Family::NodeKey, &buf, encode_u64(id.0))?;
-    }
-    Ok(())
+        w.put(&buf, encode_u64(id.0))
+    })
 }
 
 type EmbedResult = Result<Vec<Vec<f32>>, ImportError>;

@@ -57,6 +57,8 @@ pub enum Family {
     Node,
     /// (label, key) → id.
     NodeKey,
+    /// (normalised name, id) → label: the name index.
+    Name,
     /// Property index entries.
     Prop,
     /// Node vectors by id.
@@ -74,6 +76,7 @@ impl Family {
         match self {
             Family::Node => cf::NODE,
             Family::NodeKey => cf::NODE_KEY,
+            Family::Name => cf::NAME,
             Family::Prop => cf::PROP,
             Family::Vector => cf::VECTOR,
             Family::Out => cf::OUT,
@@ -133,6 +136,30 @@ impl SstFiles<'_> {
         self.write_with(family, part, |sink| {
             items.iter().try_for_each(|item| put(sink, item))
         })
+    }
+
+    /// Writes the index entries of new nodes, gathered in `parts` (in any order), sorted into
+    /// one property-index and one name-index file. Files rather than the final batch: a
+    /// million name entries inserted into the memtable, then flushed, made the final commit a
+    /// fifth of a 1M import's time.
+    pub fn write_index(&self, parts: &[NewNodeIndex]) -> Result<Vec<SstFile>> {
+        type Entry<'a> = (&'a [u8], &'a [u8]);
+        let mut prop: Vec<Entry<'_>> = Vec::new();
+        let mut name: Vec<Entry<'_>> = Vec::new();
+        for part in parts {
+            prop.extend(part.prop.iter().map(|r| (&part.bytes[r.clone()], &[][..])));
+            name.extend(
+                part.name
+                    .iter()
+                    .map(|(r, label)| (&part.bytes[r.clone()], &label[..])),
+            );
+        }
+        let mut files = Vec::new();
+        for (family, mut entries) in [(Family::Prop, prop), (Family::Name, name)] {
+            entries.sort_unstable_by(|a, b| a.0.cmp(b.0));
+            files.extend(self.write(family, 0, &entries, |w, (k, v)| w.put(k, v))?);
+        }
+        Ok(files)
     }
 
     /// Writes file `part` of `family` with the keys `fill` puts, in order, as it computes them
@@ -316,30 +343,6 @@ impl<'g> BulkLoad<'g> {
         Ok(())
     }
 
-    /// Puts the index entries of new nodes, gathered in `parts` (in any order), into the final
-    /// batch sorted by key: the memtable inserts sorted keys several times faster than keys in
-    /// id order (measured: 1M name entries in id order made the commit of a 1M import 2.4x
-    /// slower than the whole import had been without them).
-    pub fn index_new_nodes(&mut self, parts: Vec<NewNodeIndex>) -> Result<()> {
-        let prop_cf = self.graph.cf(cf::PROP)?;
-        let name_cf = self.graph.cf(cf::NAME)?;
-        let mut prop: Vec<(&NewNodeIndex, std::ops::Range<usize>)> = Vec::new();
-        let mut name: Vec<(&NewNodeIndex, std::ops::Range<usize>, [u8; 4])> = Vec::new();
-        for part in &parts {
-            prop.extend(part.prop.iter().map(|r| (part, r.clone())));
-            name.extend(part.name.iter().map(|(r, label)| (part, r.clone(), *label)));
-        }
-        prop.sort_unstable_by(|a, b| a.0.bytes[a.1.clone()].cmp(&b.0.bytes[b.1.clone()]));
-        name.sort_unstable_by(|a, b| a.0.bytes[a.1.clone()].cmp(&b.0.bytes[b.1.clone()]));
-        for (part, r) in prop {
-            self.batch.put_cf(prop_cf, &part.bytes[r], []);
-        }
-        for (part, r, label) in name {
-            self.batch.put_cf(name_cf, &part.bytes[r], label);
-        }
-        Ok(())
-    }
-
     /// Writes the vector of existing node `id` in the final batch.
     pub fn put_vector(&mut self, id: NodeId, vector: &[f32]) -> Result<()> {
         self.put(Family::Vector, NodeKey(id).encode(), encode_vector(vector))?;
@@ -398,6 +401,11 @@ impl<'g> BulkLoad<'g> {
         self.graph.ensure_writable()?;
         marker::set(&self.graph.db, &new_ids)?;
         self.ingested = true;
+        // From the first file in, this process's own reads hide the new ids as a read-only
+        // view's do: the files hold their `node_key` and index entries too.
+        self.graph
+            .importing_from
+            .store(new_ids.start, std::sync::atomic::Ordering::SeqCst);
         let mut ingest = IngestExternalFileOptions::default();
         ingest.set_move_files(true);
         // One call per column family, with all its files (their key ranges do not overlap).
@@ -445,6 +453,10 @@ impl<'g> BulkLoad<'g> {
         };
         failpoint!("bulk.commit.before");
         let changes = commit::commit(self.graph, &mut self.state, c)?;
+        self.ingested = false;
+        self.graph
+            .importing_from
+            .store(u64::MAX, std::sync::atomic::Ordering::SeqCst);
         failpoint!("bulk.commit.after");
         let _ = std::fs::remove_dir_all(self.graph.path.join(BULK_DIR));
         if self.ingested {
@@ -465,8 +477,8 @@ impl<'g> BulkLoad<'g> {
 }
 
 /// Index entries (property index and name index) of new nodes, gathered on any thread and
-/// put into the final batch in key order by [`BulkLoad::index_new_nodes`]. The keys share one
-/// buffer: a million nodes' entries are two allocations, not a million.
+/// written in key order by [`SstFiles::write_index`]. The keys share one buffer: a million
+/// nodes' entries are a few allocations, not a million.
 #[derive(Debug, Default)]
 pub struct NewNodeIndex {
     bytes: Vec<u8>,
@@ -490,5 +502,24 @@ impl NewNodeIndex {
             self.name.push((start..self.bytes.len(), label));
         }
         Ok(())
+    }
+}
+
+impl Drop for BulkLoad<'_> {
+    /// A load that ingested files and did not commit (an error after the ingest) is rolled back
+    /// at once, as the next open would do: its ids are handed out again by the next writer, and
+    /// must not meet the files' keys. If the rollback fails too, the marker stays, the ids stay
+    /// hidden, and the next open retries it.
+    fn drop(&mut self) {
+        if !self.ingested {
+            return;
+        }
+        match marker::roll_back(&self.graph.db) {
+            Ok(()) => self
+                .graph
+                .importing_from
+                .store(u64::MAX, std::sync::atomic::Ordering::SeqCst),
+            Err(e) => tracing::error!("rolling back an import that did not commit: {e}"),
+        }
     }
 }

@@ -111,6 +111,10 @@ pub struct Graph {
     /// `Some` when opened read-only. Declared after `db`, so the secondary instance closes
     /// before its directory is removed.
     secondary: Option<Secondary>,
+    /// In the writer: the first id of the bulk import that has ingested its files and not
+    /// committed yet (`u64::MAX` when none), whose keys this process's own reads must not show
+    /// either (see `Graph::committed_ids`).
+    pub(crate) importing_from: AtomicU64,
 }
 
 /// A read-only open's state: a RocksDB secondary instance and what it last caught up to.
@@ -316,6 +320,7 @@ impl Graph {
             }),
             commits: AtomicU64::new(committed.commits),
             vectors_at: AtomicU64::new(committed.vectors_at),
+            importing_from: AtomicU64::new(u64::MAX),
             max_degree: AtomicU64::new(max_degree),
             ops: Default::default(),
             subscribers: Subscribers::default(),
@@ -418,12 +423,14 @@ impl Graph {
         self.secondary.as_ref().map(|s| s.dir.path())
     }
 
-    /// Ids at or past this are not committed (an import in progress in the writer): scans of
-    /// a read-only view skip them. The writer's own view has no such ids to hide.
+    /// Ids at or past this are not committed (an import in progress in the writer): scans skip
+    /// them and reads by id or by key treat them as absent. A read-only view knows them from its
+    /// last catch-up; the writer's own view, from the import it is running.
     fn committed_ids(&self) -> u64 {
-        self.secondary
-            .as_ref()
-            .map_or(u64::MAX, |s| s.committed_ids.load(Ordering::SeqCst))
+        self.secondary.as_ref().map_or_else(
+            || self.importing_from.load(Ordering::SeqCst),
+            |s| s.committed_ids.load(Ordering::SeqCst),
+        )
     }
 
     /// The database directory.
@@ -438,10 +445,14 @@ impl Graph {
 
     /// A consistent view of the database as of now, unaffected by later commits.
     pub fn snapshot(&self) -> GraphSnapshot<'_> {
+        // Read before the snapshot is taken: an import committing in between is then hidden
+        // (the view is older), never shown with part of its data.
+        let committed = self.committed_ids();
         GraphSnapshot {
             graph: self,
             snapshot: self.db.snapshot(),
             catalog: self.catalog(),
+            committed,
         }
     }
 
@@ -563,6 +574,7 @@ impl Graph {
             graph: self,
             snapshot: None,
             catalog: self.catalog(),
+            committed: self.committed_ids(),
         }
     }
 }
@@ -673,6 +685,7 @@ pub struct GraphSnapshot<'g> {
     graph: &'g Graph,
     snapshot: rocksdb::SnapshotWithThreadMode<'g, DB>,
     catalog: Arc<Catalog>,
+    committed: u64,
 }
 
 impl std::fmt::Debug for GraphSnapshot<'_> {
@@ -791,6 +804,7 @@ impl GraphRead for GraphSnapshot<'_> {
             graph: self.graph,
             snapshot: Some(&self.snapshot),
             catalog: Arc::clone(&self.catalog),
+            committed: self.committed,
         }
     }
 }
@@ -801,6 +815,9 @@ pub struct Reader<'a> {
     graph: &'a Graph,
     snapshot: Option<&'a rocksdb::SnapshotWithThreadMode<'a, DB>>,
     pub(crate) catalog: Arc<Catalog>,
+    /// `Graph::committed_ids` when the view was taken: a snapshot keeps hiding an import that
+    /// commits after it.
+    committed: u64,
 }
 
 impl std::fmt::Debug for Reader<'_> {
@@ -832,7 +849,7 @@ impl Reader<'_> {
     /// A node of an import the writer has not committed (read-only views only; see
     /// `Graph::committed_ids`): reads by id treat it as absent.
     fn hidden(&self, id: NodeId) -> bool {
-        id.0 >= self.graph.committed_ids()
+        id.0 >= self.committed
     }
 
     fn get(&self, cf: &'static str, key: &[u8]) -> Result<Option<DBPinnableSlice<'_>>> {
@@ -912,7 +929,8 @@ impl Reader<'_> {
         match self.get(cf::NODE_KEY, &k)? {
             Some(bytes) => Ok(Some(NodeId(
                 decode_u64(&bytes).map_err(EngineError::corrupt("node key index"))?,
-            ))),
+            ))
+            .filter(|id| !self.hidden(*id))),
             None => Ok(None),
         }
     }
@@ -1056,9 +1074,10 @@ impl Reader<'_> {
         it.seek(prefix);
         let mut out = Vec::new();
         while let Some(v) = it.value().filter(|_| out.len() < limit) {
-            out.push(NodeId(
-                decode_u64(v).map_err(EngineError::corrupt("node key index"))?,
-            ));
+            let id = NodeId(decode_u64(v).map_err(EngineError::corrupt("node key index"))?);
+            if !self.hidden(id) {
+                out.push(id);
+            }
             it.next();
         }
         it.status()?;
@@ -1141,11 +1160,12 @@ impl Reader<'_> {
         it.seek(&start);
         let mut out = Vec::new();
         while let Some(k) = it.key() {
-            out.push(
-                PropIndexKey::decode(k)
-                    .map_err(EngineError::corrupt("property index key"))?
-                    .node,
-            );
+            let node = PropIndexKey::decode(k)
+                .map_err(EngineError::corrupt("property index key"))?
+                .node;
+            if !self.hidden(node) {
+                out.push(node);
+            }
             it.next();
         }
         it.status()?;

@@ -323,3 +323,102 @@ fn a_damaged_table_is_not_reported_as_locked() {
     };
     assert_eq!(e.kind(), rocksdb::ErrorKind::Corruption, "{e}");
 }
+
+/// Ingests the files of an import of two authors named "Zed Newcomer" (records, keys, name and
+/// property-index entries) and returns the load, not committed.
+fn ingest_two(w: &Graph) -> (cairn_store::BulkLoad<'_>, u64) {
+    let catalog = w.catalog();
+    let author = catalog.label_id("Author").unwrap();
+    let name = catalog.prop_id("name").unwrap();
+    let mut bulk = w.bulk_load().unwrap();
+    let first = bulk.next_node_id();
+    let new: Vec<(NodeId, NodeRecord)> = (first..first + 2)
+        .map(|id| {
+            let rec = NodeRecord {
+                label: author,
+                key: format!("new{id}"),
+                props: vec![(name, Value::from("Zed Newcomer"))],
+                description: None,
+            };
+            (NodeId(id), rec)
+        })
+        .collect();
+    let files = bulk.sst_files().unwrap();
+    let mut index = cairn_store::NewNodeIndex::default();
+    for (id, rec) in &new {
+        index.add(&catalog, *id, rec).unwrap();
+    }
+    let mut ingested = files.write_index(&[index]).unwrap();
+    assert_eq!(ingested.len(), 2, "a property-index file and a name file");
+    ingested.extend(
+        files
+            .write(Family::Node, 0, &new, |s, (id, rec)| {
+                s.put(NodeKey(*id).encode(), rec.encode().unwrap())
+            })
+            .unwrap(),
+    );
+    ingested.extend(
+        files
+            .write(Family::NodeKey, 0, &new, |s, (id, rec)| {
+                let key = ExternalKey {
+                    label: author,
+                    key: rec.key.clone(),
+                };
+                s.put(key.encode(), NodeKey(*id).encode())
+            })
+            .unwrap(),
+    );
+    bulk.ingest(ingested, first..first + 2).unwrap();
+    (bulk, first)
+}
+
+fn assert_hidden(g: &dyn GraphRead, first: u64) {
+    assert_eq!(g.node_id("Author", &format!("new{first}")).unwrap(), None);
+    assert!(g.node(NodeId(first)).unwrap().is_none());
+    assert!(g.nodes_named("zed newcomer").unwrap().nodes.is_empty());
+    let by_value = g
+        .find_eq("Author", "name", &Value::from("Zed Newcomer"))
+        .unwrap();
+    assert!(by_value.is_empty(), "{by_value:?}");
+}
+
+/// FORMAT.md, "Bulk import": the new nodes' `node_key`, `name` and `prop` entries are ingested
+/// with their records, so the writer's own process must hide them until the commit too; a
+/// snapshot taken before the commit keeps hiding them; a load dropped after its ingest (an
+/// error before the commit) is rolled back at once, index entries included.
+#[test]
+fn an_ingested_import_is_hidden_in_the_writers_process_until_it_commits() {
+    let dir = tempfile::tempdir().unwrap();
+    let (w, _ann) = with_ann(dir.path());
+    let mut b = w.writer().unwrap();
+    b.create_index("Author", "name").unwrap();
+    b.commit().unwrap();
+
+    // Dropped after its ingest: rolled back at once, and nothing of it after a reopen either.
+    let (bulk, first) = ingest_two(&w);
+    assert_hidden(&w, first);
+    drop(bulk);
+    assert_hidden(&w, first);
+    drop(w);
+    let w = writer(dir.path());
+    assert_hidden(&w, first);
+
+    // Committed: hidden until then, in the writer's process and in an older snapshot.
+    let (bulk, again) = ingest_two(&w);
+    assert_eq!(again, first, "the rolled-back ids are handed out again");
+    assert_hidden(&w, first);
+    let before = w.snapshot();
+    bulk.commit((*w.catalog()).clone(), first + 2).unwrap();
+    assert_hidden(&before, first);
+    assert_eq!(
+        w.node_id("Author", &format!("new{first}")).unwrap(),
+        Some(NodeId(first))
+    );
+    assert_eq!(w.nodes_named("zed newcomer").unwrap().nodes.len(), 2);
+    assert_eq!(
+        w.find_eq("Author", "name", &Value::from("Zed Newcomer"))
+            .unwrap()
+            .len(),
+        2
+    );
+}
