@@ -79,7 +79,7 @@ fn quantise(v: &[f32], out: &mut Vec<i8>) -> f32 {
 trait Rows {
     /// Similarity of the query to slot `s`.
     fn score(&self, s: u32) -> f32;
-    /// Loads `s`'s row, every `step`-th component only when `all` is false (the first line).
+    /// Loads `s`'s row: one component per cache line when `all`, else only its first line.
     fn touch(&self, s: u32, all: bool) -> u32;
 }
 
