@@ -21,7 +21,7 @@ mod minilm;
 
 pub use hash::HashEmbedder;
 pub use http::{HttpEmbedder, HttpEmbedderConfig};
-pub use kernel::dot;
+pub use kernel::{dot, dot_i8};
 #[cfg(feature = "minilm")]
 pub use minilm::MiniLmEmbedder;
 

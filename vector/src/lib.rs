@@ -324,7 +324,13 @@ impl VectorIndex {
             return Ok(Vec::new());
         }
         let allow = |s: u32| self.slots.get(s as usize).is_some_and(|x| !x.deleted);
-        let found = self.graph.search(&self.vectors, &q, ef.max(k), &allow);
+        // without tombstones every slot is allowed: the walk then reads no slot record (another
+        // cache miss per candidate)
+        let found = if self.tombstones == 0 {
+            self.graph.search(&self.vectors, &q, ef.max(k), &|_| true)
+        } else {
+            self.graph.search(&self.vectors, &q, ef.max(k), &allow)
+        };
         let found = self.with_recent(&q, found, &allow);
         if found.len() < k.min(self.len()) {
             // only possible when tombstones cut off part of the graph: never answer short
@@ -479,6 +485,7 @@ impl VectorIndex {
         self.vectors.extend_from_slice(v);
         self.graph
             .push_slot(random_level(self.params.seed, slot, self.params.m));
+        self.graph.encode(v);
         self.live.insert(node, slot);
         self.by_label.entry(label).or_default().insert(slot);
     }

@@ -152,6 +152,7 @@ impl VectorIndex {
             _ => return Err(r.corrupt("bad entry point".into())),
         };
         graph.set_entry(entry);
+        graph.encode_all(&vectors);
         Ok(VectorIndex {
             params,
             dim,
