@@ -43,7 +43,7 @@ pub(crate) struct Graph {
 
 /// Generation-stamped visited marks, pooled so a search does not clear n entries each time.
 #[derive(Debug, Default)]
-struct Visited {
+pub(crate) struct Visited {
     marks: Vec<u32>,
     epoch: u32,
 }
@@ -205,28 +205,7 @@ impl Graph {
         }
     }
 
-    /// Greedy walk to the single nearest node at `level`.
-    fn greedy(&self, vectors: &[f32], q: &[f32], mut cur: Scored, level: u8) -> Scored {
-        loop {
-            let mut best = cur;
-            self.for_neighbours(cur.slot, level, |n| {
-                let c = Scored {
-                    score: dot(q, self.vec(vectors, n)),
-                    slot: n,
-                };
-                if c > best {
-                    best = c;
-                }
-            });
-            if best.slot == cur.slot {
-                return cur;
-            }
-            cur = best;
-        }
-    }
-
-    /// Beam search at one level. Every reached node steers the walk, but only nodes accepted by
-    /// `allow` enter the result; so tombstones and label filters never cut the graph apart.
+    /// Beam search at one level over this graph and `vectors` (see [`search_level`]).
     fn search_level(
         &self,
         vectors: &[f32],
@@ -236,71 +215,29 @@ impl Graph {
         level: u8,
         allow: &dyn Fn(u32) -> bool,
     ) -> Vec<Scored> {
-        let mut visited = self.visited.lock().pop().unwrap_or_default();
-        visited.reset(self.len());
-        let mut cand: BinaryHeap<Scored> = BinaryHeap::new();
-        let mut best: BinaryHeap<Worst> = BinaryHeap::new();
-        visited.insert(entry.slot);
-        cand.push(entry);
-        if allow(entry.slot) {
-            best.push(Worst(Reverse(entry)));
-        }
-        while let Some(c) = cand.pop() {
-            if best.len() >= ef {
-                if let Some(w) = best.peek() {
-                    if c.score < w.0 .0.score {
-                        break;
-                    }
-                }
-            }
-            // Gather the unvisited neighbours, load the first cache line of each of their rows,
-            // then score them in order, loading every line of the next row before scoring the
-            // current one. Safe Rust has no prefetch; these loads are independent of the dot
-            // product beside them, so the core overlaps their misses with it, which is what
-            // hnswlib's prefetches buy. Measured against touching every line of every row first
-            // and against no touching (docs/VECTOR.md).
-            let mut fresh = [0u32; 64];
-            let mut nf = 0;
-            self.for_neighbours(c.slot, level, |n| {
-                if nf < fresh.len() && visited.insert(n) {
-                    fresh[nf] = n;
-                    nf += 1;
-                }
-            });
-            let mut touch = 0u32;
-            for &n in &fresh[..nf] {
-                touch ^= self.vec(vectors, n).first().map_or(0, |x| x.to_bits());
-            }
-            std::hint::black_box(touch);
-            for (i, &n) in fresh[..nf].iter().enumerate() {
-                if let Some(&next) = fresh[..nf].get(i + 1) {
-                    std::hint::black_box(
-                        self.vec(vectors, next)
-                            .iter()
-                            .step_by(16)
-                            .fold(0, |a, x| a ^ x.to_bits()),
-                    );
-                }
-                let s = Scored {
-                    score: dot(q, self.vec(vectors, n)),
-                    slot: n,
-                };
-                let full = best.len() >= ef;
-                if !full || best.peek().is_some_and(|w| s.score > w.0 .0.score) {
-                    cand.push(s);
-                    if allow(n) {
-                        best.push(Worst(Reverse(s)));
-                        if best.len() > ef {
-                            best.pop();
-                        }
-                    }
-                }
-            }
-        }
-        self.visited.lock().push(visited);
-        let mut out: Vec<Scored> = best.into_iter().map(|w| w.0 .0).collect();
-        out.sort_by(|a, b| b.cmp(a));
-        out
+        search_level(
+            &InMemory {
+                graph: self,
+                vectors,
+            },
+            q,
+            entry,
+            ef,
+            level,
+            allow,
+        )
+    }
+
+    fn greedy(&self, vectors: &[f32], q: &[f32], cur: Scored, level: u8) -> Scored {
+        greedy(
+            &InMemory {
+                graph: self,
+                vectors,
+            },
+            q,
+            cur,
+            level,
+        )
     }
 
     /// The HNSW neighbour heuristic: keep a candidate unless it is strictly nearer to a neighbour
@@ -439,31 +376,9 @@ impl Graph {
         }
     }
 
-    /// Top-`ef` candidates for `q` among slots accepted by `allow`, best first.
-    pub(crate) fn search(
-        &self,
-        vectors: &[f32],
-        q: &[f32],
-        ef: usize,
-        allow: &dyn Fn(u32) -> bool,
-    ) -> Vec<Scored> {
-        let Some((ep, top)) = *self.entry.read() else {
-            return Vec::new();
-        };
-        let mut cur = Scored {
-            score: dot(q, self.vec(vectors, ep)),
-            slot: ep,
-        };
-        for l in (1..=top).rev() {
-            cur = self.greedy(vectors, q, cur, l);
-        }
-        self.search_level(vectors, q, cur, ef.max(1), 0, allow)
-    }
-
-    /// Copies of every slot's links, for persistence.
-    pub(crate) fn links_of(&self, s: u32) -> Vec<Vec<u32>> {
-        let level = self.levels.get(s as usize).copied().unwrap_or(0);
-        (0..=level).map(|l| self.neighbours(s, l)).collect()
+    /// A copy of slot `s`'s links at `level`, for persistence.
+    pub(crate) fn links_of_level(&self, s: u32, level: u8) -> Vec<u32> {
+        self.neighbours(s, level)
     }
 
     /// Restores a slot read from disk (levels and links already validated).
@@ -489,4 +404,165 @@ impl Graph {
     pub(crate) fn set_entry(&mut self, entry: Option<(u32, u8)>) {
         *self.entry.get_mut() = entry;
     }
+}
+
+/// What an HNSW search reads: the graph's links and the slots' vectors, held in memory
+/// ([`InMemory`]) or read from the index file a block at a time (`persist::FileIndex`). One
+/// search loop serves both.
+pub(crate) trait Walk {
+    /// Number of slots.
+    fn len(&self) -> usize;
+    /// Entry point and its level; `None` while empty.
+    fn entry(&self) -> Option<(u32, u8)>;
+    /// Slot `s`'s unit vector, empty for an unknown (or unreadable) slot.
+    fn row(&self, s: u32) -> &[f32];
+    /// Calls `f` on each neighbour of `s` at `level`.
+    fn for_neighbours(&self, s: u32, level: u8, f: impl FnMut(u32));
+    /// Pool of visited marks, so a search does not allocate n marks each time.
+    fn visited(&self) -> &Mutex<Vec<Visited>>;
+}
+
+/// A graph in memory with its vectors (slot-major, `dim` per slot).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct InMemory<'a> {
+    pub(crate) graph: &'a Graph,
+    pub(crate) vectors: &'a [f32],
+}
+
+impl Walk for InMemory<'_> {
+    fn len(&self) -> usize {
+        self.graph.len()
+    }
+    fn entry(&self) -> Option<(u32, u8)> {
+        *self.graph.entry.read()
+    }
+    #[inline]
+    fn row(&self, s: u32) -> &[f32] {
+        self.graph.vec(self.vectors, s)
+    }
+    #[inline]
+    fn for_neighbours(&self, s: u32, level: u8, f: impl FnMut(u32)) {
+        self.graph.for_neighbours(s, level, f)
+    }
+    fn visited(&self) -> &Mutex<Vec<Visited>> {
+        &self.graph.visited
+    }
+}
+
+/// Top-`ef` candidates for `q` among slots accepted by `allow`, best first: greedy descent
+/// through the upper levels, then a beam search at level 0.
+pub(crate) fn search<W: Walk>(
+    w: &W,
+    q: &[f32],
+    ef: usize,
+    allow: &dyn Fn(u32) -> bool,
+) -> Vec<Scored> {
+    let Some((ep, top)) = w.entry() else {
+        return Vec::new();
+    };
+    let mut cur = Scored {
+        score: dot(q, w.row(ep)),
+        slot: ep,
+    };
+    for l in (1..=top).rev() {
+        cur = greedy(w, q, cur, l);
+    }
+    search_level(w, q, cur, ef.max(1), 0, allow)
+}
+
+/// Greedy walk to the single nearest node at `level`.
+fn greedy<W: Walk>(w: &W, q: &[f32], mut cur: Scored, level: u8) -> Scored {
+    loop {
+        let mut best = cur;
+        w.for_neighbours(cur.slot, level, |n| {
+            let c = Scored {
+                score: dot(q, w.row(n)),
+                slot: n,
+            };
+            if c > best {
+                best = c;
+            }
+        });
+        if best.slot == cur.slot {
+            return cur;
+        }
+        cur = best;
+    }
+}
+
+/// Beam search at one level. Every reached node steers the walk, but only nodes accepted by
+/// `allow` enter the result; so tombstones and label filters never cut the graph apart.
+fn search_level<W: Walk>(
+    w: &W,
+    q: &[f32],
+    entry: Scored,
+    ef: usize,
+    level: u8,
+    allow: &dyn Fn(u32) -> bool,
+) -> Vec<Scored> {
+    let mut visited = w.visited().lock().pop().unwrap_or_default();
+    visited.reset(w.len());
+    let mut cand: BinaryHeap<Scored> = BinaryHeap::new();
+    let mut best: BinaryHeap<Worst> = BinaryHeap::new();
+    visited.insert(entry.slot);
+    cand.push(entry);
+    if allow(entry.slot) {
+        best.push(Worst(Reverse(entry)));
+    }
+    while let Some(c) = cand.pop() {
+        if best.len() >= ef {
+            if let Some(w) = best.peek() {
+                if c.score < w.0 .0.score {
+                    break;
+                }
+            }
+        }
+        // Gather the unvisited neighbours, load the first cache line of each of their rows,
+        // then score them in order, loading every line of the next row before scoring the
+        // current one. Safe Rust has no prefetch; these loads are independent of the dot
+        // product beside them, so the core overlaps their misses with it, which is what
+        // hnswlib's prefetches buy. Measured against touching every line of every row first
+        // and against no touching (docs/VECTOR.md).
+        let mut fresh = [0u32; 64];
+        let mut nf = 0;
+        w.for_neighbours(c.slot, level, |n| {
+            if nf < fresh.len() && visited.insert(n) {
+                fresh[nf] = n;
+                nf += 1;
+            }
+        });
+        let mut touch = 0u32;
+        for &n in &fresh[..nf] {
+            touch ^= w.row(n).first().map_or(0, |x| x.to_bits());
+        }
+        std::hint::black_box(touch);
+        for (i, &n) in fresh[..nf].iter().enumerate() {
+            if let Some(&next) = fresh[..nf].get(i + 1) {
+                std::hint::black_box(
+                    w.row(next)
+                        .iter()
+                        .step_by(16)
+                        .fold(0, |a, x| a ^ x.to_bits()),
+                );
+            }
+            let s = Scored {
+                score: dot(q, w.row(n)),
+                slot: n,
+            };
+            let full = best.len() >= ef;
+            if !full || best.peek().is_some_and(|w| s.score > w.0 .0.score) {
+                cand.push(s);
+                if allow(n) {
+                    best.push(Worst(Reverse(s)));
+                    if best.len() > ef {
+                        best.pop();
+                    }
+                }
+            }
+        }
+    }
+    w.visited().lock().push(visited);
+    let mut out: Vec<Scored> = best.into_iter().map(|w| w.0 .0).collect();
+    out.sort_by(|a, b| b.cmp(a));
+    out
 }

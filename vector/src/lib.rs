@@ -18,12 +18,12 @@ mod persist;
 mod store;
 
 pub use cairn_embed::dot;
-pub use persist::{index_path, Stamp, INDEX_FILE_NAME};
+pub use persist::{index_path, FileIndex, Stamp, FORMAT_VERSION, INDEX_FILE_NAME};
 pub use store::{BuildReport, IndexGuard, Refresh, StoreError, VectorStore, EXACT_MAX, SEARCH_EF};
 
 use cairn_storage_format::{LabelId, NodeId};
 use exact::Scored;
-use graph::{random_level, Graph};
+use graph::{random_level, Graph, InMemory, Walk};
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -61,6 +61,17 @@ pub enum VectorError {
         /// What was found wrong.
         reason: String,
     },
+    /// A block of the file's level-0 links or vectors does not match its checksum (found when
+    /// a search first reads it): the file was damaged after it was written.
+    #[error("vector index file {path} is damaged: the {section} block at byte {offset} fails its checksum")]
+    CorruptBlock {
+        /// The file.
+        path: PathBuf,
+        /// `links` or `vectors`.
+        section: &'static str,
+        /// Where the block starts in the file.
+        offset: u64,
+    },
     /// Reading or writing the file failed.
     #[error("vector index file {path}: {source}")]
     Io {
@@ -77,7 +88,10 @@ impl VectorError {
     pub fn needs_rebuild(&self) -> bool {
         matches!(
             self,
-            VectorError::Missing(_) | VectorError::Stale { .. } | VectorError::Corrupt { .. }
+            VectorError::Missing(_)
+                | VectorError::Stale { .. }
+                | VectorError::Corrupt { .. }
+                | VectorError::CorruptBlock { .. }
         )
     }
 }
@@ -320,17 +334,8 @@ impl VectorIndex {
     /// Approximate top-`k` by cosine. `ef` (≥ k) trades speed for recall; 64–128 is a good range.
     pub fn search(&self, query: &[f32], k: usize, ef: usize) -> Result<Vec<Hit>, VectorError> {
         let q = self.query(query)?;
-        if k == 0 || self.is_empty() {
-            return Ok(Vec::new());
-        }
-        let allow = |s: u32| self.slots.get(s as usize).is_some_and(|x| !x.deleted);
-        let found = self.graph.search(&self.vectors, &q, ef.max(k), &allow);
-        let found = self.with_recent(&q, found, &allow);
-        if found.len() < k.min(self.len()) {
-            // only possible when tombstones cut off part of the graph: never answer short
-            return Ok(self.hits(self.exact(&q, k, None)));
-        }
-        Ok(self.hits(found.into_iter().take(k)))
+        let found = answer(self, &self.walk(), &q, k, ef, None)?;
+        Ok(self.hits(found))
     }
 
     /// Approximate top-`k` among nodes whose label is in `labels`. Returns `min(k, matching)` hits:
@@ -343,30 +348,15 @@ impl VectorIndex {
         labels: &[LabelId],
     ) -> Result<Vec<Hit>, VectorError> {
         let q = self.query(query)?;
-        let matching: usize = labels
-            .iter()
-            .collect::<HashSet<_>>()
-            .iter()
-            .map(|l| self.label_count(**l))
-            .sum();
-        let want = k.min(matching);
-        if want == 0 {
-            return Ok(Vec::new());
+        let found = answer(self, &self.walk(), &q, k, ef, Some(labels))?;
+        Ok(self.hits(found))
+    }
+
+    fn walk(&self) -> InMemory<'_> {
+        InMemory {
+            graph: &self.graph,
+            vectors: &self.vectors,
         }
-        if matching <= self.params.exact_filter_max.max(k) {
-            return Ok(self.hits(self.exact(&q, k, Some(labels))));
-        }
-        let allow = |s: u32| {
-            self.slots
-                .get(s as usize)
-                .is_some_and(|x| !x.deleted && labels.contains(&x.label))
-        };
-        let found = self.graph.search(&self.vectors, &q, ef.max(k), &allow);
-        let found = self.with_recent(&q, found, &allow);
-        if found.len() < want {
-            return Ok(self.hits(self.exact(&q, k, Some(labels))));
-        }
-        Ok(self.hits(found.into_iter().take(k)))
     }
 
     /// Exact top-`k` by brute force (optionally among `labels`): the ground truth for recall.
@@ -528,6 +518,108 @@ impl VectorIndex {
             }
         });
     }
+}
+
+/// What the search policy ([`answer`]) reads beside the walk: the slots and an exact scan,
+/// of an index in memory or of its file.
+pub(crate) trait Slots {
+    fn slot(&self, s: u32) -> Option<&Slot>;
+    /// Live slots.
+    fn live(&self) -> usize;
+    /// Live slots of `label`.
+    fn label_count(&self, label: LabelId) -> usize;
+    /// A label filter matching at most this many live slots is answered exactly.
+    fn exact_filter_max(&self) -> usize;
+    /// Exact top-`k` of the live slots (among `labels`, if given), best first.
+    fn exact(
+        &self,
+        q: &[f32],
+        k: usize,
+        labels: Option<&[LabelId]>,
+    ) -> Result<Vec<Scored>, VectorError>;
+    /// `found` with slots the walk may not reach merged in (best first).
+    fn with_recent(
+        &self,
+        _q: &[f32],
+        found: Vec<Scored>,
+        _allow: &dyn Fn(u32) -> bool,
+    ) -> Vec<Scored> {
+        found
+    }
+}
+
+impl Slots for VectorIndex {
+    fn slot(&self, s: u32) -> Option<&Slot> {
+        self.slots.get(s as usize)
+    }
+    fn live(&self) -> usize {
+        self.len()
+    }
+    fn label_count(&self, label: LabelId) -> usize {
+        VectorIndex::label_count(self, label)
+    }
+    fn exact_filter_max(&self) -> usize {
+        self.params.exact_filter_max
+    }
+    fn exact(
+        &self,
+        q: &[f32],
+        k: usize,
+        labels: Option<&[LabelId]>,
+    ) -> Result<Vec<Scored>, VectorError> {
+        Ok(VectorIndex::exact(self, q, k, labels))
+    }
+    fn with_recent(
+        &self,
+        q: &[f32],
+        found: Vec<Scored>,
+        allow: &dyn Fn(u32) -> bool,
+    ) -> Vec<Scored> {
+        VectorIndex::with_recent(self, q, found, allow)
+    }
+}
+
+/// The search policy, one for the index in memory and its file: top-`k` for the unit query `q`
+/// (among `labels`, if given). A filter matching few slots is scanned exactly (a walk for a
+/// rare label visits most of the graph anyway), and a walk that comes back with fewer than
+/// `min(k, matching)` hits is redone exactly: never fewer than k when k exist.
+pub(crate) fn answer<S: Slots, W: Walk>(
+    src: &S,
+    walk: &W,
+    q: &[f32],
+    k: usize,
+    ef: usize,
+    labels: Option<&[LabelId]>,
+) -> Result<Vec<Scored>, VectorError> {
+    let want = match labels {
+        None => k.min(src.live()),
+        Some(ls) => {
+            let matching: usize = ls
+                .iter()
+                .collect::<HashSet<_>>()
+                .iter()
+                .map(|l| src.label_count(**l))
+                .sum();
+            if k > 0 && matching > 0 && matching <= src.exact_filter_max().max(k) {
+                return src.exact(q, k, labels);
+            }
+            k.min(matching)
+        }
+    };
+    if want == 0 {
+        return Ok(Vec::new());
+    }
+    let allow = |s: u32| {
+        src.slot(s)
+            .is_some_and(|x| !x.deleted && labels.is_none_or(|l| l.contains(&x.label)))
+    };
+    let found = graph::search(walk, q, ef.max(k), &allow);
+    let found = src.with_recent(q, found, &allow);
+    if found.len() < want {
+        // only tombstones or a filter cut off part of the graph: never answer short
+        return src.exact(q, k, labels);
+    }
+    Ok(found.into_iter().take(k).collect())
 }
 
 /// Checks the length and returns the unit-length copy of `v`.
