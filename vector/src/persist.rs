@@ -1081,7 +1081,7 @@ impl FileIndex {
                     path: self.path.clone(),
                     reason: format!(
                         "a level-0 row in the block at byte {} is out of range",
-                        self.lay.link_block(0).0
+                        self.lay.link_block(b).0
                     ),
                 });
             }
