@@ -431,17 +431,41 @@ impl VectorIndex {
     }
 
     fn hits(&self, found: impl IntoIterator<Item = Scored>) -> Vec<Hit> {
-        found
-            .into_iter()
-            .filter_map(|c| {
-                let s = self.slots.get(c.slot as usize)?;
-                Some(Hit {
-                    node: s.node,
-                    label: s.label,
-                    score: c.score,
-                })
-            })
-            .collect()
+        hits(&self.slots, found)
+    }
+
+    /// An index of loaded parts: the live map, label sets and tombstone count follow from
+    /// `slots`. `None` when a node is live in two slots.
+    fn from_parts(
+        params: HnswParams,
+        dim: usize,
+        slots: Vec<Slot>,
+        vectors: Vec<f32>,
+        graph: Graph,
+    ) -> Option<Self> {
+        let mut live = HashMap::with_capacity(slots.len());
+        let mut by_label: HashMap<LabelId, HashSet<u32>> = HashMap::new();
+        let mut tombstones = 0;
+        for (i, s) in slots.iter().enumerate() {
+            if s.deleted {
+                tombstones += 1;
+            } else if live.insert(s.node, i as u32).is_some() {
+                return None;
+            } else {
+                by_label.entry(s.label).or_default().insert(i as u32);
+            }
+        }
+        Some(VectorIndex {
+            params,
+            dim,
+            slots,
+            vectors,
+            graph,
+            live,
+            by_label,
+            tombstones,
+            recent: Default::default(),
+        })
     }
 
     fn query(&self, v: &[f32]) -> Result<Vec<f32>, VectorError> {
@@ -620,6 +644,21 @@ pub(crate) fn answer<S: Slots, W: Walk>(
         return src.exact(q, k, labels);
     }
     Ok(found.into_iter().take(k).collect())
+}
+
+/// The hits of `found` (slots of `slots`), in order.
+fn hits(slots: &[Slot], found: impl IntoIterator<Item = Scored>) -> Vec<Hit> {
+    found
+        .into_iter()
+        .filter_map(|c| {
+            let s = slots.get(c.slot as usize)?;
+            Some(Hit {
+                node: s.node,
+                label: s.label,
+                score: c.score,
+            })
+        })
+        .collect()
 }
 
 /// Checks the length and returns the unit-length copy of `v`.

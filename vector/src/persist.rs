@@ -1022,17 +1022,7 @@ impl FileIndex {
     }
 
     fn hits(&self, found: Vec<Scored>) -> Vec<Hit> {
-        found
-            .into_iter()
-            .filter_map(|c| {
-                let s = self.slots.get(c.slot as usize)?;
-                Some(Hit {
-                    node: s.node,
-                    label: s.label,
-                    score: c.score,
-                })
-            })
-            .collect()
+        super::hits(&self.slots, found)
     }
 
     /// Reads block `b` of a large section and checks it against `sum`.
@@ -1140,28 +1130,12 @@ impl FileIndex {
             vectors.extend_from_slice(&self.vec_block(b)?);
         }
         graph.set_entry(self.entry);
-        let mut live = HashMap::with_capacity(self.live);
-        let mut by_label: HashMap<LabelId, HashSet<u32>> = HashMap::new();
-        let mut tombstones = 0;
-        for (i, s) in self.slots.iter().enumerate() {
-            if s.deleted {
-                tombstones += 1;
-            } else {
-                live.insert(s.node, i as u32);
-                by_label.entry(s.label).or_default().insert(i as u32);
-            }
-        }
-        Ok(VectorIndex {
-            params,
-            dim: lay.dim,
-            slots: self.slots,
-            vectors,
-            graph,
-            live,
-            by_label,
-            tombstones,
-            recent: Default::default(),
-        })
+        let dim = lay.dim;
+        let corrupt = VectorError::Corrupt {
+            path: self.path.clone(),
+            reason: "a node is live twice".into(),
+        };
+        VectorIndex::from_parts(params, dim, self.slots, vectors, graph).ok_or(corrupt)
     }
 
     /// Slot `s`'s links at upper level `l` (≥ 1), empty if it has none there.
@@ -1280,19 +1254,9 @@ fn load_v1(
     };
     let mut graph = Graph::new(dim, h.m, h.ef_construction);
     let mut slots = Vec::with_capacity(h.n);
-    let mut live = HashMap::new();
-    let mut by_label: HashMap<LabelId, HashSet<u32>> = HashMap::new();
-    let mut tombstones = 0;
     for i in 0..h.n as u32 {
         let (slot, links) = r.slot(i, &h)?;
         graph.push_loaded(links);
-        if slot.deleted {
-            tombstones += 1;
-        } else if live.insert(slot.node, i).is_some() {
-            return Err(r.corrupt(format!("node {} is live twice", slot.node)));
-        } else {
-            by_label.entry(slot.label).or_default().insert(i);
-        }
         slots.push(slot);
     }
     let mut vectors = Vec::with_capacity(h.n * dim);
@@ -1306,15 +1270,6 @@ fn load_v1(
         _ => return Err(r.corrupt("bad entry point".into())),
     };
     graph.set_entry(entry);
-    Ok(VectorIndex {
-        params,
-        dim,
-        slots,
-        vectors,
-        graph,
-        live,
-        by_label,
-        tombstones,
-        recent: Default::default(),
-    })
+    VectorIndex::from_parts(params, dim, slots, vectors, graph)
+        .ok_or_else(|| r.corrupt("a node is live twice".into()))
 }
