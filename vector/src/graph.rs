@@ -51,7 +51,11 @@ pub(crate) struct Visited {
 impl Visited {
     fn reset(&mut self, n: usize) {
         if self.marks.len() < n {
-            self.marks.resize(n, 0);
+            // a fresh zeroed allocation: the pages a walk never marks are never touched (a
+            // one-shot walk of a 1M-slot file marks a few thousand)
+            let mut fresh = vec![0; n];
+            fresh[..self.marks.len()].copy_from_slice(&self.marks);
+            self.marks = fresh;
         }
         self.epoch = self.epoch.wrapping_add(1);
         if self.epoch == 0 {

@@ -14,7 +14,6 @@ use super::graph::{Graph, Visited, Walk};
 use super::{answer, dot, Hit, HnswParams, Slot, Slots, VectorError, VectorIndex};
 use cairn_storage_format::{LabelId, NodeId};
 use parking_lot::Mutex;
-use std::collections::{HashMap, HashSet};
 use std::fs;
 use std::io::{BufReader, BufWriter, Read, Seek, SeekFrom, Write};
 use std::os::unix::fs::FileExt;
@@ -339,6 +338,8 @@ const BLOCK_BYTES: usize = 16 << 10;
 const HEADER_BYTES: u64 = 144;
 /// Bytes per slot record: node u64, label u32, deleted u8, level u8, 2 zero bytes.
 const SLOT_BYTES: u64 = 16;
+/// Slot records a walk reads at a time (16 KiB).
+const SLOT_ROWS: usize = 1024;
 /// The large sections start on a page boundary.
 const PAGE: u64 = 4096;
 
@@ -822,8 +823,8 @@ pub struct FileIndex {
     file: fs::File,
     lay: Layout,
     params: HnswParams,
-    slots: Vec<Slot>,
-    levels: Vec<u8>,
+    /// Slot records, [`SLOT_ROWS`] a block, read on first touch.
+    slot_blocks: Vec<OnceLock<Box<[Slot]>>>,
     /// First upper-level row of each slot (`n + 1` entries).
     upper_start: Vec<u32>,
     /// Upper-level rows, `1 + m` words each (count, links).
@@ -834,7 +835,8 @@ pub struct FileIndex {
     vec_blocks: Vec<OnceLock<Box<[f32]>>>,
     entry: Option<(u32, u8)>,
     live: usize,
-    by_label: HashMap<LabelId, usize>,
+    /// Live slots per label.
+    by_label: Vec<(LabelId, usize)>,
     /// The first block found damaged during a walk (the walk itself cannot fail).
     damage: Mutex<Option<VectorError>>,
     visited: Mutex<Vec<Visited>>,
@@ -864,52 +866,79 @@ impl FileIndex {
             path: path.to_owned(),
             reason,
         };
-        let mut small = vec![0u8; lay.links0_off as usize];
-        file.read_exact_at(&mut small, 0)
-            .map_err(|source| VectorError::Io {
-                path: path.to_owned(),
-                source,
-            })?;
+        let io = |source| VectorError::Io {
+            path: path.to_owned(),
+            source,
+        };
+        // The header and slot table are streamed through the checksum (the slots are read
+        // again, a block at a time, as a walk touches them: the file is never written in
+        // place, and this handle keeps the inode it checked); the rest of the small sections
+        // is kept. At 1M nodes that keeps ~9 MB of the 25 MB instead of decoding all of it.
+        let n = lay.n;
+        let mut sum = Checksum::new(lay.links0_off);
+        let mut levels = Vec::with_capacity(n);
+        // Few labels: a list beats hashing a million times. Whether a node is live twice is
+        // left to a full load (`from_parts`): a walk would only show it twice.
+        let mut by_label: Vec<(LabelId, usize)> = Vec::new();
+        let mut live = 0;
+        // 64 KiB: the tests' 5,000-slot files cross a chunk boundary
+        const CHUNK: u64 = SLOT_BYTES * SLOT_ROWS as u64 * 4;
+        let mut chunk = Vec::new();
+        let mut at = 0u64;
+        while at < lay.upper_start_off {
+            // chunks end on record boundaries: the first one also holds the header
+            let want = if at == 0 { lay.slots_off } else { 0 } + CHUNK;
+            let len = want.min(lay.upper_start_off - at) as usize;
+            if chunk.len() < len {
+                chunk.resize(len, 0);
+            }
+            let buf = &mut chunk[..len];
+            file.read_exact_at(buf, at).map_err(io)?;
+            sum.update(buf);
+            // slot records wholly inside this chunk (the first chunk starts with the header)
+            let first = at.max(lay.slots_off);
+            let records = &buf[(first - at) as usize..];
+            for rec in records.chunks_exact(SLOT_BYTES as usize) {
+                let (label, deleted, level) = (
+                    LabelId(u32::from_le_bytes([rec[8], rec[9], rec[10], rec[11]])),
+                    rec[12] != 0,
+                    rec[13],
+                );
+                if level > 12 {
+                    return Err(corrupt(format!("slot {} has level {level}", levels.len())));
+                }
+                levels.push(level);
+                if !deleted {
+                    live += 1;
+                    match by_label.iter_mut().find(|(l, _)| *l == label) {
+                        Some((_, c)) => *c += 1,
+                        None => by_label.push((label, 1)),
+                    }
+                }
+            }
+            at += len as u64;
+        }
+        let mut small = vec![0u8; (lay.links0_off - lay.upper_start_off) as usize];
+        file.read_exact_at(&mut small, lay.upper_start_off)
+            .map_err(io)?;
+        sum.update(&small);
         let mut tail = [0u8; 8];
         file.read_exact_at(&mut tail, lay.footer_off)
             .map_err(|_| corrupt("ends early".into()))?;
-        if checksum(&small) != u64::from_le_bytes(tail) {
+        if levels.len() != n {
+            return Err(corrupt(format!(
+                "{} slot records, the header gives {n}",
+                levels.len()
+            )));
+        }
+        if sum.value() != u64::from_le_bytes(tail) {
             return Err(corrupt(
                 "checksum mismatch in the header, slots or upper levels".into(),
             ));
         }
-        let n = lay.n;
-        let mut r = Fields {
-            b: &small,
-            at: lay.slots_off as usize,
-        };
+        let base = lay.upper_start_off as usize;
+        let mut r = Fields { b: &small, at: 0 };
         let short = || corrupt("ends early".into());
-        let mut slots = Vec::with_capacity(n);
-        let mut levels = Vec::with_capacity(n);
-        let mut live_nodes = HashSet::with_capacity(n);
-        let mut by_label: HashMap<LabelId, usize> = HashMap::new();
-        for i in 0..n {
-            let node = NodeId(r.u64().ok_or_else(short)?);
-            let label = LabelId(r.u32().ok_or_else(short)?);
-            let [deleted, level, _, _] = r.take::<4>().ok_or_else(short)?;
-            if level > 12 {
-                return Err(corrupt(format!("slot {i} has level {level}")));
-            }
-            let deleted = deleted != 0;
-            if !deleted {
-                if !live_nodes.insert(node) {
-                    return Err(corrupt(format!("node {node} is live twice")));
-                }
-                *by_label.entry(label).or_default() += 1;
-            }
-            slots.push(Slot {
-                node,
-                label,
-                deleted,
-            });
-            levels.push(level);
-        }
-        r.at = lay.upper_start_off as usize;
         let mut upper_start = Vec::with_capacity(n + 1);
         for _ in 0..=n {
             upper_start.push(r.u32().ok_or_else(short)?);
@@ -925,7 +954,7 @@ impl FileIndex {
                 "upper-level offsets do not match the levels".into(),
             ));
         }
-        r.at = lay.upper_off as usize;
+        r.at = lay.upper_off as usize - base;
         let words = lay.upper_rows * (1 + lay.m);
         let mut upper = Vec::with_capacity(words);
         for _ in 0..words {
@@ -937,7 +966,7 @@ impl FileIndex {
                 return Err(corrupt(format!("upper-level row {row} is out of range")));
             }
         }
-        r.at = lay.sums_off as usize;
+        r.at = lay.sums_off as usize - base;
         let mut link_sums = Vec::with_capacity(lay.link_blocks());
         for _ in 0..lay.link_blocks() {
             link_sums.push(r.u64().ok_or_else(short)?);
@@ -962,18 +991,19 @@ impl FileIndex {
         Ok(FileIndex {
             path: path.to_owned(),
             file,
+            slot_blocks: (0..n.div_ceil(SLOT_ROWS))
+                .map(|_| OnceLock::new())
+                .collect(),
             link_blocks: (0..lay.link_blocks()).map(|_| OnceLock::new()).collect(),
             vec_blocks: (0..lay.vec_blocks()).map(|_| OnceLock::new()).collect(),
             lay,
             params,
-            slots,
-            levels,
             upper_start,
             upper,
             link_sums,
             vec_sums,
             entry,
-            live: live_nodes.len(),
+            live,
             by_label,
             damage: Mutex::new(None),
             visited: Mutex::new(Vec::new()),
@@ -1022,7 +1052,17 @@ impl FileIndex {
     }
 
     fn hits(&self, found: Vec<Scored>) -> Vec<Hit> {
-        super::hits(&self.slots, found)
+        found
+            .into_iter()
+            .filter_map(|c| {
+                let s = self.slot(c.slot)?;
+                Some(Hit {
+                    node: s.node,
+                    label: s.label,
+                    score: c.score,
+                })
+            })
+            .collect()
     }
 
     /// Reads block `b` of a large section and checks it against `sum`.
@@ -1116,7 +1156,7 @@ impl FileIndex {
         for b in 0..lay.link_blocks() {
             let words = self.link_block(b)?;
             for (row, s) in words.chunks_exact(stride).zip(b * lay.link_rows..) {
-                let level = self.levels.get(s).copied().unwrap_or(0);
+                let level = self.level(s as u32);
                 let mut links = Vec::with_capacity(usize::from(level) + 1);
                 links.push(row[1..=row[0] as usize].to_vec());
                 for l in 1..=level {
@@ -1131,11 +1171,51 @@ impl FileIndex {
         }
         graph.set_entry(self.entry);
         let dim = lay.dim;
-        let corrupt = VectorError::Corrupt {
+        let corrupt = |reason: &str| VectorError::Corrupt {
             path: self.path.clone(),
-            reason: "a node is live twice".into(),
+            reason: reason.into(),
         };
-        VectorIndex::from_parts(params, dim, self.slots, vectors, graph).ok_or(corrupt)
+        let slots = (0..lay.n as u32)
+            .map(|s| self.slot(s).copied())
+            .collect::<Option<Vec<Slot>>>();
+        if let Some(e) = self.damage.lock().take() {
+            return Err(e);
+        }
+        let slots = slots.ok_or_else(|| corrupt("ends early"))?;
+        VectorIndex::from_parts(params, dim, slots, vectors, graph)
+            .ok_or_else(|| corrupt("a node is live twice"))
+    }
+
+    /// Slot records `b * SLOT_ROWS..`, checked by the open's checksum.
+    fn slot_block(&self, b: usize) -> Result<Box<[Slot]>, VectorError> {
+        let first = b * SLOT_ROWS;
+        let count = SLOT_ROWS.min(self.lay.n.saturating_sub(first));
+        let mut buf = vec![0u8; count * SLOT_BYTES as usize];
+        self.file
+            .read_exact_at(&mut buf, self.lay.slots_off + first as u64 * SLOT_BYTES)
+            .map_err(|source| VectorError::Io {
+                path: self.path.clone(),
+                source,
+            })?;
+        Ok(buf
+            .chunks_exact(SLOT_BYTES as usize)
+            .map(|r| Slot {
+                node: NodeId(u64::from_le_bytes([
+                    r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7],
+                ])),
+                label: LabelId(u32::from_le_bytes([r[8], r[9], r[10], r[11]])),
+                deleted: r[12] != 0,
+            })
+            .collect())
+    }
+
+    /// Slot `s`'s top level (from the upper starts, checked against the slots on open).
+    fn level(&self, s: u32) -> u8 {
+        let s = s as usize;
+        match (self.upper_start.get(s), self.upper_start.get(s + 1)) {
+            (Some(a), Some(b)) => b.saturating_sub(*a).min(12) as u8,
+            _ => 0,
+        }
     }
 
     /// Slot `s`'s links at upper level `l` (≥ 1), empty if it has none there.
@@ -1146,9 +1226,7 @@ impl FileIndex {
         let stride = 1 + self.lay.m;
         let at = (start as usize + usize::from(l) - 1) * stride;
         match self.upper.get(at..at + stride) {
-            Some(row) if usize::from(l) <= usize::from(self.levels[s as usize]) => {
-                &row[1..=(row[0] as usize).min(self.lay.m)]
-            }
+            Some(row) if l <= self.level(s) => &row[1..=(row[0] as usize).min(self.lay.m)],
             _ => &[],
         }
     }
@@ -1187,13 +1265,18 @@ impl Walk for FileIndex {
 
 impl Slots for FileIndex {
     fn slot(&self, s: u32) -> Option<&Slot> {
-        self.slots.get(s as usize)
+        let (s, rows) = (s as usize, SLOT_ROWS);
+        let block = self.cached(&self.slot_blocks, s / rows, || self.slot_block(s / rows));
+        block.get(s % rows)
     }
     fn live(&self) -> usize {
         self.live
     }
     fn label_count(&self, label: LabelId) -> usize {
-        self.by_label.get(&label).copied().unwrap_or(0)
+        self.by_label
+            .iter()
+            .find(|(l, _)| *l == label)
+            .map_or(0, |(_, c)| *c)
     }
     fn exact_filter_max(&self) -> usize {
         self.params.exact_filter_max
@@ -1212,7 +1295,10 @@ impl Slots for FileIndex {
             return Ok(Vec::new());
         }
         let rows = self.lay.vec_rows;
-        for (b, block_slots) in self.slots.chunks(rows).enumerate() {
+        for b in 0..self.lay.vec_blocks() {
+            let block_slots: Vec<Slot> = (b * rows..((b + 1) * rows).min(self.lay.n))
+                .filter_map(|s| self.slot(s as u32).copied())
+                .collect();
             if !block_slots.iter().any(wanted) {
                 continue;
             }
