@@ -126,8 +126,8 @@ pub struct VectorStore {
     /// Whether builds and changes are saved to the file; off beside a writer (see
     /// [`VectorStore::read_only`]).
     persist: bool,
-    /// Whether a current file is scanned rather than loaded ([`VectorStore::scanning_file`]);
-    /// cleared when a scan finds the file damaged.
+    /// Whether a current file is searched in place rather than loaded
+    /// ([`VectorStore::scanning_file`]); cleared when a search finds the file damaged.
     scan_file: AtomicBool,
 }
 
