@@ -431,7 +431,7 @@ impl VectorIndex {
     }
 
     fn hits(&self, found: impl IntoIterator<Item = Scored>) -> Vec<Hit> {
-        hits(&self.slots, found)
+        hits(self, found)
     }
 
     /// An index of loaded parts: the live map, label sets and tombstone count follow from
@@ -646,12 +646,12 @@ pub(crate) fn answer<S: Slots, W: Walk>(
     Ok(found.into_iter().take(k).collect())
 }
 
-/// The hits of `found` (slots of `slots`), in order.
-fn hits(slots: &[Slot], found: impl IntoIterator<Item = Scored>) -> Vec<Hit> {
+/// The hits of `found` (slots of `src`), in order.
+fn hits<S: Slots>(src: &S, found: impl IntoIterator<Item = Scored>) -> Vec<Hit> {
     found
         .into_iter()
         .filter_map(|c| {
-            let s = slots.get(c.slot as usize)?;
+            let s = src.slot(c.slot)?;
             Some(Hit {
                 node: s.node,
                 label: s.label,

@@ -1052,17 +1052,7 @@ impl FileIndex {
     }
 
     fn hits(&self, found: Vec<Scored>) -> Vec<Hit> {
-        found
-            .into_iter()
-            .filter_map(|c| {
-                let s = self.slot(c.slot)?;
-                Some(Hit {
-                    node: s.node,
-                    label: s.label,
-                    score: c.score,
-                })
-            })
-            .collect()
+        super::hits(self, found)
     }
 
     /// Reads block `b` of a large section and checks it against `sum`.
