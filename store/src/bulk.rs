@@ -443,7 +443,7 @@ impl<'g> BulkLoad<'g> {
             // read-only open, which replays the log each time, from inserting them again
             // (measured: 2.3-5.8 s added to one-shot queries on a 1M import).
             failpoint!("bulk.flush.before");
-            settle::flush_for_readers(self.graph)?;
+            settle::flush_for_readers(&self.graph.db)?;
             failpoint!("bulk.flush.after");
         }
         Ok(changes)

@@ -121,10 +121,10 @@ impl Drop for Graph {
         if self.secondary.is_some() {
             return;
         }
-        let large = crate::settle::memtable_bytes(self)
+        let large = crate::settle::memtable_bytes(&self.db)
             .is_ok_and(|b| b > crate::settle::CLOSE_FLUSH_MIN_BYTES);
         if large {
-            if let Err(e) = crate::settle::flush_for_readers(self) {
+            if let Err(e) = crate::settle::flush_for_readers(&self.db) {
                 tracing::warn!("flushing the memtables on close: {e}");
             }
         }
@@ -434,7 +434,7 @@ impl Graph {
     /// Bytes in this handle's memtables, all column families: on a fresh read-only open, what it
     /// replayed from the writer's log (a settled database leaves next to nothing there).
     pub fn memtable_bytes(&self) -> Result<u64> {
-        crate::settle::memtable_bytes(self)
+        crate::settle::memtable_bytes(&self.db)
     }
 
     /// The secondary instance's own directory (a temporary one), for a read-only open.

@@ -13,8 +13,8 @@
 
 use crate::cf;
 use crate::error::{EngineError, Result};
-use crate::graph::Graph;
 use cairn_storage_format::MetaKey;
+use rocksdb::{ColumnFamily, DB};
 
 /// Memtables (all families) above this are flushed when a writable handle closes: below it the
 /// next open's replay costs a few milliseconds.
@@ -22,12 +22,11 @@ pub(crate) const CLOSE_FLUSH_MIN_BYTES: u64 = 4 << 20;
 
 /// Flushes every column family, then re-writes `meta` (see the module comment), synced. The
 /// caller holds the writer's slot (or the only handle), so no commit runs in between.
-pub(crate) fn flush_for_readers(graph: &Graph) -> Result<()> {
-    let db = &graph.db;
+pub(crate) fn flush_for_readers(db: &DB) -> Result<()> {
     for name in cf::ALL {
-        db.flush_cf(graph.cf(name)?)?;
+        db.flush_cf(family(db, name)?)?;
     }
-    let meta = graph.cf(cf::META)?;
+    let meta = family(db, cf::META)?;
     let mut batch = rocksdb::WriteBatch::default();
     let mut it = db.raw_iterator_cf(meta);
     it.seek_to_first();
@@ -50,13 +49,17 @@ pub(crate) fn flush_for_readers(graph: &Graph) -> Result<()> {
 }
 
 /// Bytes held in the memtables of every column family (what the next open would replay).
-pub(crate) fn memtable_bytes(graph: &Graph) -> Result<u64> {
+pub(crate) fn memtable_bytes(db: &DB) -> Result<u64> {
     let mut total = 0;
     for name in cf::ALL {
-        total += graph
-            .db
-            .property_int_value_cf(graph.cf(name)?, "rocksdb.cur-size-all-mem-tables")?
+        total += db
+            .property_int_value_cf(family(db, name)?, "rocksdb.cur-size-all-mem-tables")?
             .ok_or_else(|| EngineError::Invalid("memtable size property missing".into()))?;
     }
     Ok(total)
+}
+
+fn family<'a>(db: &'a DB, name: &str) -> Result<&'a ColumnFamily> {
+    db.cf_handle(name)
+        .ok_or_else(|| EngineError::Invalid(format!("column family `{name}` is missing")))
 }
