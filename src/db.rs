@@ -47,9 +47,9 @@ impl CairnOptions {
 
     /// Never build the in-memory node table: every query reads the node facts and edges it
     /// touches from the store ([`TableMode::StoreOnly`]). For one-shot processes, which would
-    /// otherwise pay for a scan of the whole graph before their first query. SEARCH then scans
-    /// the saved vector index file exactly instead of loading it
-    /// ([`VectorStore::scanning_file`]), until a write or a damaged file.
+    /// otherwise pay for a scan of the whole graph before their first query. SEARCH then walks
+    /// the graph on the saved vector index file instead of loading it, reading only the blocks
+    /// it touches ([`VectorStore::scanning_file`]), until a write or a damaged file.
     pub fn store_only(mut self) -> Self {
         self.table = TableMode::StoreOnly;
         self
@@ -141,7 +141,7 @@ impl Cairn {
             VectorStore::new(&graph, &options.path)
         };
         if options.table == TableMode::StoreOnly {
-            // a one-shot process: SEARCH scans the saved index rather than loading it
+            // a one-shot process: SEARCH walks the saved index file rather than loading it
             vectors = vectors.scanning_file();
         }
         // A learned prior is not worth refusing the database for: a damaged record is set

@@ -526,9 +526,9 @@ fn the_file_is_rewritten_only_for_vector_changes_and_survives_a_crash_before_clo
     assert_same_as_exact(&db);
 }
 
-/// A one-shot handle ([`CairnOptions::store_only`]) scans the current index file instead of
-/// loading it, answering exactly; after its own write it loads and applies the change; a
-/// damaged file makes its search rebuild instead of failing.
+/// A one-shot handle ([`CairnOptions::store_only`]) searches the current index file in place
+/// instead of loading it (exactly, at this size); after its own write it loads and applies the
+/// change; a damaged block makes its search rebuild instead of failing.
 #[test]
 fn one_shot_handles_scan_the_file_then_load_after_a_write_or_damage() {
     let dir = tempfile::tempdir().unwrap();
@@ -568,7 +568,7 @@ fn one_shot_handles_scan_the_file_then_load_after_a_write_or_damage() {
     let path = index_path(dir.path());
     let mut bytes = std::fs::read(&path).unwrap();
     let at = bytes.len() - 100;
-    bytes[at] ^= 0x10; // a vector byte: only the checksum at the end of the scan sees it
+    bytes[at] ^= 0x10; // a vector byte: only its block's checksum sees it
     std::fs::write(&path, &bytes).unwrap();
     let db = one_shot();
     assert_eq!(db.refresh_index().unwrap(), Refresh::OnFile);

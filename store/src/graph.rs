@@ -117,6 +117,24 @@ pub struct Graph {
     pub(crate) importing_from: AtomicU64,
 }
 
+impl Drop for Graph {
+    /// A writable handle that leaves more than a little in its memtables flushes them, so the
+    /// next open, and every read-only one, does not replay a large log (`settle.rs`). A failure
+    /// costs only that replay, so it is logged, not raised.
+    fn drop(&mut self) {
+        if self.secondary.is_some() {
+            return;
+        }
+        let large = crate::settle::memtable_bytes(&self.db)
+            .is_ok_and(|b| b > crate::settle::CLOSE_FLUSH_MIN_BYTES);
+        if large {
+            if let Err(e) = crate::settle::flush_for_readers(&self.db) {
+                tracing::warn!("flushing the memtables on close: {e}");
+            }
+        }
+    }
+}
+
 /// A read-only open's state: a RocksDB secondary instance and what it last caught up to.
 struct Secondary {
     /// The secondary's own directory (RocksDB keeps only its info log there): a fresh temporary
@@ -416,6 +434,12 @@ impl Graph {
             as_of,
             import_pending: secondary.import_pending.load(Ordering::SeqCst),
         })
+    }
+
+    /// Bytes in this handle's memtables, all column families: on a fresh read-only open, what it
+    /// replayed from the writer's log (a settled database leaves next to nothing there).
+    pub fn memtable_bytes(&self) -> Result<u64> {
+        crate::settle::memtable_bytes(&self.db)
     }
 
     /// The secondary instance's own directory (a temporary one), for a read-only open.

@@ -33,6 +33,7 @@ mod lock;
 mod marker;
 mod max_degree;
 mod names;
+mod settle;
 pub mod space;
 mod stats;
 mod strategies;

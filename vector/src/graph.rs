@@ -53,7 +53,7 @@ pub(crate) struct Graph {
 
 /// A walk's visited marks and heaps, kept between walks with their capacity.
 #[derive(Debug, Default)]
-struct Scratch {
+pub(crate) struct Scratch {
     visited: Visited,
     cand: BinaryHeap<Scored>,
     best: BinaryHeap<Worst>,
@@ -76,7 +76,7 @@ fn quantise(v: &[f32], out: &mut Vec<i8>) -> f32 {
 }
 
 /// How a walk scores and pre-loads rows: the exact `f32` rows, or the compact `i8` ones.
-trait Rows {
+pub(crate) trait Rows {
     /// Similarity of the query to slot `s`.
     fn score(&self, s: u32) -> f32;
     /// Loads `s`'s row: one component per cache line when `all`, else only its first line.
@@ -144,7 +144,11 @@ struct Visited {
 impl Visited {
     fn reset(&mut self, n: usize) {
         if self.marks.len() < n {
-            self.marks.resize(n, 0);
+            // a fresh zeroed allocation: the pages a walk never marks are never touched (a
+            // one-shot walk of a 1M-slot file marks a few thousand)
+            let mut fresh = vec![0; n];
+            fresh[..self.marks.len()].copy_from_slice(&self.marks);
+            self.marks = fresh;
         }
         self.epoch = self.epoch.wrapping_add(1);
         if self.epoch == 0 {
@@ -339,111 +343,6 @@ impl Graph {
         }
     }
 
-    /// Greedy walk to the single nearest node at `level`.
-    fn greedy(&self, rows: &impl Rows, mut cur: Scored, level: u8) -> Scored {
-        loop {
-            let mut best = cur;
-            self.for_neighbours(cur.slot, level, |n| {
-                let c = Scored {
-                    score: rows.score(n),
-                    slot: n,
-                };
-                if c > best {
-                    best = c;
-                }
-            });
-            if best.slot == cur.slot {
-                return cur;
-            }
-            cur = best;
-        }
-    }
-
-    /// Beam search at one level. Every reached node steers the walk, but only nodes accepted by
-    /// `allow` enter the result; so tombstones and label filters never cut the graph apart.
-    fn search_level(
-        &self,
-        rows: &impl Rows,
-        entry: u32,
-        ef: usize,
-        level: u8,
-        allow: &impl Fn(u32) -> bool,
-    ) -> Vec<Scored> {
-        let mut scratch = self.scratch.lock().pop().unwrap_or_default();
-        let Scratch {
-            visited,
-            cand,
-            best,
-        } = &mut scratch;
-        visited.reset(self.len());
-        cand.clear();
-        best.clear();
-        let entry = Scored {
-            score: rows.score(entry),
-            slot: entry,
-        };
-        visited.insert(entry.slot);
-        cand.push(entry);
-        if allow(entry.slot) {
-            best.push(Worst(Reverse(entry)));
-        }
-        while let Some(c) = cand.pop() {
-            if best.len() >= ef {
-                if let Some(w) = best.peek() {
-                    if c.score < w.0 .0.score {
-                        break;
-                    }
-                }
-            }
-            // Gather the unvisited neighbours, load the first cache line of each of their rows,
-            // then score them in order, loading every line of the next row before scoring the
-            // current one. Safe Rust has no prefetch; these loads are independent of the dot
-            // product beside them, so the core overlaps their misses with it, which is what
-            // hnswlib's prefetches buy. Measured against touching every line of every row first
-            // and against no touching (docs/VECTOR.md).
-            let mut fresh = [0u32; 64];
-            let mut nf = 0;
-            self.for_neighbours(c.slot, level, |n| {
-                if nf < fresh.len() && visited.insert(n) {
-                    fresh[nf] = n;
-                    nf += 1;
-                }
-            });
-            // the links of the next candidate (likely the current best of `cand`) live in
-            // another array than its row, unlike hnswlib's one block a slot: load them now too
-            let mut touch = cand
-                .peek()
-                .map_or(0, |next| self.touch_links(next.slot, level));
-            for &n in &fresh[..nf] {
-                touch ^= rows.touch(n, false);
-            }
-            std::hint::black_box(touch);
-            for (i, &n) in fresh[..nf].iter().enumerate() {
-                if let Some(&next) = fresh[..nf].get(i + 1) {
-                    std::hint::black_box(rows.touch(next, true));
-                }
-                let s = Scored {
-                    score: rows.score(n),
-                    slot: n,
-                };
-                let full = best.len() >= ef;
-                if !full || best.peek().is_some_and(|w| s.score > w.0 .0.score) {
-                    cand.push(s);
-                    if allow(n) {
-                        best.push(Worst(Reverse(s)));
-                        if best.len() > ef {
-                            best.pop();
-                        }
-                    }
-                }
-            }
-        }
-        let mut out: Vec<Scored> = best.drain().map(|w| w.0 .0).collect();
-        self.scratch.lock().push(scratch);
-        out.sort_by(|a, b| b.cmp(a));
-        out
-    }
-
     /// Replaces the scores of `found` by exact ones from the `f32` rows and sorts it best first,
     /// loading each next row while scoring the current one, as the walk does.
     fn rescore(&self, vectors: &[f32], q: &[f32], found: &mut [Scored]) {
@@ -466,26 +365,6 @@ impl Graph {
             }
         }
         found.sort_by(|a, b| b.cmp(a));
-    }
-
-    /// Upper-level descent from the entry point, then the level-0 beam of width `ef`, through
-    /// `rows`.
-    fn walk(
-        &self,
-        rows: &impl Rows,
-        ep: u32,
-        top: u8,
-        ef: usize,
-        allow: &impl Fn(u32) -> bool,
-    ) -> Vec<Scored> {
-        let mut cur = Scored {
-            score: rows.score(ep),
-            slot: ep,
-        };
-        for l in (1..=top).rev() {
-            cur = self.greedy(rows, cur, l);
-        }
-        self.search_level(rows, cur.slot, ef, 0, allow)
     }
 
     /// The HNSW neighbour heuristic: keep a candidate unless it is strictly nearer to a neighbour
@@ -551,7 +430,8 @@ impl Graph {
         let mut l = top;
         while l > level {
             cur = if encoded {
-                self.greedy(
+                greedy(
+                    self,
                     &compact,
                     Scored {
                         score: compact.score(cur),
@@ -560,7 +440,8 @@ impl Graph {
                     l,
                 )
             } else {
-                self.greedy(
+                greedy(
+                    self,
                     &exact,
                     Scored {
                         score: exact.score(cur),
@@ -576,11 +457,11 @@ impl Graph {
         loop {
             let not_s = |n: u32| n != s;
             let mut found = if encoded {
-                let mut f = self.search_level(&compact, cur, self.ef_construction, l, &not_s);
+                let mut f = search_level(self, &compact, cur, self.ef_construction, l, &not_s);
                 self.rescore(vectors, q, &mut f);
                 f
             } else {
-                self.search_level(&exact, cur, self.ef_construction, l, &not_s)
+                search_level(self, &exact, cur, self.ef_construction, l, &not_s)
             };
             if l == 0 && !near.is_empty() {
                 let seen: std::collections::HashSet<u32> = found.iter().map(|f| f.slot).collect();
@@ -663,18 +544,18 @@ impl Graph {
         vectors: &[f32],
         q: &[f32],
         ef: usize,
-        allow: &impl Fn(u32) -> bool,
+        allow: &(impl Fn(u32) -> bool + ?Sized),
     ) -> Vec<Scored> {
-        let Some((ep, top)) = *self.entry.read() else {
+        if self.entry.read().is_none() {
             return Vec::new();
-        };
+        }
         if !self.encoded() {
             let rows = Exact {
                 g: self,
                 vectors,
                 q,
             };
-            return self.walk(&rows, ep, top, ef.max(1), allow);
+            return walk(self, &rows, ef.max(1), allow);
         }
         let mut code = Vec::with_capacity(self.dim);
         let q_scale = quantise(q, &mut code);
@@ -683,15 +564,14 @@ impl Graph {
             q: &code,
             q_scale,
         };
-        let mut found = self.walk(&rows, ep, top, ef.max(1), allow);
+        let mut found = walk(self, &rows, ef.max(1), allow);
         self.rescore(vectors, q, &mut found);
         found
     }
 
-    /// Copies of every slot's links, for persistence.
-    pub(crate) fn links_of(&self, s: u32) -> Vec<Vec<u32>> {
-        let level = self.levels.get(s as usize).copied().unwrap_or(0);
-        (0..=level).map(|l| self.neighbours(s, l)).collect()
+    /// A copy of slot `s`'s links at `level`, for persistence.
+    pub(crate) fn links_of_level(&self, s: u32, level: u8) -> Vec<u32> {
+        self.neighbours(s, level)
     }
 
     /// Restores a slot read from disk (levels and links already validated).
@@ -717,6 +597,218 @@ impl Graph {
     pub(crate) fn set_entry(&mut self, entry: Option<(u32, u8)>) {
         *self.entry.get_mut() = entry;
     }
+}
+
+/// What a search walks: the graph's links and its pooled walk buffers, held in memory
+/// ([`Graph`]) or read from the index file a block at a time (`persist::FileIndex`). The rows
+/// are scored through [`Rows`]. One search loop serves both.
+pub(crate) trait Walk {
+    /// Number of slots.
+    fn len(&self) -> usize;
+    /// Entry point and its level; `None` while empty.
+    fn entry(&self) -> Option<(u32, u8)>;
+    /// Calls `f` on each neighbour of `s` at `level`.
+    fn for_neighbours(&self, s: u32, level: u8, f: impl FnMut(u32));
+    /// Loads `s`'s link list ahead of its expansion (see `search_level`); nothing by default.
+    fn touch_links(&self, _s: u32, _level: u8) -> u32 {
+        0
+    }
+    /// Pool of walk buffers, so a search allocates nothing but its answer.
+    fn scratch(&self) -> &Mutex<Vec<Scratch>>;
+}
+
+impl Walk for Graph {
+    fn len(&self) -> usize {
+        Graph::len(self)
+    }
+    fn entry(&self) -> Option<(u32, u8)> {
+        *self.entry.read()
+    }
+    #[inline]
+    fn for_neighbours(&self, s: u32, level: u8, f: impl FnMut(u32)) {
+        Graph::for_neighbours(self, s, level, f)
+    }
+    #[inline]
+    fn touch_links(&self, s: u32, level: u8) -> u32 {
+        Graph::touch_links(self, s, level)
+    }
+    fn scratch(&self) -> &Mutex<Vec<Scratch>> {
+        &self.scratch
+    }
+}
+
+/// Rows read through a function (the index file's blocks), quantised as they are scored with
+/// the same [`quantise`] the index in memory encodes its rows with: a walk over the file then
+/// takes exactly the in-memory walk's route and returns its answer.
+struct QuantisedOf<'q, F> {
+    row: F,
+    q: &'q [i8],
+    q_scale: f32,
+    buf: std::cell::RefCell<Vec<i8>>,
+}
+
+impl<'a, F: Fn(u32) -> &'a [f32]> Rows for QuantisedOf<'_, F> {
+    fn score(&self, s: u32) -> f32 {
+        let mut code = self.buf.borrow_mut();
+        code.clear();
+        let scale = quantise((self.row)(s), &mut code);
+        dot_i8(self.q, &code) * scale * self.q_scale
+    }
+    fn touch(&self, _s: u32, _all: bool) -> u32 {
+        // a block read is no cache miss to hide
+        0
+    }
+}
+
+/// [`Graph::search`] over rows read through `row` (the index file's): the compact walk, then
+/// the beam rescored exactly, best first.
+pub(crate) fn search_rows<'a, W: Walk>(
+    w: &W,
+    row: impl Fn(u32) -> &'a [f32],
+    q: &[f32],
+    ef: usize,
+    allow: &(impl Fn(u32) -> bool + ?Sized),
+) -> Vec<Scored> {
+    let mut code = Vec::with_capacity(q.len());
+    let q_scale = quantise(q, &mut code);
+    let rows = QuantisedOf {
+        row: &row,
+        q: &code,
+        q_scale,
+        buf: Default::default(),
+    };
+    let mut found = walk(w, &rows, ef, allow);
+    for f in &mut found {
+        f.score = dot(q, row(f.slot));
+    }
+    found.sort_by(|a, b| b.cmp(a));
+    found
+}
+
+/// Upper-level descent from `w`'s entry point, then the level-0 beam of width `ef`, scored
+/// through `rows`: the one search loop of the index in memory and of its file.
+pub(crate) fn walk<W: Walk>(
+    w: &W,
+    rows: &impl Rows,
+    ef: usize,
+    allow: &(impl Fn(u32) -> bool + ?Sized),
+) -> Vec<Scored> {
+    let Some((ep, top)) = w.entry() else {
+        return Vec::new();
+    };
+    let mut cur = Scored {
+        score: rows.score(ep),
+        slot: ep,
+    };
+    for l in (1..=top).rev() {
+        cur = greedy(w, rows, cur, l);
+    }
+    search_level(w, rows, cur.slot, ef.max(1), 0, allow)
+}
+
+/// Greedy walk to the single nearest node at `level`.
+fn greedy<W: Walk>(w: &W, rows: &impl Rows, mut cur: Scored, level: u8) -> Scored {
+    loop {
+        let mut best = cur;
+        w.for_neighbours(cur.slot, level, |n| {
+            let c = Scored {
+                score: rows.score(n),
+                slot: n,
+            };
+            if c > best {
+                best = c;
+            }
+        });
+        if best.slot == cur.slot {
+            return cur;
+        }
+        cur = best;
+    }
+}
+
+/// Beam search at one level. Every reached node steers the walk, but only nodes accepted by
+/// `allow` enter the result; so tombstones and label filters never cut the graph apart.
+fn search_level<W: Walk>(
+    w: &W,
+    rows: &impl Rows,
+    entry: u32,
+    ef: usize,
+    level: u8,
+    allow: &(impl Fn(u32) -> bool + ?Sized),
+) -> Vec<Scored> {
+    let mut scratch = w.scratch().lock().pop().unwrap_or_default();
+    let Scratch {
+        visited,
+        cand,
+        best,
+    } = &mut scratch;
+    visited.reset(w.len());
+    cand.clear();
+    best.clear();
+    let entry = Scored {
+        score: rows.score(entry),
+        slot: entry,
+    };
+    visited.insert(entry.slot);
+    cand.push(entry);
+    if allow(entry.slot) {
+        best.push(Worst(Reverse(entry)));
+    }
+    while let Some(c) = cand.pop() {
+        if best.len() >= ef {
+            if let Some(w) = best.peek() {
+                if c.score < w.0 .0.score {
+                    break;
+                }
+            }
+        }
+        // Gather the unvisited neighbours, load the first cache line of each of their rows,
+        // then score them in order, loading every line of the next row before scoring the
+        // current one. Safe Rust has no prefetch; these loads are independent of the dot
+        // product beside them, so the core overlaps their misses with it, which is what
+        // hnswlib's prefetches buy. Measured against touching every line of every row first
+        // and against no touching (docs/VECTOR.md).
+        let mut fresh = [0u32; 64];
+        let mut nf = 0;
+        w.for_neighbours(c.slot, level, |n| {
+            if nf < fresh.len() && visited.insert(n) {
+                fresh[nf] = n;
+                nf += 1;
+            }
+        });
+        // the links of the next candidate (likely the current best of `cand`) live in
+        // another array than its row, unlike hnswlib's one block a slot: load them now too
+        let mut touch = cand
+            .peek()
+            .map_or(0, |next| w.touch_links(next.slot, level));
+        for &n in &fresh[..nf] {
+            touch ^= rows.touch(n, false);
+        }
+        std::hint::black_box(touch);
+        for (i, &n) in fresh[..nf].iter().enumerate() {
+            if let Some(&next) = fresh[..nf].get(i + 1) {
+                std::hint::black_box(rows.touch(next, true));
+            }
+            let s = Scored {
+                score: rows.score(n),
+                slot: n,
+            };
+            let full = best.len() >= ef;
+            if !full || best.peek().is_some_and(|w| s.score > w.0 .0.score) {
+                cand.push(s);
+                if allow(n) {
+                    best.push(Worst(Reverse(s)));
+                    if best.len() > ef {
+                        best.pop();
+                    }
+                }
+            }
+        }
+    }
+    let mut out: Vec<Scored> = best.drain().map(|w| w.0 .0).collect();
+    w.scratch().lock().push(scratch);
+    out.sort_by(|a, b| b.cmp(a));
+    out
 }
 
 #[cfg(test)]

@@ -18,7 +18,7 @@ mod persist;
 mod store;
 
 pub use cairn_embed::dot;
-pub use persist::{index_path, Stamp, INDEX_FILE_NAME};
+pub use persist::{index_path, FileIndex, Stamp, FORMAT_VERSION, INDEX_FILE_NAME};
 pub use store::{BuildReport, IndexGuard, Refresh, StoreError, VectorStore, EXACT_MAX, SEARCH_EF};
 
 use cairn_storage_format::{LabelId, NodeId};
@@ -61,6 +61,17 @@ pub enum VectorError {
         /// What was found wrong.
         reason: String,
     },
+    /// A block of the file's level-0 links or vectors does not match its checksum (found when
+    /// a search first reads it): the file was damaged after it was written.
+    #[error("vector index file {path} is damaged: the {section} block at byte {offset} fails its checksum")]
+    CorruptBlock {
+        /// The file.
+        path: PathBuf,
+        /// `links` or `vectors`.
+        section: &'static str,
+        /// Where the block starts in the file.
+        offset: u64,
+    },
     /// Reading or writing the file failed.
     #[error("vector index file {path}: {source}")]
     Io {
@@ -77,7 +88,10 @@ impl VectorError {
     pub fn needs_rebuild(&self) -> bool {
         matches!(
             self,
-            VectorError::Missing(_) | VectorError::Stale { .. } | VectorError::Corrupt { .. }
+            VectorError::Missing(_)
+                | VectorError::Stale { .. }
+                | VectorError::Corrupt { .. }
+                | VectorError::CorruptBlock { .. }
         )
     }
 }
@@ -320,23 +334,8 @@ impl VectorIndex {
     /// Approximate top-`k` by cosine. `ef` (≥ k) trades speed for recall; 64–128 is a good range.
     pub fn search(&self, query: &[f32], k: usize, ef: usize) -> Result<Vec<Hit>, VectorError> {
         let q = self.query(query)?;
-        if k == 0 || self.is_empty() {
-            return Ok(Vec::new());
-        }
-        let allow = |s: u32| self.slots.get(s as usize).is_some_and(|x| !x.deleted);
-        // without tombstones every slot is allowed: the walk then reads no slot record (another
-        // cache miss per candidate)
-        let found = if self.tombstones == 0 {
-            self.graph.search(&self.vectors, &q, ef.max(k), &|_| true)
-        } else {
-            self.graph.search(&self.vectors, &q, ef.max(k), &allow)
-        };
-        let found = self.with_recent(&q, found, &allow);
-        if found.len() < k.min(self.len()) {
-            // only possible when tombstones cut off part of the graph: never answer short
-            return Ok(self.hits(self.exact(&q, k, None)));
-        }
-        Ok(self.hits(found.into_iter().take(k)))
+        let found = answer(self, &|ef, allow| self.walk(&q, ef, allow), &q, k, ef, None)?;
+        Ok(self.hits(found))
     }
 
     /// Approximate top-`k` among nodes whose label is in `labels`. Returns `min(k, matching)` hits:
@@ -349,30 +348,14 @@ impl VectorIndex {
         labels: &[LabelId],
     ) -> Result<Vec<Hit>, VectorError> {
         let q = self.query(query)?;
-        let matching: usize = labels
-            .iter()
-            .collect::<HashSet<_>>()
-            .iter()
-            .map(|l| self.label_count(**l))
-            .sum();
-        let want = k.min(matching);
-        if want == 0 {
-            return Ok(Vec::new());
-        }
-        if matching <= self.params.exact_filter_max.max(k) {
-            return Ok(self.hits(self.exact(&q, k, Some(labels))));
-        }
-        let allow = |s: u32| {
-            self.slots
-                .get(s as usize)
-                .is_some_and(|x| !x.deleted && labels.contains(&x.label))
-        };
-        let found = self.graph.search(&self.vectors, &q, ef.max(k), &allow);
-        let found = self.with_recent(&q, found, &allow);
-        if found.len() < want {
-            return Ok(self.hits(self.exact(&q, k, Some(labels))));
-        }
-        Ok(self.hits(found.into_iter().take(k)))
+        let walk = |ef, allow: &dyn Fn(u32) -> bool| self.walk(&q, ef, allow);
+        let found = answer(self, &walk, &q, k, ef, Some(labels))?;
+        Ok(self.hits(found))
+    }
+
+    /// The graph walk over the vectors in memory (compact rows, rescored exactly).
+    fn walk(&self, q: &[f32], ef: usize, allow: &dyn Fn(u32) -> bool) -> Vec<Scored> {
+        self.graph.search(&self.vectors, q, ef, allow)
     }
 
     /// Exact top-`k` by brute force (optionally among `labels`): the ground truth for recall.
@@ -447,17 +430,42 @@ impl VectorIndex {
     }
 
     fn hits(&self, found: impl IntoIterator<Item = Scored>) -> Vec<Hit> {
-        found
-            .into_iter()
-            .filter_map(|c| {
-                let s = self.slots.get(c.slot as usize)?;
-                Some(Hit {
-                    node: s.node,
-                    label: s.label,
-                    score: c.score,
-                })
-            })
-            .collect()
+        hits(self, found)
+    }
+
+    /// An index of loaded parts: the live map, label sets and tombstone count follow from
+    /// `slots`. `None` when a node is live in two slots.
+    fn from_parts(
+        params: HnswParams,
+        dim: usize,
+        slots: Vec<Slot>,
+        vectors: Vec<f32>,
+        mut graph: Graph,
+    ) -> Option<Self> {
+        graph.encode_all(&vectors);
+        let mut live = HashMap::with_capacity(slots.len());
+        let mut by_label: HashMap<LabelId, HashSet<u32>> = HashMap::new();
+        let mut tombstones = 0;
+        for (i, s) in slots.iter().enumerate() {
+            if s.deleted {
+                tombstones += 1;
+            } else if live.insert(s.node, i as u32).is_some() {
+                return None;
+            } else {
+                by_label.entry(s.label).or_default().insert(i as u32);
+            }
+        }
+        Some(VectorIndex {
+            params,
+            dim,
+            slots,
+            vectors,
+            graph,
+            live,
+            by_label,
+            tombstones,
+            recent: Default::default(),
+        })
     }
 
     fn query(&self, v: &[f32]) -> Result<Vec<f32>, VectorError> {
@@ -535,6 +543,137 @@ impl VectorIndex {
             }
         });
     }
+}
+
+/// What the search policy ([`answer`]) reads beside the walk: the slots and an exact scan,
+/// of an index in memory or of its file.
+pub(crate) trait Slots {
+    fn slot(&self, s: u32) -> Option<&Slot>;
+    /// Live slots.
+    fn live(&self) -> usize;
+    /// Whether no slot is a tombstone: a walk then needs no slot record to filter.
+    fn all_live(&self) -> bool;
+    /// Live slots of `label`.
+    fn label_count(&self, label: LabelId) -> usize;
+    /// A label filter matching at most this many live slots is answered exactly.
+    fn exact_filter_max(&self) -> usize;
+    /// Exact top-`k` of the live slots (among `labels`, if given), best first.
+    fn exact(
+        &self,
+        q: &[f32],
+        k: usize,
+        labels: Option<&[LabelId]>,
+    ) -> Result<Vec<Scored>, VectorError>;
+    /// `found` with slots the walk may not reach merged in (best first).
+    fn with_recent(
+        &self,
+        _q: &[f32],
+        found: Vec<Scored>,
+        _allow: &dyn Fn(u32) -> bool,
+    ) -> Vec<Scored> {
+        found
+    }
+}
+
+impl Slots for VectorIndex {
+    fn slot(&self, s: u32) -> Option<&Slot> {
+        self.slots.get(s as usize)
+    }
+    fn live(&self) -> usize {
+        self.len()
+    }
+    fn all_live(&self) -> bool {
+        self.tombstones == 0
+    }
+    fn label_count(&self, label: LabelId) -> usize {
+        VectorIndex::label_count(self, label)
+    }
+    fn exact_filter_max(&self) -> usize {
+        self.params.exact_filter_max
+    }
+    fn exact(
+        &self,
+        q: &[f32],
+        k: usize,
+        labels: Option<&[LabelId]>,
+    ) -> Result<Vec<Scored>, VectorError> {
+        Ok(VectorIndex::exact(self, q, k, labels))
+    }
+    fn with_recent(
+        &self,
+        q: &[f32],
+        found: Vec<Scored>,
+        allow: &dyn Fn(u32) -> bool,
+    ) -> Vec<Scored> {
+        VectorIndex::with_recent(self, q, found, allow)
+    }
+}
+
+/// A graph walk of width `ef` among the slots a filter accepts, best first.
+pub(crate) type WalkFn<'a> = dyn Fn(usize, &dyn Fn(u32) -> bool) -> Vec<Scored> + 'a;
+
+/// The search policy, one for the index in memory and its file: top-`k` for the unit query `q`
+/// (among `labels`, if given). A filter matching few slots is scanned exactly (a walk for a
+/// rare label visits most of the graph anyway), and a walk that comes back with fewer than
+/// `min(k, matching)` hits is redone exactly: never fewer than k when k exist.
+pub(crate) fn answer<S: Slots>(
+    src: &S,
+    walk: &WalkFn<'_>,
+    q: &[f32],
+    k: usize,
+    ef: usize,
+    labels: Option<&[LabelId]>,
+) -> Result<Vec<Scored>, VectorError> {
+    let want = match labels {
+        None => k.min(src.live()),
+        Some(ls) => {
+            let matching: usize = ls
+                .iter()
+                .collect::<HashSet<_>>()
+                .iter()
+                .map(|l| src.label_count(**l))
+                .sum();
+            if k > 0 && matching > 0 && matching <= src.exact_filter_max().max(k) {
+                return src.exact(q, k, labels);
+            }
+            k.min(matching)
+        }
+    };
+    if want == 0 {
+        return Ok(Vec::new());
+    }
+    let allow = |s: u32| {
+        src.slot(s)
+            .is_some_and(|x| !x.deleted && labels.is_none_or(|l| l.contains(&x.label)))
+    };
+    // without tombstones or a filter every slot is allowed: the walk then reads no slot record
+    // (another cache miss per candidate)
+    let found = if labels.is_none() && src.all_live() {
+        walk(ef.max(k), &|_| true)
+    } else {
+        walk(ef.max(k), &allow)
+    };
+    let found = src.with_recent(q, found, &allow);
+    if found.len() < want {
+        // only tombstones or a filter cut off part of the graph: never answer short
+        return src.exact(q, k, labels);
+    }
+    Ok(found.into_iter().take(k).collect())
+}
+
+/// The hits of `found` (slots of `src`), in order.
+fn hits<S: Slots>(src: &S, found: impl IntoIterator<Item = Scored>) -> Vec<Hit> {
+    found
+        .into_iter()
+        .filter_map(|c| {
+            let s = src.slot(c.slot)?;
+            Some(Hit {
+                node: s.node,
+                label: s.label,
+                score: c.score,
+            })
+        })
+        .collect()
 }
 
 /// Checks the length and returns the unit-length copy of `v`.

@@ -9,7 +9,9 @@
 //! applied in place (insert, update = tombstone + insert, delete), so a write costs what it
 //! changed. A node without a vector is simply not in the index.
 
-use super::{index_path, Hit, HnswParams, Stamp, VectorError, VectorIndex};
+use super::{
+    index_path, FileIndex, Hit, HnswParams, Stamp, VectorError, VectorIndex, FORMAT_VERSION,
+};
 use cairn_storage_format::{LabelId, NodeId};
 use cairn_store::{ChangeSet, EngineError, Graph, GraphRead};
 use parking_lot::{MappedRwLockReadGuard, Mutex, RwLock, RwLockReadGuard};
@@ -51,7 +53,7 @@ pub enum Refresh {
     Built,
     /// Changed vectors were applied to the loaded index in place.
     Updated { upserted: usize, deleted: usize },
-    /// The saved file's stamp matches and this store scans it per search instead of loading it
+    /// The saved file's stamp matches and this store searches it in place instead of loading it
     /// ([`VectorStore::scanning_file`]).
     OnFile,
     /// The index cannot answer for this database; callers scan exactly instead. Says why.
@@ -89,13 +91,14 @@ enum State {
         vectors_at: u64,
     },
     Ready(Box<Loaded>),
-    /// The file matches counter `commits` for `embedder_id` and is scanned, not loaded.
+    /// The file matches counter `commits` for `embedder_id` and is searched in place, not
+    /// loaded.
     OnFile {
         commits: u64,
         /// The file's stamp may be from here to `commits` (see `Empty::vectors_at`).
         oldest: u64,
         embedder_id: String,
-        dim: usize,
+        file: Arc<FileIndex>,
     },
     /// No usable index as of counter `commits` (no vectors, another embedder).
     Unavailable {
@@ -123,8 +126,8 @@ pub struct VectorStore {
     /// Whether builds and changes are saved to the file; off beside a writer (see
     /// [`VectorStore::read_only`]).
     persist: bool,
-    /// Whether a current file is scanned rather than loaded ([`VectorStore::scanning_file`]);
-    /// cleared when a scan finds the file damaged.
+    /// Whether a current file is searched in place rather than loaded
+    /// ([`VectorStore::scanning_file`]); cleared when a search finds the file damaged.
     scan_file: AtomicBool,
 }
 
@@ -155,10 +158,10 @@ impl VectorStore {
         }
     }
 
-    /// For one-shot processes: while the saved file matches the database, SEARCH scans it
-    /// exactly ([`VectorIndex::scan_file`]: one sequential read, a few MiB of memory) instead
-    /// of loading it (the same read, plus the whole index in memory, twice over while it is
-    /// decoded, and its hash maps). A write, or a file found damaged, makes the next search
+    /// For one-shot processes: while the saved file matches the database, SEARCH walks the
+    /// graph on the file ([`FileIndex`]: the small sections read on open, then only the blocks
+    /// of links and vectors the walk touches) instead of loading the whole index (1.6 GB at
+    /// 1M nodes). A write, a format-1 file, or a file found damaged makes the next search
     /// load or rebuild as usual.
     pub fn scanning_file(self) -> Self {
         self.scan_file.store(true, Ordering::Relaxed);
@@ -274,15 +277,14 @@ impl VectorStore {
             State::OnFile {
                 commits,
                 oldest,
-                embedder_id,
-                dim,
+                file,
+                ..
             } => {
                 let (commits, oldest) = (*commits, *oldest);
-                let stamp = stamp(commits, embedder_id);
-                match VectorIndex::scan_file(&self.path, &stamp, oldest, *dim, query, k, labels) {
+                match Self::search_file(file, query, labels, k) {
                     Ok(hits) => Ok(Some(hits)),
                     Err(e) if e.needs_rebuild() => {
-                        tracing::warn!("scanning the vector index file: {e}");
+                        tracing::warn!("searching the vector index file: {e}");
                         drop(state);
                         self.scan_file.store(false, Ordering::Relaxed);
                         let mut state = self.state.write();
@@ -326,6 +328,20 @@ impl VectorStore {
             Some(l) => index.search_labels(query, k, SEARCH_EF, l),
             None => index.search(query, k, SEARCH_EF),
         }
+    }
+
+    /// [`VectorStore::search`] on the file: the same rule (small indexes exactly), the same
+    /// beam width.
+    pub fn search_file(
+        file: &FileIndex,
+        query: &[f32],
+        labels: Option<&[LabelId]>,
+        k: usize,
+    ) -> Result<Vec<Hit>, VectorError> {
+        if file.len() <= EXACT_MAX {
+            return file.exact_search(query, k, labels);
+        }
+        file.search(query, k, SEARCH_EF, labels)
     }
 
     /// Saves the index if it changed since it was loaded or saved. Also done on drop.
@@ -447,13 +463,13 @@ impl VectorStore {
         {
             let oldest = vectors_at.min(now);
             if !force_build && opened_at == now && self.scan_file.load(Ordering::Relaxed) {
-                match VectorIndex::check_file(&self.path, &stamp(now, embedder_id), oldest, dim) {
-                    Ok(()) => {
+                match FileIndex::open(&self.path, &stamp(now, embedder_id), oldest, dim) {
+                    Ok(file) => {
                         let state = State::OnFile {
                             commits: now,
                             oldest,
                             embedder_id: embedder_id.to_owned(),
-                            dim,
+                            file: Arc::new(file),
                         };
                         return Ok((state, Refresh::OnFile));
                     }
@@ -534,18 +550,19 @@ impl VectorStore {
     ) -> Result<Option<Box<Loaded>>, StoreError> {
         // Commits from `vectors_at` to `commits` changed no vector: a file of any of them is current.
         let oldest = vectors_at.min(commits);
-        match VectorIndex::load_covering(
+        match VectorIndex::load_any(
             &self.path,
             &stamp(commits, embedder_id),
             oldest,
             dim,
             self.params.clone(),
         ) {
-            Ok(index) => Ok(Some(Box::new(Loaded {
+            Ok((index, version)) => Ok(Some(Box::new(Loaded {
                 index,
                 commits,
                 embedder_id: embedder_id.to_owned(),
-                dirty: false,
+                // an older format is saved again in the current one (on save or close)
+                dirty: version != FORMAT_VERSION,
             }))),
             Err(e) if e.needs_rebuild() => {
                 // Minutes on a large graph: never silently (issue 15, defect 6).

@@ -3,7 +3,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use cairn_storage_format::{LabelId, NodeId};
-use cairn_vector::{index_path, HnswParams, Stamp, VectorError, VectorIndex};
+use cairn_vector::{index_path, FileIndex, HnswParams, Stamp, VectorError, VectorIndex};
 use std::collections::HashSet;
 
 /// Clustered vectors (like embeddings): `clusters` random centres plus noise, deterministic.
@@ -330,7 +330,13 @@ fn missing_stale_or_damaged_index_is_detected_and_rebuilt_alike() {
     ] {
         std::fs::write(&path, &bad).unwrap();
         let err = VectorIndex::load(&path, &store.stamp(), 24, params.clone()).unwrap_err();
-        assert!(matches!(err, VectorError::Corrupt { .. }), "{err}");
+        assert!(
+            matches!(
+                err,
+                VectorError::Corrupt { .. } | VectorError::CorruptBlock { .. }
+            ),
+            "{err}"
+        );
         assert!(err.needs_rebuild());
     }
     let (again, rebuilt) = store.open_index(dir.path(), &params);
@@ -399,58 +405,197 @@ fn concurrent_searches_share_one_index() {
     });
 }
 
-/// A one-shot process searches the saved file without loading it: the answers are the loaded
-/// index's exact ones (tombstones skipped, labels filtered), and a stale or damaged file is
-/// refused as a load would refuse it.
+/// A format-2 header field: a little-endian u64 at byte `at` (docs/FORMAT.md, "vectors.hnsw").
+fn header_u64(file: &[u8], at: usize) -> u64 {
+    u64::from_le_bytes(file[at..at + 8].try_into().unwrap())
+}
+
+/// A one-shot process walks the graph on the saved file: the same hits as the loaded index
+/// (same walk, same policy: tombstones skipped, labels filtered, rare labels exact), exact
+/// answers equal, and a stale or damaged file refused as a load would refuse it.
 #[test]
-fn scanning_the_file_answers_as_exact_search_and_refuses_bad_files() {
+fn the_file_walk_answers_as_the_index_in_memory() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("idx.hnsw");
-    let vs = clustered(3000, 20, 12, 21);
-    let mut idx = VectorIndex::build(20, HnswParams::default(), items(&vs)).unwrap();
-    for i in 0..50 {
-        idx.delete(NodeId(i * 7));
-    }
-    let stamp = Stamp {
-        seq: 9,
-        embedder_id: "e".into(),
-    };
-    idx.save(&path, &stamp).unwrap();
-    for q in clustered(20, 20, 12, 22) {
-        for labels in [
-            None,
-            Some(&[LabelId(2)][..]),
-            Some(&[LabelId(1), LabelId(0)][..]),
-        ] {
-            let scanned =
-                VectorIndex::scan_file(&path, &stamp, stamp.seq, 20, &q, 10, labels).unwrap();
-            let exact = idx.exact_search(&q, 10, labels).unwrap();
-            assert_eq!(ids(&scanned), ids(&exact));
-            assert!(scanned.iter().all(|h| h.node.0 % 7 != 0 || h.node.0 >= 350));
-            assert!(scanned
-                .iter()
-                .zip(&exact)
-                .all(|(a, b)| (a.score - b.score).abs() < 1e-6 && a.label == b.label));
+    for (n, seed) in [(3000, 21), (5000, 31)] {
+        let vs = clustered(n, 20, 12, seed);
+        let mut idx = VectorIndex::build(20, HnswParams::default(), items(&vs)).unwrap();
+        for i in 0..50 {
+            idx.delete(NodeId(i * 7));
+        }
+        let stamp = Stamp {
+            seq: 9,
+            embedder_id: "e".into(),
+        };
+        idx.save(&path, &stamp).unwrap();
+        let file = FileIndex::open(&path, &stamp, stamp.seq, 20).unwrap();
+        assert_eq!(file.len(), idx.len());
+        for q in clustered(30, 20, 12, seed + 1) {
+            for labels in [
+                None,
+                Some(&[LabelId(1)][..]),
+                Some(&[LabelId(2)][..]),
+                Some(&[LabelId(1), LabelId(0)][..]),
+            ] {
+                let walked = file.search(&q, 10, 64, labels).unwrap();
+                let in_memory = match labels {
+                    Some(l) => idx.search_labels(&q, 10, 64, l).unwrap(),
+                    None => idx.search(&q, 10, 64).unwrap(),
+                };
+                assert_eq!(walked, in_memory);
+                assert_eq!(walked.len(), 10);
+                assert!(walked.iter().all(|h| h.node.0 % 7 != 0 || h.node.0 >= 350));
+                assert_eq!(
+                    file.exact_search(&q, 10, labels).unwrap(),
+                    idx.exact_search(&q, 10, labels).unwrap()
+                );
+            }
         }
     }
-    let q = &vs[5];
     let later = Stamp {
         seq: 10,
         embedder_id: "e".into(),
     };
-    let err = VectorIndex::scan_file(&path, &later, later.seq, 20, q, 5, None).unwrap_err();
+    let err = FileIndex::open(&path, &later, later.seq, 20).unwrap_err();
     assert!(matches!(err, VectorError::Stale { .. }), "{err}");
+    let stamp = Stamp {
+        seq: 9,
+        embedder_id: "e".into(),
+    };
     let good = std::fs::read(&path).unwrap();
     let mut flipped = good.clone();
-    flipped[good.len() - 40] ^= 0x01; // inside the vectors: only the checksum can tell
+    flipped[200] ^= 0x01; // a slot record: the small sections' checksum tells
     for bad in [good[..good.len() - 3].to_vec(), flipped] {
         std::fs::write(&path, &bad).unwrap();
-        let err = VectorIndex::scan_file(&path, &stamp, stamp.seq, 20, q, 5, None).unwrap_err();
+        let err = FileIndex::open(&path, &stamp, stamp.seq, 20).unwrap_err();
         assert!(matches!(err, VectorError::Corrupt { .. }), "{err}");
     }
     std::fs::remove_file(&path).unwrap();
-    let err = VectorIndex::scan_file(&path, &stamp, stamp.seq, 20, q, 5, None).unwrap_err();
+    let err = FileIndex::open(&path, &stamp, stamp.seq, 20).unwrap_err();
     assert!(matches!(err, VectorError::Missing(_)), "{err}");
+}
+
+/// A byte flipped in the vectors or in the level-0 links of a saved file is found when a
+/// search first reads its block: the typed error names the file, section and offset; no
+/// answer comes back.
+#[test]
+fn a_damaged_block_is_an_error_on_the_searched_path() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("idx.hnsw");
+    let dim = 20;
+    let vs = clustered(4000, dim, 12, 41);
+    let idx = VectorIndex::build(dim, HnswParams::default(), items(&vs)).unwrap();
+    let stamp = Stamp {
+        seq: 3,
+        embedder_id: "e".into(),
+    };
+    idx.save(&path, &stamp).unwrap();
+    let good = std::fs::read(&path).unwrap();
+    let (links0, vectors) = (header_u64(&good, 112), header_u64(&good, 120));
+    // Slot 5 holds node 5, the nearest to the query vs[5]: the walk scores its vector and
+    // expands its level-0 row (count, then 2m = 32 links: 132 bytes a row).
+    let q = &vs[5];
+    let in_vectors = vectors as usize + 5 * dim * 4 + 2;
+    let in_links = links0 as usize + 5 * 132 + 4;
+    for (at, section) in [(in_vectors, "vectors"), (in_links, "links")] {
+        let mut bad = good.clone();
+        bad[at] ^= 0x10;
+        std::fs::write(&path, &bad).unwrap();
+        // the small sections are intact: the open succeeds, the search finds the damage
+        let file = FileIndex::open(&path, &stamp, stamp.seq, dim).unwrap();
+        let err = file.search(q, 10, 64, None).unwrap_err();
+        match &err {
+            VectorError::CorruptBlock {
+                path: p,
+                section: s,
+                offset,
+            } => {
+                assert_eq!(p, &path);
+                assert_eq!(*s, section);
+                assert!(*offset as usize <= at && at < *offset as usize + (16 << 10));
+            }
+            other => panic!("{other}"),
+        }
+        assert!(err.needs_rebuild());
+        assert!(err.to_string().contains("at byte"), "{err}");
+        // loading the whole file checks every block
+        let err = VectorIndex::load(&path, &stamp, dim, HnswParams::default()).unwrap_err();
+        assert!(matches!(err, VectorError::CorruptBlock { .. }), "{err}");
+    }
+}
+
+/// Format 1 (docs/FORMAT.md): loaded whole, as before; not searched in place (refused as
+/// stale, so a one-shot process loads it); a writer saves it again as format 2.
+#[test]
+fn a_format_1_file_is_loaded_whole_and_not_walked() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("idx.hnsw");
+    let dim = 8;
+    let vs = clustered(300, dim, 5, 51);
+    let stamp = Stamp {
+        seq: 4,
+        embedder_id: "e".into(),
+    };
+    std::fs::write(&path, v1_file(&vs, &stamp)).unwrap();
+    let loaded = VectorIndex::load(&path, &stamp, dim, HnswParams::default()).unwrap();
+    let built = VectorIndex::build(dim, HnswParams::default(), items(&vs)).unwrap();
+    assert_eq!(loaded.len(), 300);
+    for q in clustered(10, dim, 5, 52) {
+        assert_eq!(
+            ids(&loaded.exact_search(&q, 5, None).unwrap()),
+            ids(&built.exact_search(&q, 5, None).unwrap())
+        );
+    }
+    let err = FileIndex::open(&path, &stamp, stamp.seq, dim).unwrap_err();
+    assert!(
+        matches!(err, VectorError::Stale { .. }) && err.needs_rebuild(),
+        "{err}"
+    );
+    assert!(err.to_string().contains("format version 1"), "{err}");
+    loaded.save(&path, &stamp).unwrap();
+    let file = FileIndex::open(&path, &stamp, stamp.seq, dim).unwrap();
+    assert_eq!(file.len(), 300);
+}
+
+/// A format-1 file as the previous release wrote it (one stream: header, then per slot the
+/// node, label, deleted flag, level and links per level, then the vectors, then a checksum of
+/// 8-byte words), every slot on level 0 without links.
+fn v1_file(vs: &[Vec<f32>], stamp: &Stamp) -> Vec<u8> {
+    let mut b = b"CAIRNVX\0".to_vec();
+    b.extend_from_slice(&1u32.to_le_bytes());
+    b.extend_from_slice(&(vs[0].len() as u32).to_le_bytes());
+    b.extend_from_slice(&stamp.seq.to_le_bytes());
+    b.extend_from_slice(&(stamp.embedder_id.len() as u32).to_le_bytes());
+    b.extend_from_slice(stamp.embedder_id.as_bytes());
+    b.extend_from_slice(&16u32.to_le_bytes());
+    b.extend_from_slice(&200u32.to_le_bytes());
+    b.extend_from_slice(&0x00c0_ffeeu64.to_le_bytes());
+    b.extend_from_slice(&(vs.len() as u64).to_le_bytes());
+    b.extend_from_slice(&0u32.to_le_bytes());
+    b.push(0);
+    for i in 0..vs.len() {
+        b.extend_from_slice(&(i as u64).to_le_bytes());
+        b.extend_from_slice(&label_of(i).0.to_le_bytes());
+        b.extend_from_slice(&[0, 0]);
+        b.extend_from_slice(&0u32.to_le_bytes());
+    }
+    for v in vs {
+        let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+        v.iter()
+            .for_each(|x| b.extend_from_slice(&(x / norm).to_le_bytes()));
+    }
+    const K: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut h = 0x2545_f491_4f6c_dd1d ^ (b.len() as u64).wrapping_mul(K);
+    let mut word = |x: u64| h = (h ^ x).wrapping_mul(K).rotate_left(31);
+    let words = b.chunks_exact(8);
+    let rest = words.remainder().to_vec();
+    for w in words {
+        word(u64::from_le_bytes(w.try_into().unwrap()));
+    }
+    rest.iter().for_each(|x| word(u64::from(*x)));
+    let sum = h ^ (h >> 29);
+    b.extend_from_slice(&sum.to_le_bytes());
+    b
 }
 
 /// Every vector inserted one by one into a built index is found by a search for itself right

@@ -1,0 +1,65 @@
+//! Leaving nothing large in the write-ahead log for the next process: every read-only open (a
+//! RocksDB secondary) replays the log from the last flush, so a 1M-node import's last batch
+//! (~96 MB of log) cost every one-shot query about a second and 240 MB until the next flush.
+//!
+//! Flushing alone is not enough for a reader that is already open. A secondary that replayed
+//! a key from the log before the flush keeps it in its active memtable, and a memtable is read
+//! before the table files: once the writer has flushed a newer value of that key (and retired
+//! the log), the reader's catch-up installs the new file but keeps serving the old value
+//! (RocksDB issues 14444 and 15051). In `meta` that is the import marker: a reader that saw
+//! it set kept seeing it after the import committed. So after the flush the `meta` entries are
+//! written again (the same values, and the marker's removal) into the new, tiny log: a reader's
+//! catch-up replays them on top of whatever it held.
+
+use crate::cf;
+use crate::error::{EngineError, Result};
+use cairn_storage_format::MetaKey;
+use rocksdb::{ColumnFamily, DB};
+
+/// Memtables (all families) above this are flushed when a writable handle closes: below it the
+/// next open's replay costs a few milliseconds.
+pub(crate) const CLOSE_FLUSH_MIN_BYTES: u64 = 4 << 20;
+
+/// Flushes every column family, then re-writes `meta` (see the module comment), synced. The
+/// caller holds the writer's slot (or the only handle), so no commit runs in between.
+pub(crate) fn flush_for_readers(db: &DB) -> Result<()> {
+    for name in cf::ALL {
+        db.flush_cf(family(db, name)?)?;
+    }
+    let meta = family(db, cf::META)?;
+    let mut batch = rocksdb::WriteBatch::default();
+    let mut it = db.raw_iterator_cf(meta);
+    it.seek_to_first();
+    while let (Some(k), Some(v)) = (it.key(), it.value()) {
+        batch.put_cf(meta, k, v);
+        it.next();
+    }
+    it.status()?;
+    drop(it);
+    if db
+        .get_pinned_cf(meta, MetaKey::ImportPending.encode())?
+        .is_none()
+    {
+        batch.delete_cf(meta, MetaKey::ImportPending.encode());
+    }
+    let mut sync = rocksdb::WriteOptions::default();
+    sync.set_sync(true);
+    db.write_opt(batch, &sync)?;
+    Ok(())
+}
+
+/// Bytes held in the memtables of every column family (what the next open would replay).
+pub(crate) fn memtable_bytes(db: &DB) -> Result<u64> {
+    let mut total = 0;
+    for name in cf::ALL {
+        total += db
+            .property_int_value_cf(family(db, name)?, "rocksdb.cur-size-all-mem-tables")?
+            .ok_or_else(|| EngineError::Invalid("memtable size property missing".into()))?;
+    }
+    Ok(total)
+}
+
+fn family<'a>(db: &'a DB, name: &str) -> Result<&'a ColumnFamily> {
+    db.cf_handle(name)
+        .ok_or_else(|| EngineError::Invalid(format!("column family `{name}` is missing")))
+}
