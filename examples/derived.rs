@@ -1,11 +1,11 @@
 //! The derived-state benchmarks of issue 14, run the way an application runs Cairn: through the
 //! [`Cairn`] facade on an existing database (benches/derived/loop.sh and readers.sh drive it).
 //!
-//! `loop DB [ROUNDS] [SEED]`: ROUNDS rounds of (upsert a Paper with a distinct title, add an
-//! AUTHORED edge from a random existing author, commit, EXPLORE from that author that must
-//! reach the paper, SEARCH by the title that must find it). A round that does not see its own
-//! write fails the run. Prints one JSON line per phase and a summary with p50/p90/p99 of the
-//! round and of each part.
+//! `loop DB [ROUNDS] [SEED]`: ROUNDS rounds of (upsert a Paper with a new title drawn like the
+//! generator's, add an AUTHORED edge from a random existing author, commit, EXPLORE from that
+//! author that must reach the paper, SEARCH by the title that must find it). A round that does
+//! not see its own write fails the run. Prints one JSON line per phase and a summary with
+//! p50/p90/p99 of the round, of each part, and of the vectors each SEARCH scored.
 //!
 //! `readers DB [SECONDS] [THREADS] [EVERY_MS] [SEED]`: THREADS reader threads run EXPLORE
 //! (1-, 2- and 3-hop plans from random authors) while one writer commits a paper and an edge
@@ -17,6 +17,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a benchmark that cannot set up has nothing to report
 
 use cairn::{Cairn, CairnError, GraphRead, NodeId, Value};
+use cairn_generate::Titles;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde_json::json;
@@ -33,12 +34,13 @@ fn main() {
     };
     let usage = "usage: derived loop DB [ROUNDS] [SEED] | derived readers DB [SECONDS] [THREADS] [EVERY_MS] [SEED]";
     let db_path = args.get(1).expect(usage);
-    let (db, authors) = warm(db_path);
+    let (db, authors, mut titles) = warm(db_path);
     match args.first().map(String::as_str) {
-        Some("loop") => write_then_query(&db, &authors, arg(2, 1000), arg(3, 1)),
+        Some("loop") => write_then_query(&db, &authors, &mut titles, arg(2, 1000), arg(3, 1)),
         Some("readers") => readers(
             &db,
             &authors,
+            &mut titles,
             Duration::from_secs(arg(2, 60)),
             arg(3, 4) as usize,
             Duration::from_millis(arg(4, 10)),
@@ -49,8 +51,9 @@ fn main() {
 }
 
 /// Opens the database, builds its node table and loads its vector index (what a long-running
-/// process has done before its steady state), and lists the authors to start from.
-fn warm(path: &str) -> (Cairn, Vec<NodeId>) {
+/// process has done before its steady state), lists the authors to start from, and reads the
+/// papers' titles so that probe titles are new ones.
+fn warm(path: &str) -> (Cairn, Vec<NodeId>, Titles) {
     let t = Instant::now();
     let db = Cairn::open(path).expect("open");
     let opened = t.elapsed();
@@ -66,13 +69,40 @@ fn warm(path: &str) -> (Cairn, Vec<NodeId>) {
         .label_id("Author")
         .expect("an Author label");
     let authors = db.graph().label_nodes(author).expect("authors");
+    let t = Instant::now();
+    let titles = existing_titles(&db);
+    let titles_ms = ms(t.elapsed());
     println!(
         "{}",
         json!({"phase": "warm", "open_ms": ms(opened), "table_ms": ms(table), "index_ms": ms(index),
-               "index": format!("{refresh:?}"), "authors": authors.len(), "rss_mib": rss_mib(),
-               "loadavg": loadavg()})
+               "index": format!("{refresh:?}"), "authors": authors.len(), "titles_ms": titles_ms,
+               "rss_mib": rss_mib(), "loadavg": loadavg()})
     );
-    (db, authors)
+    (db, authors, titles)
+}
+
+/// The generator's title source with every existing paper title marked as given.
+fn existing_titles(db: &Cairn) -> Titles {
+    let mut titles = Titles::new();
+    let graph = db.graph();
+    let catalog = graph.catalog();
+    let (Some(paper), Some(title)) = (catalog.label_id("Paper"), catalog.prop_id("title")) else {
+        return titles;
+    };
+    let papers = graph.label_nodes(paper).expect("papers");
+    for chunk in papers.chunks(4096) {
+        for record in graph
+            .nodes(chunk)
+            .expect("paper records")
+            .into_iter()
+            .flatten()
+        {
+            if let Some(t) = record.prop(title).and_then(Value::as_str) {
+                titles.mark_used(t);
+            }
+        }
+    }
+    titles
 }
 
 /// One round's write: a new paper with a title no other node has, authored by `author`.
@@ -89,22 +119,26 @@ fn write_probe(db: &Cairn, author: NodeId, key: &str, title: &str) -> Result<Nod
     })
 }
 
-/// A title of distinct words: the hash embedder puts it nearest to itself.
-fn probe_title(rng: &mut ChaCha8Rng, tag: &str) -> String {
-    let words: Vec<String> = (0..4)
-        .map(|_| format!("w{:x}", rng.random::<u32>()))
-        .collect();
-    format!("loop probe {tag} {}", words.join(" "))
+/// A title drawn like the generator's (its vocabulary and forms, a random topic) that no paper
+/// has: SEARCH then walks the index as it would for a real title, not for an outlier.
+fn probe_title(rng: &mut ChaCha8Rng, titles: &mut Titles) -> String {
+    loop {
+        let topic = rng.random_range(0..Titles::TOPICS);
+        if let Some(t) = titles.fresh(rng, topic) {
+            return t;
+        }
+    }
 }
 
-fn write_then_query(db: &Cairn, authors: &[NodeId], rounds: u64, seed: u64) {
+fn write_then_query(db: &Cairn, authors: &[NodeId], titles: &mut Titles, rounds: u64, seed: u64) {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let mut parts: [Vec<f64>; 4] = Default::default(); // round, commit, explore, search
+    let mut scored = Vec::new(); // vectors the SEARCH's index walk scored
     let started = Instant::now();
     for i in 0..rounds {
         let author = authors[rng.random_range(0..authors.len())];
         let key = format!("loop-{seed}-{i}");
-        let title = probe_title(&mut rng, &format!("{seed} {i}"));
+        let title = probe_title(&mut rng, titles);
         let t0 = Instant::now();
         let paper = write_probe(db, author, &key, &title).expect("commit");
         let t1 = Instant::now();
@@ -117,12 +151,16 @@ fn write_then_query(db: &Cairn, authors: &[NodeId], rounds: u64, seed: u64) {
             ))
             .expect("explore");
         let t2 = Instant::now();
+        let scored_before = db.index_scored();
         let searched = db
             .explore(&format!(
                 "EXPLORE {title:?} FROM SEARCH {title:?} IN Paper TOP 5 VIA <AUTHORED TARGET Author RETURN NODES LIMIT 1000"
             ))
             .expect("search");
         let t3 = Instant::now();
+        if let (Some(a), Some(b)) = (scored_before, db.index_scored()) {
+            scored.push(b.saturating_sub(a) as f64);
+        }
         assert!(
             found.results.iter().any(|r| r.node == paper),
             "round {i}: EXPLORE from #{} did not reach its new paper #{}",
@@ -158,6 +196,7 @@ fn write_then_query(db: &Cairn, authors: &[NodeId], rounds: u64, seed: u64) {
         "{}",
         json!({"phase": "loop", "rounds": rounds, "all_saw_their_write": true,
                "seconds": started.elapsed().as_secs_f64(), "ms": summary,
+               "search_scored": percentiles(&mut scored),
                "table_builds": db.table_builds(), "rss_mib": rss_mib(), "loadavg": loadavg()})
     );
 }
@@ -182,6 +221,7 @@ fn reader_statement(rng: &mut ChaCha8Rng, author: NodeId) -> String {
 fn readers(
     db: &Cairn,
     authors: &[NodeId],
+    titles: &mut Titles,
     run_for: Duration,
     threads: usize,
     every: Duration,
@@ -227,7 +267,7 @@ fn readers(
         while started.elapsed() < run_for {
             let author = authors[rng.random_range(0..authors.len())];
             let n = commits.load(Ordering::Relaxed);
-            let title = probe_title(&mut rng, &format!("writer {seed} {n}"));
+            let title = probe_title(&mut rng, titles);
             write_probe(db, author, &format!("writer-{seed}-{n}"), &title).expect("commit");
             commits.fetch_add(1, Ordering::Relaxed);
             next += every;

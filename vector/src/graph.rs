@@ -206,10 +206,19 @@ impl Graph {
     }
 
     /// Greedy walk to the single nearest node at `level`.
-    fn greedy(&self, vectors: &[f32], q: &[f32], mut cur: Scored, level: u8) -> Scored {
+    /// `work` counts the vectors scored.
+    fn greedy(
+        &self,
+        vectors: &[f32],
+        q: &[f32],
+        mut cur: Scored,
+        level: u8,
+        work: &mut u64,
+    ) -> Scored {
         loop {
             let mut best = cur;
             self.for_neighbours(cur.slot, level, |n| {
+                *work += 1;
                 let c = Scored {
                     score: dot(q, self.vec(vectors, n)),
                     slot: n,
@@ -227,6 +236,8 @@ impl Graph {
 
     /// Beam search at one level. Every reached node steers the walk, but only nodes accepted by
     /// `allow` enter the result; so tombstones and label filters never cut the graph apart.
+    /// `work` counts the vectors scored.
+    #[allow(clippy::too_many_arguments)]
     fn search_level(
         &self,
         vectors: &[f32],
@@ -235,6 +246,7 @@ impl Graph {
         ef: usize,
         level: u8,
         allow: &dyn Fn(u32) -> bool,
+        work: &mut u64,
     ) -> Vec<Scored> {
         let mut visited = self.visited.lock().pop().unwrap_or_default();
         visited.reset(self.len());
@@ -272,6 +284,7 @@ impl Graph {
                 touch ^= self.vec(vectors, n).first().map_or(0, |x| x.to_bits());
             }
             std::hint::black_box(touch);
+            *work += nf as u64;
             for (i, &n) in fresh[..nf].iter().enumerate() {
                 if let Some(&next) = fresh[..nf].get(i + 1) {
                     std::hint::black_box(
@@ -355,15 +368,23 @@ impl Graph {
             score: dot(q, self.vec(vectors, ep)),
             slot: ep,
         };
+        let mut work = 0;
         let mut l = top;
         while l > level {
-            cur = self.greedy(vectors, q, cur, l);
+            cur = self.greedy(vectors, q, cur, l, &mut work);
             l -= 1;
         }
         let mut l = level.min(top);
         loop {
-            let mut found =
-                self.search_level(vectors, q, cur, self.ef_construction, l, &|n| n != s);
+            let mut found = self.search_level(
+                vectors,
+                q,
+                cur,
+                self.ef_construction,
+                l,
+                &|n| n != s,
+                &mut work,
+            );
             if l == 0 && !near.is_empty() {
                 let seen: std::collections::HashSet<u32> = found.iter().map(|f| f.slot).collect();
                 found.extend(
@@ -439,13 +460,15 @@ impl Graph {
         }
     }
 
-    /// Top-`ef` candidates for `q` among slots accepted by `allow`, best first.
+    /// Top-`ef` candidates for `q` among slots accepted by `allow`, best first; `work` counts
+    /// the vectors scored on the way.
     pub(crate) fn search(
         &self,
         vectors: &[f32],
         q: &[f32],
         ef: usize,
         allow: &dyn Fn(u32) -> bool,
+        work: &mut u64,
     ) -> Vec<Scored> {
         let Some((ep, top)) = *self.entry.read() else {
             return Vec::new();
@@ -454,10 +477,11 @@ impl Graph {
             score: dot(q, self.vec(vectors, ep)),
             slot: ep,
         };
+        *work += 1;
         for l in (1..=top).rev() {
-            cur = self.greedy(vectors, q, cur, l);
+            cur = self.greedy(vectors, q, cur, l, work);
         }
-        self.search_level(vectors, q, cur, ef.max(1), 0, allow)
+        self.search_level(vectors, q, cur, ef.max(1), 0, allow, work)
     }
 
     /// Copies of every slot's links, for persistence.

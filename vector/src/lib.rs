@@ -26,7 +26,7 @@ use exact::Scored;
 use graph::{random_level, Graph};
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
 /// Why an index operation failed.
 #[derive(Debug, thiserror::Error)]
@@ -157,6 +157,9 @@ pub struct VectorIndex {
     /// each other only if the insert finds them, and the graph walk alone did not (measured:
     /// the 639th of a stream of similar titles on a 100k graph was unreachable).
     recent: VecDeque<u32>,
+    /// Vectors scored by searches (walks, recent scans, exact scans) since built or loaded:
+    /// the work that explains a search's latency.
+    scored: AtomicU64,
 }
 
 /// How many one-by-one inserts stay scored exactly at search: 1,024 dot products (~40 µs at
@@ -177,6 +180,7 @@ impl VectorIndex {
             by_label: HashMap::new(),
             tombstones: 0,
             recent: VecDeque::new(),
+            scored: AtomicU64::new(0),
         }
     }
 
@@ -225,6 +229,12 @@ impl VectorIndex {
     /// True when no live node is indexed.
     pub fn is_empty(&self) -> bool {
         self.live.is_empty()
+    }
+
+    /// Vectors scored by all searches of this index so far; the difference across one search
+    /// is that search's work.
+    pub fn scored(&self) -> u64 {
+        self.scored.load(Ordering::Relaxed)
     }
 
     /// Number of tombstoned slots awaiting compaction.
@@ -324,8 +334,7 @@ impl VectorIndex {
             return Ok(Vec::new());
         }
         let allow = |s: u32| self.slots.get(s as usize).is_some_and(|x| !x.deleted);
-        let found = self.graph.search(&self.vectors, &q, ef.max(k), &allow);
-        let found = self.with_recent(&q, found, &allow);
+        let found = self.walk(&q, ef.max(k), &allow);
         if found.len() < k.min(self.len()) {
             // only possible when tombstones cut off part of the graph: never answer short
             return Ok(self.hits(self.exact(&q, k, None)));
@@ -361,8 +370,7 @@ impl VectorIndex {
                 .get(s as usize)
                 .is_some_and(|x| !x.deleted && labels.contains(&x.label))
         };
-        let found = self.graph.search(&self.vectors, &q, ef.max(k), &allow);
-        let found = self.with_recent(&q, found, &allow);
+        let found = self.walk(&q, ef.max(k), &allow);
         if found.len() < want {
             return Ok(self.hits(self.exact(&q, k, Some(labels))));
         }
@@ -400,6 +408,16 @@ impl VectorIndex {
             let i = s as usize * self.dim;
             (s, &self.vectors[i..i + self.dim])
         };
+        let scanned = match labels {
+            Some(ls) => ls
+                .iter()
+                .collect::<HashSet<_>>()
+                .into_iter()
+                .filter_map(|l| self.by_label.get(l).map(HashSet::len))
+                .sum(),
+            None => self.live.len(),
+        };
+        self.scored.fetch_add(scanned as u64, Ordering::Relaxed);
         match labels {
             Some(ls) => {
                 let uniq: HashSet<&LabelId> = ls.iter().collect();
@@ -414,6 +432,15 @@ impl VectorIndex {
         }
     }
 
+    /// The graph walk's top `ef` among slots `allow` accepts, with the [recent](Self::recent)
+    /// ones merged in, best first.
+    fn walk(&self, q: &[f32], ef: usize, allow: &dyn Fn(u32) -> bool) -> Vec<Scored> {
+        let mut work = 0;
+        let found = self.graph.search(&self.vectors, q, ef, allow, &mut work);
+        self.scored.fetch_add(work, Ordering::Relaxed);
+        self.with_recent(q, found, allow)
+    }
+
     /// `found` (best first) with the [recent](Self::recent) slots `allow` accepts merged in.
     fn with_recent(
         &self,
@@ -425,8 +452,10 @@ impl VectorIndex {
             return found;
         }
         let seen: HashSet<u32> = found.iter().map(|f| f.slot).collect();
+        let mut work = 0;
         for &r in &self.recent {
             if allow(r) && !seen.contains(&r) {
+                work += 1;
                 let i = r as usize * self.dim;
                 if let Some(v) = self.vectors.get(i..i + self.dim) {
                     found.push(Scored {
@@ -436,6 +465,7 @@ impl VectorIndex {
                 }
             }
         }
+        self.scored.fetch_add(work, Ordering::Relaxed);
         found.sort_by(|a, b| b.cmp(a));
         found
     }

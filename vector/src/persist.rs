@@ -162,6 +162,7 @@ impl VectorIndex {
             by_label,
             tombstones,
             recent: Default::default(),
+            scored: Default::default(),
         })
     }
 
