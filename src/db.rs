@@ -343,6 +343,12 @@ impl Cairn {
         Ok(self.vectors.refresh(&self.graph, self.embedder().id())?)
     }
 
+    /// Vectors the loaded index has scored in all its searches so far (`None` before it is
+    /// loaded): read around a SEARCH to see how much work it took.
+    pub fn index_scored(&self) -> Option<u64> {
+        self.vectors.index().map(|i| i.scored())
+    }
+
     /// The `k` nodes nearest to `text` (of `label`, if given) by the vector index, best first
     /// with their cosine; `None` when the database has no usable index (SEARCH then scans exactly).
     pub fn index_search(

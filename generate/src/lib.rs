@@ -474,6 +474,7 @@ impl Academic {
 }
 
 /// Cumulative weights for sampling an index in O(log n).
+#[derive(Debug)]
 struct Weighted {
     cumulative: Vec<f64>,
 }
@@ -976,8 +977,10 @@ impl Names {
 
 /// Paper titles: a template filled with the paper's topic terms and Zipf-picked general
 /// vocabulary, so titles of one topic share words (SEARCH and embedders find them related)
-/// while being distinct; a title already given is drawn again.
-struct Titles {
+/// while being distinct; a title already given is drawn again. Public so that a benchmark can
+/// write new papers whose titles look like the generated ones (the write-then-query loop).
+#[derive(Debug)]
+pub struct Titles {
     term: Weighted,
     adjective: Weighted,
     method: Weighted,
@@ -987,8 +990,18 @@ struct Titles {
     used: HashSet<String>,
 }
 
+impl Default for Titles {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
 impl Titles {
-    fn new() -> Self {
+    /// How many topics titles can be drawn for (`topic` of [`fresh`](Self::fresh) is below it).
+    pub const TOPICS: usize = TOPICS.len();
+
+    /// A title source that has given no title yet.
+    pub fn new() -> Self {
         Titles {
             term: Weighted::zipf(TERMS_PER_TOPIC, 0.8),
             adjective: Weighted::zipf(ADJECTIVES.len(), 0.9),
@@ -1000,15 +1013,33 @@ impl Titles {
         }
     }
 
+    /// Counts `title` as given, so no later draw returns it (titles that exist elsewhere).
+    pub fn mark_used(&mut self, title: &str) {
+        self.used.insert(title.to_owned());
+    }
+
+    /// A title of topic `topic` (modulo [`Self::TOPICS`]) not given or marked before, or `None`
+    /// when `MAX_DRAWS` draws were all taken.
+    pub fn fresh(&mut self, rng: &mut impl Rng, topic: usize) -> Option<String> {
+        let (title, fresh) = self.draw_unused(rng, topic % TOPICS.len());
+        fresh.then_some(title)
+    }
+
     fn next(&mut self, rng: &mut impl Rng, topic: usize) -> String {
+        self.draw_unused(rng, topic).0
+    }
+
+    /// Draws until a title is not taken (at most `MAX_DRAWS` times) and records it; the flag
+    /// says whether it was new.
+    fn draw_unused(&mut self, rng: &mut impl Rng, topic: usize) -> (String, bool) {
         let mut title = String::new();
         for _ in 0..MAX_DRAWS {
             title = self.draw(rng, topic);
             if self.used.insert(title.clone()) {
-                break;
+                return (title, true);
             }
         }
-        title
+        (title, false)
     }
 
     fn draw(&self, rng: &mut impl Rng, topic: usize) -> String {

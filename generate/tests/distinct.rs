@@ -92,3 +92,38 @@ fn the_same_seed_gives_the_same_texts() {
         other.papers[0].title
     );
 }
+
+#[test]
+fn fresh_titles_look_generated_and_avoid_marked_ones() {
+    use cairn_generate::Titles;
+    use rand::SeedableRng;
+    let g = Academic::generate(&AcademicConfig::with_nodes(5_000, 42));
+    let mut titles = Titles::new();
+    for p in &g.papers {
+        titles.mark_used(&p.title);
+    }
+    let existing: HashSet<&str> = g.papers.iter().map(|p| p.title.as_str()).collect();
+    let vocabulary: HashSet<String> = g
+        .papers
+        .iter()
+        .flat_map(|p| p.title.split(' ').map(str::to_lowercase))
+        .collect();
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
+    let mut drawn = HashSet::new();
+    for topic in 0..500 {
+        let Some(t) = titles.fresh(&mut rng, topic) else {
+            panic!("no fresh title of topic {topic} in 64 draws");
+        };
+        assert!(!existing.contains(t.as_str()), "{t:?} already exists");
+        assert!(drawn.insert(t.clone()), "{t:?} drawn twice");
+        let known = t
+            .split(' ')
+            .filter(|w| vocabulary.contains(&w.to_lowercase()))
+            .count();
+        // the generator's own words, not random ones (topics past the graph's few add terms)
+        assert!(
+            known * 2 >= t.split(' ').count(),
+            "{t:?}: {known} known words"
+        );
+    }
+}

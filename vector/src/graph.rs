@@ -83,6 +83,33 @@ pub(crate) trait Rows {
     fn touch(&self, s: u32, all: bool) -> u32;
 }
 
+/// Rows that count how many were scored: a search's work, which explains its latency.
+struct Counted<R> {
+    rows: R,
+    n: std::cell::Cell<u64>,
+}
+
+impl<R> Counted<R> {
+    fn new(rows: R) -> Self {
+        Counted {
+            rows,
+            n: std::cell::Cell::new(0),
+        }
+    }
+}
+
+impl<R: Rows> Rows for Counted<R> {
+    #[inline]
+    fn score(&self, s: u32) -> f32 {
+        self.n.set(self.n.get() + 1);
+        self.rows.score(s)
+    }
+    #[inline]
+    fn touch(&self, s: u32, all: bool) -> u32 {
+        self.rows.touch(s, all)
+    }
+}
+
 /// The `f32` rows (walks before the codes exist, e.g. a graph loaded without them).
 struct Exact<'a> {
     g: &'a Graph,
@@ -538,34 +565,39 @@ impl Graph {
         }
     }
 
-    /// Top-`ef` candidates for `q` among slots accepted by `allow`, best first.
+    /// Top-`ef` candidates for `q` among slots accepted by `allow`, best first; `work` counts
+    /// the rows scored on the way (the walk's and the rescoring's).
     pub(crate) fn search(
         &self,
         vectors: &[f32],
         q: &[f32],
         ef: usize,
         allow: &(impl Fn(u32) -> bool + ?Sized),
+        work: &mut u64,
     ) -> Vec<Scored> {
         if self.entry.read().is_none() {
             return Vec::new();
         }
         if !self.encoded() {
-            let rows = Exact {
+            let rows = Counted::new(Exact {
                 g: self,
                 vectors,
                 q,
-            };
-            return walk(self, &rows, ef.max(1), allow);
+            });
+            let found = walk(self, &rows, ef.max(1), allow);
+            *work += rows.n.get();
+            return found;
         }
         let mut code = Vec::with_capacity(self.dim);
         let q_scale = quantise(q, &mut code);
-        let rows = Compact {
+        let rows = Counted::new(Compact {
             g: self,
             q: &code,
             q_scale,
-        };
+        });
         let mut found = walk(self, &rows, ef.max(1), allow);
         self.rescore(vectors, q, &mut found);
+        *work += rows.n.get() + found.len() as u64;
         found
     }
 

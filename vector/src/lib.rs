@@ -26,7 +26,7 @@ use exact::Scored;
 use graph::{random_level, Graph};
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
 /// Why an index operation failed.
 #[derive(Debug, thiserror::Error)]
@@ -171,6 +171,9 @@ pub struct VectorIndex {
     /// each other only if the insert finds them, and the graph walk alone did not (measured:
     /// the 639th of a stream of similar titles on a 100k graph was unreachable).
     recent: VecDeque<u32>,
+    /// Vectors scored by searches (walks, recent scans, exact scans) since built or loaded:
+    /// the work that explains a search's latency.
+    scored: AtomicU64,
 }
 
 /// How many one-by-one inserts stay scored exactly at search: 1,024 dot products (~40 µs at
@@ -191,6 +194,7 @@ impl VectorIndex {
             by_label: HashMap::new(),
             tombstones: 0,
             recent: VecDeque::new(),
+            scored: AtomicU64::new(0),
         }
     }
 
@@ -239,6 +243,12 @@ impl VectorIndex {
     /// True when no live node is indexed.
     pub fn is_empty(&self) -> bool {
         self.live.is_empty()
+    }
+
+    /// Vectors scored by all searches of this index so far; the difference across one search
+    /// is that search's work.
+    pub fn scored(&self) -> u64 {
+        self.scored.load(Ordering::Relaxed)
     }
 
     /// Number of tombstoned slots awaiting compaction.
@@ -355,7 +365,10 @@ impl VectorIndex {
 
     /// The graph walk over the vectors in memory (compact rows, rescored exactly).
     fn walk(&self, q: &[f32], ef: usize, allow: &dyn Fn(u32) -> bool) -> Vec<Scored> {
-        self.graph.search(&self.vectors, q, ef, allow)
+        let mut work = 0;
+        let found = self.graph.search(&self.vectors, q, ef, allow, &mut work);
+        self.scored.fetch_add(work, Ordering::Relaxed);
+        found
     }
 
     /// Exact top-`k` by brute force (optionally among `labels`): the ground truth for recall.
@@ -389,6 +402,16 @@ impl VectorIndex {
             let i = s as usize * self.dim;
             (s, &self.vectors[i..i + self.dim])
         };
+        let scanned = match labels {
+            Some(ls) => ls
+                .iter()
+                .collect::<HashSet<_>>()
+                .into_iter()
+                .filter_map(|l| self.by_label.get(l).map(HashSet::len))
+                .sum(),
+            None => self.live.len(),
+        };
+        self.scored.fetch_add(scanned as u64, Ordering::Relaxed);
         match labels {
             Some(ls) => {
                 let uniq: HashSet<&LabelId> = ls.iter().collect();
@@ -414,8 +437,10 @@ impl VectorIndex {
             return found;
         }
         let seen: HashSet<u32> = found.iter().map(|f| f.slot).collect();
+        let mut work = 0;
         for &r in &self.recent {
             if allow(r) && !seen.contains(&r) {
+                work += 1;
                 let i = r as usize * self.dim;
                 if let Some(v) = self.vectors.get(i..i + self.dim) {
                     found.push(Scored {
@@ -425,6 +450,7 @@ impl VectorIndex {
                 }
             }
         }
+        self.scored.fetch_add(work, Ordering::Relaxed);
         found.sort_by(|a, b| b.cmp(a));
         found
     }
@@ -465,6 +491,7 @@ impl VectorIndex {
             by_label,
             tombstones,
             recent: Default::default(),
+            scored: AtomicU64::new(0),
         })
     }
 

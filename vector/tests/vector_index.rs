@@ -639,3 +639,29 @@ fn every_inserted_vector_is_found_right_after_its_insert() {
         &missed[..missed.len().min(20)]
     );
 }
+
+/// `scored` counts the vectors a search compared: all matching ones for an exact scan, a
+/// small share of the index for a walk, and the recent inserts beside it.
+#[test]
+fn scored_counts_each_search_s_work() {
+    let vs = clustered(8_000, 32, 50, 21);
+    let mut idx = VectorIndex::build(32, HnswParams::default(), items(&vs)).unwrap();
+    let q = &vs[3];
+    let before = idx.scored();
+    idx.exact_search(q, 10, None).unwrap();
+    assert_eq!(idx.scored() - before, 8_000);
+    let before = idx.scored();
+    idx.search(q, 10, 64).unwrap();
+    let walk = idx.scored() - before;
+    assert!(walk > 64 && walk < 4_000, "a walk scored {walk} of 8,000");
+    for i in 0..10 {
+        idx.insert(NodeId(100_000 + i), LabelId(0), &vs[i as usize])
+            .unwrap();
+    }
+    let before = idx.scored();
+    idx.search(q, 10, 64).unwrap();
+    assert!(
+        idx.scored() - before >= 10,
+        "the 10 recent inserts are scored too"
+    );
+}
