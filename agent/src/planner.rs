@@ -283,24 +283,23 @@ impl<'g> Planner<'g> {
         self
     }
 
-    /// The question's phrases against the schema's, when the embedder is semantic and WordNet
-    /// is not there: measured on PQ-2H with MiniLM, meaning raises Hits@1 from 57.7% to 72.5%
-    /// without WordNet but lowers it from 93.9% to 90.1% beside it (docs/BENCHMARKS.md), so it
-    /// fills in for the lexicon, it does not second-guess it.
+    /// The question's phrases against the schema's, when the embedder is semantic, used as
+    /// [`vocab::meaning_use`] says (beside WordNet only for words WordNet does not place).
     fn meaning(
         &self,
         catalog: &Arc<Catalog>,
         words: &[Word],
         covered: &HashSet<usize>,
     ) -> Result<Option<Meaning>, AgentError> {
-        if lexicon().is_some() {
+        let usage = vocab::meaning_use();
+        if usage == vocab::MeaningUse::Off {
             return Ok(None);
         }
         let cache = self.phrases.unwrap_or(&self.own_phrases);
         let Some(schema) = cache.phrases(self.embedder, catalog)? else {
             return Ok(None);
         };
-        Meaning::new(self.embedder, schema, words, |i| !covered.contains(&i)).map(Some)
+        Meaning::new(self.embedder, schema, words, |i| !covered.contains(&i), usage).map(Some)
     }
 
     /// Ranks candidate paths with what feedback taught this database (a prior on plan shapes
@@ -376,7 +375,7 @@ impl<'g> Planner<'g> {
         let meaning = self.meaning(&catalog, &words, &covered)?;
         let meaning = meaning.as_ref();
 
-        let mut analysis = self.analyse(&free, &words, entity.as_ref(), &catalog)?;
+        let mut analysis = self.analyse(&free, &words, entity.as_ref(), &catalog, meaning)?;
         let mut used_llm = false;
         if let Some(llm) = self.llm {
             match self.llm_classify(llm, question, entity.as_ref(), &catalog) {
@@ -789,6 +788,7 @@ impl<'g> Planner<'g> {
         words: &[Word],
         entity: Option<&Entity>,
         catalog: &Catalog,
+        meaning: Option<&Meaning>,
     ) -> Result<Analysis, AgentError> {
         let has = |w: &str| free.iter().any(|(_, x)| x.norm == w);
         let phrase = |a: &str, b: &str| {
@@ -797,7 +797,7 @@ impl<'g> Planner<'g> {
         };
         let own_label = entity.map(|e| e.label.as_str());
         // Label nouns outside the mention; the first one is the question's focus.
-        let label_at = |i: usize| label_of(&words[i], catalog);
+        let label_at = |i: usize| label_of(&words[i], i, catalog, meaning);
         // A word that names a relation whose objects carry the label it names ("children" with
         // labels inferred from relations) names a hop, not the answer type.
         let hop_label = |i: usize, label: &str| {
@@ -825,7 +825,7 @@ impl<'g> Planner<'g> {
             Some(e) => self.props_of(e.nodes.first().copied(), catalog)?,
             None => Vec::new(),
         };
-        let property_cue = property_cue(free, &entity_props, catalog);
+        let property_cue = property_cue(free, &entity_props, catalog, meaning);
 
         if count {
             // "how many <noun>": the noun right after names what is counted.
@@ -1111,9 +1111,9 @@ impl<'g> Planner<'g> {
             .collect();
         let label_words: HashSet<usize> = free
             .iter()
-            .filter(|(_, w)| {
+            .filter(|(i, w)| {
                 !is_stopword(&w.norm)
-                    && label_of(w, catalog).is_some()
+                    && label_of(w, *i, catalog, meaning).is_some()
                     // "children" may be a label and a relation: then it names a hop too.
                     && !relation_words.iter().any(|r| element_match(w, r) >= 0.8)
             })
@@ -1122,15 +1122,26 @@ impl<'g> Planner<'g> {
         let consumed: HashSet<usize> = consumed.union(&label_words).copied().collect();
         let cues = cues(free, words, entity, &consumed);
         // Each cue against each relation once, not once per candidate path.
+        let lexical: Vec<Vec<(f64, usize)>> = relation_words
+            .iter()
+            .map(|w| cues.iter().map(|c| best_word_match(c.word, w)).collect())
+            .collect();
+        // Whether each cue names some relation by its words, stems or WordNet links.
+        let placed: Vec<bool> = (0..cues.len())
+            .map(|ci| lexical.iter().any(|r| r[ci].0 > 0.0))
+            .collect();
         let matches: CueMatches = catalog
             .relations()
-            .zip(relation_words)
-            .map(|((id, r), w)| {
+            .zip(relation_words.iter().zip(lexical))
+            .map(|((id, r), (w, lexical))| {
                 let per_cue = cues
                     .iter()
-                    .map(|c| {
-                        let (lexical, at) = best_word_match(c.word, &w);
-                        let cos = meaning.and_then(|m| m.similarity(c.at, Element::Relation(id)));
+                    .zip(lexical)
+                    .enumerate()
+                    .map(|(ci, (c, (lexical, at)))| {
+                        let cos = meaning
+                            .filter(|m| m.applies(placed[ci]))
+                            .and_then(|m| m.similarity(c.at, Element::Relation(id)));
                         let s = vocab::combine(lexical, cos);
                         // A match by meaning is the phrase's, not one of the name's words.
                         (s, if s > lexical { w.len() } else { at })
@@ -1931,9 +1942,15 @@ fn person_like(label: &str) -> bool {
     })
 }
 
-/// The label a question word names, if any: by the label's own words, else (for a wh-word) a
-/// label its answer nouns name.
-fn label_of(w: &Word, catalog: &Catalog) -> Option<String> {
+/// The label a question word (at position `at`) names, if any: by the label's own words, else
+/// by meaning (the word alone against the label's phrases, from [`vocab::LABEL_COSINE_MIN`]:
+/// "which *movie*" → `Film`), else (for a wh-word) a label its answer nouns name.
+fn label_of(
+    w: &Word,
+    at: usize,
+    catalog: &Catalog,
+    meaning: Option<&Meaning>,
+) -> Option<String> {
     let best = catalog
         .labels()
         .map(|(id, n)| {
@@ -1948,6 +1965,16 @@ fn label_of(w: &Word, catalog: &Catalog) -> Option<String> {
         .max_by(|a, b| a.0.total_cmp(&b.0));
     if let Some((_, n)) = best {
         return Some(n.to_owned());
+    }
+    if let Some(m) = meaning {
+        let by_meaning = catalog
+            .labels()
+            .filter_map(|(id, n)| Some((m.word_similarity(at, Element::Label(id))?, n)))
+            .filter(|(c, _)| *c >= vocab::LABEL_COSINE_MIN)
+            .max_by(|a, b| a.0.total_cmp(&b.0));
+        if let Some((_, n)) = by_meaning {
+            return Some(n.to_owned());
+        }
     }
     let nouns = wh_nouns(&w.norm);
     if nouns.is_empty() {
@@ -1977,45 +2004,85 @@ fn s_word(words: &[SchemaWord]) -> String {
     words.last().map(|w| w.word.clone()).unwrap_or_default()
 }
 
-/// The property an attribute question asks for: one a content word names, or one a wh-word's
-/// nouns name ("when" → a year or date).
-fn property_cue(free: &[(usize, &Word)], props: &[String], catalog: &Catalog) -> Option<String> {
+/// The property an attribute question asks for: one a content word names (by its words, or by
+/// meaning: "what *tongue*" → `language`), or one a wh-word's nouns name ("when" → a year or
+/// date).
+fn property_cue(
+    free: &[(usize, &Word)],
+    props: &[String],
+    catalog: &Catalog,
+    meaning: Option<&Meaning>,
+) -> Option<String> {
     let norms: Vec<&str> = free.iter().map(|(_, w)| w.norm.as_str()).collect();
     // "how often" / "how many times" ask for a count kept as a property.
     let how_often = norms
         .windows(2)
         .any(|p| p == ["how", "often"] || p == ["many", "times"]);
-    let relations: Vec<Vec<SchemaWord>> = catalog
+    let relations: Vec<(Element, Vec<SchemaWord>)> = catalog
         .relations()
-        .map(|(_, r)| schema_words(&r.name))
+        .map(|(id, r)| (Element::Relation(id), schema_words(&r.name)))
+        .collect();
+    let props: Vec<(&String, Vec<SchemaWord>)> = props
+        .iter()
+        .map(|p| (p, schema_words(p)))
+        .filter(|(_, words)| !words.iter().any(|w| w.word == "name" || w.word == "title"))
+        .collect();
+    // A word's match with a kind of element: its best lexical one, raised by meaning where
+    // [`Meaning::applies`] allows (the lexical matches with every element of the kind decide).
+    let by_meaning = |at: usize, lexical: &[f64], element: Element, i: usize| {
+        let placed = lexical.iter().any(|s| *s > 0.0);
+        let cos = meaning
+            .filter(|m| m.applies(placed))
+            .and_then(|m| m.similarity(at, element));
+        vocab::combine(lexical[i], cos)
+    };
+    // Per word: its match with each property and its best match with a relation.
+    let per_word: Vec<(Vec<f64>, f64)> = free
+        .iter()
+        .map(|(at, w)| {
+            let content = !is_stopword(&w.norm);
+            let lexical = |words: &[SchemaWord]| if content { element_match(w, words) } else { 0.0 };
+            let prop_lexical: Vec<f64> = props.iter().map(|(_, words)| lexical(words)).collect();
+            let rel_lexical: Vec<f64> = relations.iter().map(|(_, r)| lexical(r)).collect();
+            let named = props
+                .iter()
+                .enumerate()
+                .map(|(pi, (prop, _))| match catalog.prop_id(prop) {
+                    Some(id) if content => {
+                        by_meaning(*at, &prop_lexical, Element::Property(id), pi)
+                    }
+                    _ => prop_lexical[pi],
+                })
+                .collect();
+            let as_relation = relations
+                .iter()
+                .enumerate()
+                .map(|(i, (e, _))| {
+                    if content {
+                        by_meaning(*at, &rel_lexical, *e, i)
+                    } else {
+                        0.0
+                    }
+                })
+                .fold(0.0, f64::max);
+            (named, as_relation)
+        })
         .collect();
     let mut best: Option<(f64, String)> = None;
-    for prop in props {
-        let words = schema_words(prop);
-        if words.iter().any(|w| w.word == "name" || w.word == "title") {
-            continue;
-        }
-        for (_, w) in free {
-            let named = if is_stopword(&w.norm) {
-                0.0
-            } else {
-                element_match(w, &words)
-            };
+    for (pi, (prop, words)) in props.iter().enumerate() {
+        for ((_, w), (named, as_relation)) in free.iter().zip(&per_word) {
+            let named = named[pi];
             let wh = wh_nouns(&w.norm)
                 .iter()
                 .any(|x| words.iter().any(|s| s.stem == vocab::stem(x)));
             let score = if wh { named.max(0.9) } else { named };
             // A word that names a relation better is a relation question ("which papers
             // does X *cite*"), unless the question asks how often.
-            let as_relation = relations
-                .iter()
-                .map(|r| element_match(w, r))
-                .fold(0.0, f64::max);
-            if !wh && !how_often && as_relation > score {
+            if !wh && !how_often && *as_relation > score {
                 continue;
             }
             if score >= 0.6 && best.as_ref().is_none_or(|(b, _)| score > *b) {
-                best = Some((score, prop.clone()));
+                best = Some((score, (*prop).clone()));
             }
         }
     }

@@ -199,6 +199,40 @@ fn phrase_cosine_min() -> f32 {
     })
 }
 
+/// Where a question's phrases by meaning are read beside the words, stems and WordNet links
+/// (`CAIRN_MEANING=off|fill|full` overrides the default, for measuring).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum MeaningUse {
+    /// Not at all.
+    Off,
+    /// Only for a question word that meets no element of the kind lexically: meaning fills in
+    /// for the lexicon, it does not second-guess it.
+    Fill,
+    /// For every word: a cosine may raise any weaker lexical match.
+    Full,
+}
+
+/// How meaning is used: in full without WordNet, where it stands in for it; beside WordNet
+/// only where WordNet finds nothing (docs/AGENTS.md has the measurements behind both).
+pub(crate) fn meaning_use() -> MeaningUse {
+    static M: OnceLock<Option<MeaningUse>> = OnceLock::new();
+    let set = *M.get_or_init(|| match std::env::var("CAIRN_MEANING").ok()?.as_str() {
+        "off" | "0" => Some(MeaningUse::Off),
+        "fill" => Some(MeaningUse::Fill),
+        "full" | "on" => Some(MeaningUse::Full),
+        _ => None,
+    });
+    set.unwrap_or(if lexicon().is_some() {
+        MeaningUse::Fill
+    } else {
+        MeaningUse::Full
+    })
+}
+
+/// The cosine from which a single question word's embedding says it names a label (an answer
+/// type): stricter than a phrase's, since a wrong label drops every path not ending there.
+pub(crate) const LABEL_COSINE_MIN: f32 = 0.7;
+
 /// How well a question word names a schema element, from its lexical/WordNet score
 /// ([`word_match`] weighted) and, with a semantic embedder, the best cosine between a question
 /// phrase holding the word and the element's phrases ([`crate::semantic`]): the one place the
