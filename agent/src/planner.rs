@@ -299,7 +299,14 @@ impl<'g> Planner<'g> {
         let Some(schema) = cache.phrases(self.embedder, catalog)? else {
             return Ok(None);
         };
-        Meaning::new(self.embedder, schema, words, |i| !covered.contains(&i), usage).map(Some)
+        Meaning::new(
+            self.embedder,
+            schema,
+            words,
+            |i| !covered.contains(&i),
+            usage,
+        )
+        .map(Some)
     }
 
     /// Ranks candidate paths with what feedback taught this database (a prior on plan shapes
@@ -420,7 +427,7 @@ impl<'g> Planner<'g> {
                 // Two marked entities and a relation question: a conjunction of two paths
                 // that meet at the answers.
                 if let Some(second) = others.iter().find(|o| o.marked && e.marked) {
-                    let second_ranked = self.ranked_paths(&PathQuery {
+                    let mut second_ranked = self.ranked_paths(&PathQuery {
                         target: analysis.target.as_deref(),
                         free: &free,
                         words: &words,
@@ -433,14 +440,43 @@ impl<'g> Planner<'g> {
                     })?;
                     // Each constraint is short ("in club X", "from country Y"): at most two
                     // hops from either entity.
-                    let first_ranked: Vec<(f64, Vec<Step>)> = ranked
+                    let mut first_ranked: Vec<(f64, Vec<Step>)> = ranked
                         .iter()
                         .filter(|(_, p)| p.len() <= 2)
                         .cloned()
                         .collect();
-                    if let Some((p1, p2)) =
-                        self.meeting_paths(e, &first_ranked, second, &second_ranked, &catalog)?
-                    {
+                    // Which cue words go with which mention ("films *directed* by X *star*
+                    // Y"), and how well each path reads its own mention's words.
+                    let (cues, matches, _) =
+                        self.reading(&free, &words, e, &analysis.consumed, &catalog, meaning);
+                    let (own_first, own_second) = constraint_words(&cues, e, second);
+                    let target = analysis.target.as_deref();
+                    for (entity, own, ranked) in [
+                        (e, &own_first, &mut first_ranked),
+                        (second, &own_second, &mut second_ranked),
+                    ] {
+                        ranked.extend(schema_steps(
+                            entity, target, own, &matches, ranked, &catalog,
+                        ));
+                    }
+                    let structure = |own: &[usize], ranked: &[(f64, Vec<Step>)]| -> Vec<f64> {
+                        ranked
+                            .iter()
+                            .map(|(_, p)| own_words_read(p, own, &matches))
+                            .collect()
+                    };
+                    let structure = (
+                        structure(&own_first, &first_ranked),
+                        structure(&own_second, &second_ranked),
+                    );
+                    if let Some((p1, p2)) = self.meeting_paths(
+                        e,
+                        &first_ranked,
+                        second,
+                        &second_ranked,
+                        &structure,
+                        &catalog,
+                    )? {
                         path = p1;
                         conjunct = Some((second.clone(), p2));
                     }
@@ -967,18 +1003,33 @@ impl<'g> Planner<'g> {
         Ok(names_meet(&names, words))
     }
 
-    /// The best-scoring pair of paths, one from each entity, whose ends meet (among the top
-    /// 40 of each; a hop beyond one each costs 1.0, since both paths are scored on all the
-    /// question's words), or `None` when no two meet.
+    /// The pair of paths, one from each entity, that the conjunction asks for (among the top
+    /// 40 of each). The question's structure comes first: each path must read the words that
+    /// go with its own mention as well as any candidate does (`structure`: per ranked path, how
+    /// well it reads them, see [`constraint_words`]). Among those pairs the best-scoring one
+    /// whose ends meet (a hop beyond one each costs 1.0, since both paths are scored on all the
+    /// question's words); when none meets, the best of them all the same, since the
+    /// intersection the question asks for is empty ("how many films directed by X star Y" is
+    /// 0, not the count of films X stars in that Y directed). When the words say nothing about
+    /// which mention takes which relation, any pair that meets; `None` when none does.
     fn meeting_paths(
         &self,
         a: &Entity,
         a_ranked: &[(f64, Vec<Step>)],
         b: &Entity,
         b_ranked: &[(f64, Vec<Step>)],
+        structure: &(Vec<f64>, Vec<f64>),
         catalog: &Catalog,
     ) -> Result<Option<PathPair>, AgentError> {
         const TOP: usize = 40;
+        // The paths that read their own mention's words best (all of them when none does).
+        let fitting = |reads: &[f64], n: usize| -> Vec<bool> {
+            let best = reads.iter().take(n).copied().fold(0.0, f64::max);
+            reads.iter().take(n).map(|r| *r >= best - 1e-9).collect()
+        };
+        let a_fit = fitting(&structure.0, TOP.min(a_ranked.len()));
+        let b_fit = fitting(&structure.1, TOP.min(b_ranked.len()));
+        let structured = structure.0.iter().chain(&structure.1).any(|r| *r > 0.0);
         let named: HashSet<NodeId> = a.nodes.iter().chain(&b.nodes).copied().collect();
         let view = cairn_exec::StoreView::new(self.graph, "");
         let ends = |e: &Entity, p: &[Step]| -> Result<HashSet<NodeId>, AgentError> {
@@ -999,21 +1050,36 @@ impl<'g> Planner<'g> {
             .take(TOP)
             .map(|(_, p)| ends(b, p))
             .collect::<Result<_, _>>()?;
+        // Shorter constraints first: the two paths share the question's words.
+        let score = |i: usize, j: usize| {
+            let hops = a_ranked[i].1.len() + b_ranked[j].1.len();
+            a_ranked[i].0 + b_ranked[j].0 - 1.0 * (hops - 2) as f64
+        };
         let mut best: Option<(f64, usize, usize)> = None;
+        let mut best_empty: Option<(f64, usize, usize)> = None;
         for (i, ea) in a_ends.iter().enumerate() {
             for (j, eb) in b_ends.iter().enumerate() {
-                if ea.is_disjoint(eb) {
+                let fits = a_fit[i] && b_fit[j];
+                if structured && !fits {
                     continue;
                 }
-                // Shorter constraints first: the two paths share the question's words.
-                let hops = a_ranked[i].1.len() + b_ranked[j].1.len();
-                let score = a_ranked[i].0 + b_ranked[j].0 - 1.0 * (hops - 2) as f64;
-                if best.is_none_or(|(s, _, _)| score > s + 1e-9) {
-                    best = Some((score, i, j));
+                let s = score(i, j);
+                let slot = if ea.is_disjoint(eb) {
+                    &mut best_empty
+                } else {
+                    &mut best
+                };
+                if slot.is_none_or(|(b, _, _)| s > b + 1e-9) {
+                    *slot = Some((s, i, j));
                 }
             }
         }
-        Ok(best.map(|(_, i, j)| (a_ranked[i].1.clone(), b_ranked[j].1.clone())))
+        let chosen = if structured {
+            best.or(best_empty)
+        } else {
+            best
+        };
+        Ok(chosen.map(|(_, i, j)| (a_ranked[i].1.clone(), b_ranked[j].1.clone())))
     }
 
     /// Relation sequences that exist in the data from `entries` (both directions, up to `max`
@@ -1560,6 +1626,100 @@ fn path_score(
 /// Per relation, each cue's best match with its words: (score, schema word index).
 type CueMatches = HashMap<String, Vec<(f64, usize)>>;
 
+/// The cues (indices) that go with each of two mentions in a conjunction: a word goes with the
+/// mention nearer to it in the question, and a word as near to both with the one it precedes,
+/// since English puts a constraint's verb or preposition before its object ("films *directed*
+/// by X *star* Y", "plays at *position* Defender for *country* Russia", "X *players* at *club*
+/// Y").
+fn constraint_words(cues: &[Cue<'_>], a: &Entity, b: &Entity) -> (Vec<usize>, Vec<usize>) {
+    // Distance from a word to a mention, and whether the word precedes it.
+    let distance = |at: usize, e: &Entity| {
+        if at < e.span.0 {
+            (e.span.0 - at, 0)
+        } else {
+            (at + 1 - e.span.1, 1)
+        }
+    };
+    let (mut own_a, mut own_b) = (Vec::new(), Vec::new());
+    for (ci, c) in cues.iter().enumerate() {
+        if distance(c.at, a) <= distance(c.at, b) {
+            own_a.push(ci);
+        } else {
+            own_b.push(ci);
+        }
+    }
+    (own_a, own_b)
+}
+
+/// One-step paths the schema allows from `entity` (towards `target`) through a relation that a
+/// cue of its own names best, when the data holds no such path from it: the constraint the
+/// question states then selects nothing ("films X stars in" when X stars in none), which
+/// must not be read as another relation that happens to have edges. Scored below every path
+/// of `ranked`.
+fn schema_steps(
+    entity: &Entity,
+    target: Option<&str>,
+    own: &[usize],
+    matches: &CueMatches,
+    ranked: &[(f64, Vec<Step>)],
+    catalog: &Catalog,
+) -> Vec<(f64, Vec<Step>)> {
+    let label = catalog.label_id(&entity.label);
+    let target = target.and_then(|t| catalog.label_id(t));
+    let low = ranked.iter().map(|(s, _)| *s).fold(0.0, f64::min) - 1.0;
+    let mut out: Vec<(f64, Vec<Step>)> = Vec::new();
+    for ci in own {
+        let best = matches
+            .values()
+            .filter_map(|m| m.get(*ci))
+            .map(|m| m.0)
+            .fold(0.0, f64::max);
+        if best <= 0.0 {
+            continue;
+        }
+        for (_, r) in catalog.relations() {
+            let named = matches
+                .get(&r.name)
+                .and_then(|m| m.get(*ci))
+                .is_some_and(|m| m.0 >= best - 1e-9);
+            let in_data = ranked
+                .iter()
+                .any(|(_, p)| p.iter().any(|s| s.relation == r.name));
+            if !named || in_data {
+                continue;
+            }
+            for (src, dst) in &r.endpoints {
+                for (from, to, reversed) in [(*src, *dst, false), (*dst, *src, true)] {
+                    if Some(from) != label || target.is_some_and(|t| t != to) {
+                        continue;
+                    }
+                    let steps = vec![Step {
+                        relation: r.name.clone(),
+                        reversed,
+                    }];
+                    if !out.iter().any(|(_, p)| *p == steps) {
+                        out.push((low, steps));
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+/// How well a path reads the cues `own`: each cue's best match among its relations.
+fn own_words_read(steps: &[Step], own: &[usize], matches: &CueMatches) -> f64 {
+    own.iter()
+        .map(|ci| {
+            steps
+                .iter()
+                .filter_map(|s| matches.get(&s.relation).and_then(|m| m.get(*ci)))
+                .map(|m| m.0)
+                .fold(0.0, f64::max)
+        })
+        .sum()
+}
+
 /// The choices a path makes (stem, relation): each cue that names a hop with the hop it names
 /// best, and each cue that names none with every hop no cue names ("darling" with `spouse`).
 fn path_choices(steps: &[Step], cues: &[Cue<'_>], matches: &CueMatches) -> Vec<(String, String)> {
@@ -1945,12 +2105,7 @@ fn person_like(label: &str) -> bool {
 /// The label a question word (at position `at`) names, if any: by the label's own words, else
 /// by meaning (the word alone against the label's phrases, from [`vocab::LABEL_COSINE_MIN`]:
 /// "which *movie*" → `Film`), else (for a wh-word) a label its answer nouns name.
-fn label_of(
-    w: &Word,
-    at: usize,
-    catalog: &Catalog,
-    meaning: Option<&Meaning>,
-) -> Option<String> {
+fn label_of(w: &Word, at: usize, catalog: &Catalog, meaning: Option<&Meaning>) -> Option<String> {
     let best = catalog
         .labels()
         .map(|(id, n)| {
@@ -2041,7 +2196,13 @@ fn property_cue(
         .iter()
         .map(|(at, w)| {
             let content = !is_stopword(&w.norm);
-            let lexical = |words: &[SchemaWord]| if content { element_match(w, words) } else { 0.0 };
+            let lexical = |words: &[SchemaWord]| {
+                if content {
+                    element_match(w, words)
+                } else {
+                    0.0
+                }
+            };
             let prop_lexical: Vec<f64> = props.iter().map(|(_, words)| lexical(words)).collect();
             let rel_lexical: Vec<f64> = relations.iter().map(|(_, r)| lexical(r)).collect();
             let named = props
