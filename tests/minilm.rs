@@ -231,11 +231,11 @@ fn import_embeds_with_minilm_and_queries_use_it() {
     );
 }
 
-/// Phrase matching by meaning (used when WordNet is off or missing): the question's phrase
-/// shares no word or stem with the relation it means, so the hash embedder's database (same
-/// triples) takes the other relation, and only MiniLM's cosine between the question phrase and
-/// the relation's name picks the right one. Run with CAIRN_WORDNET=off (the planner leaves
-/// meaning to WordNet when it is there).
+/// Phrase matching by meaning: the question's phrase shares no word or stem with the relation
+/// it means and WordNet does not link them, so the hash embedder's database (same triples)
+/// takes the other relation, and only MiniLM's cosine between the question phrase and the
+/// relation's name picks the right one. Run with WordNet off, where meaning stands in for it
+/// (beside WordNet relations are not matched by meaning; docs/AGENTS.md says why).
 #[test]
 fn only_the_semantic_match_picks_a_relation_named_by_meaning() {
     let dir = tempfile::tempdir().unwrap();
@@ -261,6 +261,7 @@ fn only_the_semantic_match_picks_a_relation_named_by_meaning() {
         let o = Command::new(env!("CARGO_BIN_EXE_cairn"))
             .args(["--db", path(&db), "ask", SEMANTIC_QUESTION])
             .env_remove("CAIRN_DB")
+            .env_remove("CAIRN_MEANING")
             .env("CAIRN_WORDNET", "off")
             .env(MINILM_DIR_ENV, model_dir())
             .output()
@@ -271,6 +272,72 @@ fn only_the_semantic_match_picks_a_relation_named_by_meaning() {
             out.contains(want) && !out.contains(not),
             "{embedder}: wanted {want}:\n{out}"
         );
+    }
+}
+
+/// Films and people; the label is `Film`, the question says "movies": no stem, prefix or
+/// WordNet link of a label's strength (WordNet's synonym counts less than a label needs)
+/// names the label, so only MiniLM's cosine between the word and the label's name makes
+/// "how many movies" a count of films.
+const LABEL_DUMP: &str = r#"{"type":"node","label":"Person","key":"p1","props":{"name":"Ada Vale"}}
+{"type":"node","label":"Person","key":"p2","props":{"name":"Bo Chen"}}
+{"type":"node","label":"Film","key":"f1","props":{"title":"Blue Harbor"}}
+{"type":"node","label":"Film","key":"f2","props":{"title":"Red Dunes"}}
+{"type":"node","label":"Film","key":"f3","props":{"title":"Grey Coast"}}
+{"type":"edge","rel":"directed_by","from":{"label":"Film","key":"f1"},"to":{"label":"Person","key":"p1"}}
+{"type":"edge","rel":"directed_by","from":{"label":"Film","key":"f2"},"to":{"label":"Person","key":"p1"}}
+{"type":"edge","rel":"directed_by","from":{"label":"Film","key":"f3"},"to":{"label":"Person","key":"p2"}}
+"#;
+
+/// An answer-type word meets a label by meaning: "How many movies did Ada_Vale direct?" counts
+/// her two films with MiniLM, WordNet on or off (the default reads answer types by meaning
+/// beside WordNet); the hash embedder's database does not read "movies" as the label and
+/// answers no count.
+#[test]
+fn an_answer_type_word_meets_a_label_by_meaning() {
+    let dir = tempfile::tempdir().unwrap();
+    let dump = dir.path().join("films.jsonl");
+    std::fs::write(&dump, LABEL_DUMP).unwrap();
+    for (embedder, wordnet, count) in [
+        ("minilm", "off", Some(2)),
+        ("minilm", "on", Some(2)),
+        ("hash", "on", None),
+    ] {
+        let db = dir.path().join(format!("{embedder}-{wordnet}"));
+        let o = cairn(
+            &[
+                "--db",
+                path(&db),
+                "import",
+                path(&dump),
+                "--embedder",
+                embedder,
+            ],
+            true,
+        );
+        assert!(o.status.success(), "{}", text(&o));
+        let o = Command::new(env!("CARGO_BIN_EXE_cairn"))
+            .args([
+                "--db",
+                path(&db),
+                "ask",
+                "--format",
+                "json",
+                "How many movies did Ada_Vale direct?",
+            ])
+            .env_remove("CAIRN_DB")
+            .env_remove("CAIRN_MEANING")
+            .env("CAIRN_WORDNET", wordnet)
+            .env(MINILM_DIR_ENV, model_dir())
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", text(&o));
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        let got = v["count"].as_u64();
+        assert_eq!(got, count, "{embedder}, WordNet {wordnet}:\n{}", text(&o));
+        if count.is_some() {
+            assert_eq!(v["type"], "aggregation", "{}", text(&o));
+        }
     }
 }
 

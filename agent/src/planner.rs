@@ -1206,7 +1206,7 @@ impl<'g> Planner<'g> {
                     .enumerate()
                     .map(|(ci, (c, (lexical, at)))| {
                         let cos = meaning
-                            .filter(|m| m.applies(placed[ci]))
+                            .filter(|m| m.applies(true, placed[ci]))
                             .and_then(|m| m.similarity(c.at, Element::Relation(id)));
                         let s = vocab::combine(lexical, cos);
                         // A match by meaning is the phrase's, not one of the name's words.
@@ -2121,7 +2121,7 @@ fn label_of(w: &Word, at: usize, catalog: &Catalog, meaning: Option<&Meaning>) -
     if let Some((_, n)) = best {
         return Some(n.to_owned());
     }
-    if let Some(m) = meaning {
+    if let Some(m) = meaning.filter(|m| m.applies(false, false)) {
         let by_meaning = catalog
             .labels()
             .filter_map(|(id, n)| Some((m.word_similarity(at, Element::Label(id))?, n)))
@@ -2160,8 +2160,8 @@ fn s_word(words: &[SchemaWord]) -> String {
 }
 
 /// The property an attribute question asks for: one a content word names (by its words, or by
-/// meaning: "what *tongue*" → `language`), or one a wh-word's nouns name ("when" → a year or
-/// date).
+/// meaning where [`Meaning::applies`] allows), or one a wh-word's nouns name ("when" → a year
+/// or date).
 fn property_cue(
     free: &[(usize, &Word)],
     props: &[String],
@@ -2186,8 +2186,9 @@ fn property_cue(
     // [`Meaning::applies`] allows (the lexical matches with every element of the kind decide).
     let by_meaning = |at: usize, lexical: &[f64], element: Element, i: usize| {
         let placed = lexical.iter().any(|s| *s > 0.0);
+        let relation = matches!(element, Element::Relation(_));
         let cos = meaning
-            .filter(|m| m.applies(placed))
+            .filter(|m| m.applies(relation, placed))
             .and_then(|m| m.similarity(at, element));
         vocab::combine(lexical[i], cos)
     };

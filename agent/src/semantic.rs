@@ -5,8 +5,7 @@
 //! Each label, relation and property is embedded once per catalog version (its name's words,
 //! each alias and its description, from the catalog's annotations); each question phrase of one
 //! to three content words once per question. Relations meet the question's hop words, labels
-//! and properties its answer-type words ("which *movie*" → `Film`, "what *tongue*" →
-//! `language`). [`crate::vocab::combine`] turns a cosine into a match score beside the lexical
+//! and properties its answer-type words ("how many *movies*" → `Film`). [`crate::vocab::combine`] turns a cosine into a match score beside the lexical
 //! one.
 
 use crate::vocab::{is_stopword, name_words, MeaningUse, Word};
@@ -132,8 +131,8 @@ pub(crate) struct Meaning {
     schema: Arc<SchemaPhrases>,
     /// Word span `[start, end)` and vector of each phrase.
     phrases: Vec<((usize, usize), Vec<f32>)>,
-    /// Meaning only for words the lexicon does not place ([`MeaningUse::Fill`]).
-    fill_only: bool,
+    /// Where meaning is read ([`crate::vocab::meaning_use`]).
+    usage: MeaningUse,
 }
 
 impl Meaning {
@@ -183,14 +182,19 @@ impl Meaning {
         Ok(Meaning {
             schema,
             phrases: spans.into_iter().zip(vectors).collect(),
-            fill_only: usage == MeaningUse::Fill,
+            usage,
         })
     }
 
-    /// Whether meaning is read for a word that meets an element of the kind lexically
-    /// (`lexical`): always in full use, never when it only fills in.
-    pub(crate) fn applies(&self, lexical: bool) -> bool {
-        !(self.fill_only && lexical)
+    /// Whether meaning is read for a word against a relation (`relation`) or an answer type,
+    /// when the word meets an element of that kind lexically (`lexical`) or not.
+    pub(crate) fn applies(&self, relation: bool, lexical: bool) -> bool {
+        match self.usage {
+            MeaningUse::Off => false,
+            MeaningUse::Types => !relation && !lexical,
+            MeaningUse::Fill => !lexical,
+            MeaningUse::Full => true,
+        }
     }
 
     /// The best cosine between a question phrase covering word `at` and a phrase of

@@ -200,30 +200,38 @@ fn phrase_cosine_min() -> f32 {
 }
 
 /// Where a question's phrases by meaning are read beside the words, stems and WordNet links
-/// (`CAIRN_MEANING=off|fill|full` overrides the default, for measuring).
+/// (`CAIRN_MEANING=off|types|fill|full` overrides the default, for measuring).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum MeaningUse {
     /// Not at all.
     Off,
-    /// Only for a question word that meets no element of the kind lexically: meaning fills in
-    /// for the lexicon, it does not second-guess it.
+    /// For answer types only (labels and properties), and only for a word that meets none of
+    /// the kind lexically.
+    Types,
+    /// As [`MeaningUse::Types`], and for relations too, for a word that meets no relation
+    /// lexically: meaning fills in for the lexicon, it does not second-guess it.
     Fill,
     /// For every word: a cosine may raise any weaker lexical match.
     Full,
 }
 
-/// How meaning is used: in full without WordNet, where it stands in for it; beside WordNet
-/// only where WordNet finds nothing (docs/AGENTS.md has the measurements behind both).
+/// How meaning is used: in full without WordNet, where it stands in for it; beside WordNet for
+/// answer types only. Measured on PQ-2H with MiniLM and WordNet on: relations by meaning for
+/// every word lowered Hits@1 from 93.9% to 90.1%, and even only for the words WordNet does not
+/// place, to 93.4%: such a word ("race", "do for a living", "other half") stood for a hop of
+/// its own, and the phrase holding it ("parent 's race") lent it the meaning of its placed
+/// neighbour, so the hop it named went missing (docs/BENCHMARKS.md).
 pub(crate) fn meaning_use() -> MeaningUse {
     static M: OnceLock<Option<MeaningUse>> = OnceLock::new();
     let set = *M.get_or_init(|| match std::env::var("CAIRN_MEANING").ok()?.as_str() {
         "off" | "0" => Some(MeaningUse::Off),
+        "types" => Some(MeaningUse::Types),
         "fill" => Some(MeaningUse::Fill),
         "full" | "on" => Some(MeaningUse::Full),
         _ => None,
     });
     set.unwrap_or(if lexicon().is_some() {
-        MeaningUse::Fill
+        MeaningUse::Types
     } else {
         MeaningUse::Full
     })
