@@ -35,6 +35,35 @@ fn cairn(args: &[&str], model: bool) -> Output {
     c.output().unwrap()
 }
 
+/// `cairn --db DB import FILE --embedder EMBEDDER`, with the model directory set.
+fn import(db: &Path, file: &Path, embedder: &str) -> Output {
+    cairn(
+        &[
+            "--db",
+            path(db),
+            "import",
+            path(file),
+            "--embedder",
+            embedder,
+        ],
+        true,
+    )
+}
+
+/// `cairn --db DB ask ARGS…` with the model directory set, the default use of meaning and
+/// WordNet `on` or `off`.
+fn ask(db: &Path, args: &[&str], wordnet: &str) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_cairn"))
+        .args(["--db", path(db), "ask"])
+        .args(args)
+        .env_remove("CAIRN_DB")
+        .env_remove("CAIRN_MEANING")
+        .env("CAIRN_WORDNET", wordnet)
+        .env(MINILM_DIR_ENV, model_dir())
+        .output()
+        .unwrap()
+}
+
 fn text(o: &Output) -> String {
     format!(
         "{}{}",
@@ -82,17 +111,7 @@ fn import_embeds_with_minilm_and_queries_use_it() {
     std::fs::write(&dump, DUMP).unwrap();
     let db = dir.path().join("db");
 
-    let o = cairn(
-        &[
-            "--db",
-            path(&db),
-            "import",
-            path(&dump),
-            "--embedder",
-            "minilm",
-        ],
-        true,
-    );
+    let o = import(&db, &dump, "minilm");
     assert!(o.status.success(), "{}", text(&o));
     assert!(
         text(&o).contains("embedded 7 node descriptions") && text(&o).contains(MINILM_ID),
@@ -246,26 +265,9 @@ fn only_the_semantic_match_picks_a_relation_named_by_meaning() {
         ("hash", "Entity Cy_Moss", "Entity Bo_Chen"),
     ] {
         let db = dir.path().join(embedder);
-        let o = cairn(
-            &[
-                "--db",
-                path(&db),
-                "import",
-                path(&kb),
-                "--embedder",
-                embedder,
-            ],
-            true,
-        );
+        let o = import(&db, &kb, embedder);
         assert!(o.status.success(), "{}", text(&o));
-        let o = Command::new(env!("CARGO_BIN_EXE_cairn"))
-            .args(["--db", path(&db), "ask", SEMANTIC_QUESTION])
-            .env_remove("CAIRN_DB")
-            .env_remove("CAIRN_MEANING")
-            .env("CAIRN_WORDNET", "off")
-            .env(MINILM_DIR_ENV, model_dir())
-            .output()
-            .unwrap();
+        let o = ask(&db, &[SEMANTIC_QUESTION], "off");
         assert!(o.status.success(), "{}", text(&o));
         let out = text(&o);
         assert!(
@@ -304,33 +306,10 @@ fn an_answer_type_word_meets_a_label_by_meaning() {
         ("hash", "on", None),
     ] {
         let db = dir.path().join(format!("{embedder}-{wordnet}"));
-        let o = cairn(
-            &[
-                "--db",
-                path(&db),
-                "import",
-                path(&dump),
-                "--embedder",
-                embedder,
-            ],
-            true,
-        );
+        let o = import(&db, &dump, embedder);
         assert!(o.status.success(), "{}", text(&o));
-        let o = Command::new(env!("CARGO_BIN_EXE_cairn"))
-            .args([
-                "--db",
-                path(&db),
-                "ask",
-                "--format",
-                "json",
-                "How many movies did Ada_Vale direct?",
-            ])
-            .env_remove("CAIRN_DB")
-            .env_remove("CAIRN_MEANING")
-            .env("CAIRN_WORDNET", wordnet)
-            .env(MINILM_DIR_ENV, model_dir())
-            .output()
-            .unwrap();
+        let question = "How many movies did Ada_Vale direct?";
+        let o = ask(&db, &["--format", "json", question], wordnet);
         assert!(o.status.success(), "{}", text(&o));
         let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
         let got = v["count"].as_u64();
