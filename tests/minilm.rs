@@ -35,6 +35,35 @@ fn cairn(args: &[&str], model: bool) -> Output {
     c.output().unwrap()
 }
 
+/// `cairn --db DB import FILE --embedder EMBEDDER`, with the model directory set.
+fn import(db: &Path, file: &Path, embedder: &str) -> Output {
+    cairn(
+        &[
+            "--db",
+            path(db),
+            "import",
+            path(file),
+            "--embedder",
+            embedder,
+        ],
+        true,
+    )
+}
+
+/// `cairn --db DB ask ARGS…` with the model directory set, the default use of meaning and
+/// WordNet `on` or `off`.
+fn ask(db: &Path, args: &[&str], wordnet: &str) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_cairn"))
+        .args(["--db", path(db), "ask"])
+        .args(args)
+        .env_remove("CAIRN_DB")
+        .env_remove("CAIRN_MEANING")
+        .env("CAIRN_WORDNET", wordnet)
+        .env(MINILM_DIR_ENV, model_dir())
+        .output()
+        .unwrap()
+}
+
 fn text(o: &Output) -> String {
     format!(
         "{}{}",
@@ -82,17 +111,7 @@ fn import_embeds_with_minilm_and_queries_use_it() {
     std::fs::write(&dump, DUMP).unwrap();
     let db = dir.path().join("db");
 
-    let o = cairn(
-        &[
-            "--db",
-            path(&db),
-            "import",
-            path(&dump),
-            "--embedder",
-            "minilm",
-        ],
-        true,
-    );
+    let o = import(&db, &dump, "minilm");
     assert!(o.status.success(), "{}", text(&o));
     assert!(
         text(&o).contains("embedded 7 node descriptions") && text(&o).contains(MINILM_ID),
@@ -231,11 +250,11 @@ fn import_embeds_with_minilm_and_queries_use_it() {
     );
 }
 
-/// Phrase matching by meaning (used when WordNet is off or missing): the question's phrase
-/// shares no word or stem with the relation it means, so the hash embedder's database (same
-/// triples) takes the other relation, and only MiniLM's cosine between the question phrase and
-/// the relation's name picks the right one. Run with CAIRN_WORDNET=off (the planner leaves
-/// meaning to WordNet when it is there).
+/// Phrase matching by meaning: the question's phrase shares no word or stem with the relation
+/// it means and WordNet does not link them, so the hash embedder's database (same triples)
+/// takes the other relation, and only MiniLM's cosine between the question phrase and the
+/// relation's name picks the right one. Run with WordNet off, where meaning stands in for it
+/// (beside WordNet relations are not matched by meaning; docs/AGENTS.md says why).
 #[test]
 fn only_the_semantic_match_picks_a_relation_named_by_meaning() {
     let dir = tempfile::tempdir().unwrap();
@@ -246,31 +265,58 @@ fn only_the_semantic_match_picks_a_relation_named_by_meaning() {
         ("hash", "Entity Cy_Moss", "Entity Bo_Chen"),
     ] {
         let db = dir.path().join(embedder);
-        let o = cairn(
-            &[
-                "--db",
-                path(&db),
-                "import",
-                path(&kb),
-                "--embedder",
-                embedder,
-            ],
-            true,
-        );
+        let o = import(&db, &kb, embedder);
         assert!(o.status.success(), "{}", text(&o));
-        let o = Command::new(env!("CARGO_BIN_EXE_cairn"))
-            .args(["--db", path(&db), "ask", SEMANTIC_QUESTION])
-            .env_remove("CAIRN_DB")
-            .env("CAIRN_WORDNET", "off")
-            .env(MINILM_DIR_ENV, model_dir())
-            .output()
-            .unwrap();
+        let o = ask(&db, &[SEMANTIC_QUESTION], "off");
         assert!(o.status.success(), "{}", text(&o));
         let out = text(&o);
         assert!(
             out.contains(want) && !out.contains(not),
             "{embedder}: wanted {want}:\n{out}"
         );
+    }
+}
+
+/// Films and people; the label is `Film`, the question says "movies": no stem, prefix or
+/// WordNet link of a label's strength (WordNet's synonym counts less than a label needs)
+/// names the label, so only MiniLM's cosine between the word and the label's name makes
+/// "how many movies" a count of films.
+const LABEL_DUMP: &str = r#"{"type":"node","label":"Person","key":"p1","props":{"name":"Ada Vale"}}
+{"type":"node","label":"Person","key":"p2","props":{"name":"Bo Chen"}}
+{"type":"node","label":"Film","key":"f1","props":{"title":"Blue Harbor"}}
+{"type":"node","label":"Film","key":"f2","props":{"title":"Red Dunes"}}
+{"type":"node","label":"Film","key":"f3","props":{"title":"Grey Coast"}}
+{"type":"edge","rel":"directed_by","from":{"label":"Film","key":"f1"},"to":{"label":"Person","key":"p1"}}
+{"type":"edge","rel":"directed_by","from":{"label":"Film","key":"f2"},"to":{"label":"Person","key":"p1"}}
+{"type":"edge","rel":"directed_by","from":{"label":"Film","key":"f3"},"to":{"label":"Person","key":"p2"}}
+"#;
+
+/// An answer-type word meets a label by meaning: "How many movies did Ada_Vale direct?" counts
+/// her two films with MiniLM, WordNet on or off (the default reads answer types by meaning
+/// beside WordNet); the hash embedder's database does not read "movies" as the label and
+/// answers no count.
+#[test]
+fn an_answer_type_word_meets_a_label_by_meaning() {
+    let dir = tempfile::tempdir().unwrap();
+    let dump = dir.path().join("films.jsonl");
+    std::fs::write(&dump, LABEL_DUMP).unwrap();
+    for (embedder, wordnet, count) in [
+        ("minilm", "off", Some(2)),
+        ("minilm", "on", Some(2)),
+        ("hash", "on", None),
+    ] {
+        let db = dir.path().join(format!("{embedder}-{wordnet}"));
+        let o = import(&db, &dump, embedder);
+        assert!(o.status.success(), "{}", text(&o));
+        let question = "How many movies did Ada_Vale direct?";
+        let o = ask(&db, &["--format", "json", question], wordnet);
+        assert!(o.status.success(), "{}", text(&o));
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        let got = v["count"].as_u64();
+        assert_eq!(got, count, "{embedder}, WordNet {wordnet}:\n{}", text(&o));
+        if count.is_some() {
+            assert_eq!(v["type"], "aggregation", "{}", text(&o));
+        }
     }
 }
 

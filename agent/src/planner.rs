@@ -283,24 +283,30 @@ impl<'g> Planner<'g> {
         self
     }
 
-    /// The question's phrases against the schema's, when the embedder is semantic and WordNet
-    /// is not there: measured on PQ-2H with MiniLM, meaning raises Hits@1 from 57.7% to 72.5%
-    /// without WordNet but lowers it from 93.9% to 90.1% beside it (docs/BENCHMARKS.md), so it
-    /// fills in for the lexicon, it does not second-guess it.
+    /// The question's phrases against the schema's, when the embedder is semantic, used as
+    /// [`vocab::meaning_use`] says (beside WordNet only for words WordNet does not place).
     fn meaning(
         &self,
         catalog: &Arc<Catalog>,
         words: &[Word],
         covered: &HashSet<usize>,
     ) -> Result<Option<Meaning>, AgentError> {
-        if lexicon().is_some() {
+        let usage = vocab::meaning_use();
+        if usage == vocab::MeaningUse::Off {
             return Ok(None);
         }
         let cache = self.phrases.unwrap_or(&self.own_phrases);
         let Some(schema) = cache.phrases(self.embedder, catalog)? else {
             return Ok(None);
         };
-        Meaning::new(self.embedder, schema, words, |i| !covered.contains(&i)).map(Some)
+        Meaning::new(
+            self.embedder,
+            schema,
+            words,
+            |i| !covered.contains(&i),
+            usage,
+        )
+        .map(Some)
     }
 
     /// Ranks candidate paths with what feedback taught this database (a prior on plan shapes
@@ -376,7 +382,7 @@ impl<'g> Planner<'g> {
         let meaning = self.meaning(&catalog, &words, &covered)?;
         let meaning = meaning.as_ref();
 
-        let mut analysis = self.analyse(&free, &words, entity.as_ref(), &catalog)?;
+        let mut analysis = self.analyse(&free, &words, entity.as_ref(), &catalog, meaning)?;
         let mut used_llm = false;
         if let Some(llm) = self.llm {
             match self.llm_classify(llm, question, entity.as_ref(), &catalog) {
@@ -421,7 +427,7 @@ impl<'g> Planner<'g> {
                 // Two marked entities and a relation question: a conjunction of two paths
                 // that meet at the answers.
                 if let Some(second) = others.iter().find(|o| o.marked && e.marked) {
-                    let second_ranked = self.ranked_paths(&PathQuery {
+                    let mut second_ranked = self.ranked_paths(&PathQuery {
                         target: analysis.target.as_deref(),
                         free: &free,
                         words: &words,
@@ -434,14 +440,43 @@ impl<'g> Planner<'g> {
                     })?;
                     // Each constraint is short ("in club X", "from country Y"): at most two
                     // hops from either entity.
-                    let first_ranked: Vec<(f64, Vec<Step>)> = ranked
+                    let mut first_ranked: Vec<(f64, Vec<Step>)> = ranked
                         .iter()
                         .filter(|(_, p)| p.len() <= 2)
                         .cloned()
                         .collect();
-                    if let Some((p1, p2)) =
-                        self.meeting_paths(e, &first_ranked, second, &second_ranked, &catalog)?
-                    {
+                    // Which cue words go with which mention ("films *directed* by X *star*
+                    // Y"), and how well each path reads its own mention's words.
+                    let (cues, matches, _) =
+                        self.reading(&free, &words, e, &analysis.consumed, &catalog, meaning);
+                    let (own_first, own_second) = constraint_words(&cues, e, second);
+                    let target = analysis.target.as_deref();
+                    for (entity, own, ranked) in [
+                        (e, &own_first, &mut first_ranked),
+                        (second, &own_second, &mut second_ranked),
+                    ] {
+                        ranked.extend(schema_steps(
+                            entity, target, own, &matches, ranked, &catalog,
+                        ));
+                    }
+                    let structure = |own: &[usize], ranked: &[(f64, Vec<Step>)]| -> Vec<f64> {
+                        ranked
+                            .iter()
+                            .map(|(_, p)| own_words_read(p, own, &matches))
+                            .collect()
+                    };
+                    let structure = (
+                        structure(&own_first, &first_ranked),
+                        structure(&own_second, &second_ranked),
+                    );
+                    if let Some((p1, p2)) = self.meeting_paths(
+                        e,
+                        &first_ranked,
+                        second,
+                        &second_ranked,
+                        &structure,
+                        &catalog,
+                    )? {
                         path = p1;
                         conjunct = Some((second.clone(), p2));
                     }
@@ -789,6 +824,7 @@ impl<'g> Planner<'g> {
         words: &[Word],
         entity: Option<&Entity>,
         catalog: &Catalog,
+        meaning: Option<&Meaning>,
     ) -> Result<Analysis, AgentError> {
         let has = |w: &str| free.iter().any(|(_, x)| x.norm == w);
         let phrase = |a: &str, b: &str| {
@@ -797,7 +833,7 @@ impl<'g> Planner<'g> {
         };
         let own_label = entity.map(|e| e.label.as_str());
         // Label nouns outside the mention; the first one is the question's focus.
-        let label_at = |i: usize| label_of(&words[i], catalog);
+        let label_at = |i: usize| label_of(&words[i], i, catalog, meaning);
         // A word that names a relation whose objects carry the label it names ("children" with
         // labels inferred from relations) names a hop, not the answer type.
         let hop_label = |i: usize, label: &str| {
@@ -825,7 +861,7 @@ impl<'g> Planner<'g> {
             Some(e) => self.props_of(e.nodes.first().copied(), catalog)?,
             None => Vec::new(),
         };
-        let property_cue = property_cue(free, &entity_props, catalog);
+        let property_cue = property_cue(free, &entity_props, catalog, meaning);
 
         if count {
             // "how many <noun>": the noun right after names what is counted.
@@ -967,18 +1003,33 @@ impl<'g> Planner<'g> {
         Ok(names_meet(&names, words))
     }
 
-    /// The best-scoring pair of paths, one from each entity, whose ends meet (among the top
-    /// 40 of each; a hop beyond one each costs 1.0, since both paths are scored on all the
-    /// question's words), or `None` when no two meet.
+    /// The pair of paths, one from each entity, that the conjunction asks for (among the top
+    /// 40 of each). The question's structure comes first: each path must read the words that
+    /// go with its own mention as well as any candidate does (`structure`: per ranked path, how
+    /// well it reads them, see [`constraint_words`]). Among those pairs the best-scoring one
+    /// whose ends meet (a hop beyond one each costs 1.0, since both paths are scored on all the
+    /// question's words); when none meets, the best of them all the same, since the
+    /// intersection the question asks for is empty ("how many films directed by X star Y" is
+    /// 0, not the count of films X stars in that Y directed). When the words say nothing about
+    /// which mention takes which relation, any pair that meets; `None` when none does.
     fn meeting_paths(
         &self,
         a: &Entity,
         a_ranked: &[(f64, Vec<Step>)],
         b: &Entity,
         b_ranked: &[(f64, Vec<Step>)],
+        structure: &(Vec<f64>, Vec<f64>),
         catalog: &Catalog,
     ) -> Result<Option<PathPair>, AgentError> {
         const TOP: usize = 40;
+        // The paths that read their own mention's words best (all of them when none does).
+        let fitting = |reads: &[f64], n: usize| -> Vec<bool> {
+            let best = reads.iter().take(n).copied().fold(0.0, f64::max);
+            reads.iter().take(n).map(|r| *r >= best - 1e-9).collect()
+        };
+        let a_fit = fitting(&structure.0, TOP.min(a_ranked.len()));
+        let b_fit = fitting(&structure.1, TOP.min(b_ranked.len()));
+        let structured = structure.0.iter().chain(&structure.1).any(|r| *r > 0.0);
         let named: HashSet<NodeId> = a.nodes.iter().chain(&b.nodes).copied().collect();
         let view = cairn_exec::StoreView::new(self.graph, "");
         let ends = |e: &Entity, p: &[Step]| -> Result<HashSet<NodeId>, AgentError> {
@@ -999,21 +1050,36 @@ impl<'g> Planner<'g> {
             .take(TOP)
             .map(|(_, p)| ends(b, p))
             .collect::<Result<_, _>>()?;
+        // Shorter constraints first: the two paths share the question's words.
+        let score = |i: usize, j: usize| {
+            let hops = a_ranked[i].1.len() + b_ranked[j].1.len();
+            a_ranked[i].0 + b_ranked[j].0 - 1.0 * (hops - 2) as f64
+        };
         let mut best: Option<(f64, usize, usize)> = None;
+        let mut best_empty: Option<(f64, usize, usize)> = None;
         for (i, ea) in a_ends.iter().enumerate() {
             for (j, eb) in b_ends.iter().enumerate() {
-                if ea.is_disjoint(eb) {
+                let fits = a_fit[i] && b_fit[j];
+                if structured && !fits {
                     continue;
                 }
-                // Shorter constraints first: the two paths share the question's words.
-                let hops = a_ranked[i].1.len() + b_ranked[j].1.len();
-                let score = a_ranked[i].0 + b_ranked[j].0 - 1.0 * (hops - 2) as f64;
-                if best.is_none_or(|(s, _, _)| score > s + 1e-9) {
-                    best = Some((score, i, j));
+                let s = score(i, j);
+                let slot = if ea.is_disjoint(eb) {
+                    &mut best_empty
+                } else {
+                    &mut best
+                };
+                if slot.is_none_or(|(b, _, _)| s > b + 1e-9) {
+                    *slot = Some((s, i, j));
                 }
             }
         }
-        Ok(best.map(|(_, i, j)| (a_ranked[i].1.clone(), b_ranked[j].1.clone())))
+        let chosen = if structured {
+            best.or(best_empty)
+        } else {
+            best
+        };
+        Ok(chosen.map(|(_, i, j)| (a_ranked[i].1.clone(), b_ranked[j].1.clone())))
     }
 
     /// Relation sequences that exist in the data from `entries` (both directions, up to `max`
@@ -1111,9 +1177,9 @@ impl<'g> Planner<'g> {
             .collect();
         let label_words: HashSet<usize> = free
             .iter()
-            .filter(|(_, w)| {
+            .filter(|(i, w)| {
                 !is_stopword(&w.norm)
-                    && label_of(w, catalog).is_some()
+                    && label_of(w, *i, catalog, meaning).is_some()
                     // "children" may be a label and a relation: then it names a hop too.
                     && !relation_words.iter().any(|r| element_match(w, r) >= 0.8)
             })
@@ -1122,15 +1188,26 @@ impl<'g> Planner<'g> {
         let consumed: HashSet<usize> = consumed.union(&label_words).copied().collect();
         let cues = cues(free, words, entity, &consumed);
         // Each cue against each relation once, not once per candidate path.
+        let lexical: Vec<Vec<(f64, usize)>> = relation_words
+            .iter()
+            .map(|w| cues.iter().map(|c| best_word_match(c.word, w)).collect())
+            .collect();
+        // Whether each cue names some relation by its words, stems or WordNet links.
+        let placed: Vec<bool> = (0..cues.len())
+            .map(|ci| lexical.iter().any(|r| r[ci].0 > 0.0))
+            .collect();
         let matches: CueMatches = catalog
             .relations()
-            .zip(relation_words)
-            .map(|((id, r), w)| {
+            .zip(relation_words.iter().zip(lexical))
+            .map(|((id, r), (w, lexical))| {
                 let per_cue = cues
                     .iter()
-                    .map(|c| {
-                        let (lexical, at) = best_word_match(c.word, &w);
-                        let cos = meaning.and_then(|m| m.similarity(c.at, Element::Relation(id)));
+                    .zip(lexical)
+                    .enumerate()
+                    .map(|(ci, (c, (lexical, at)))| {
+                        let cos = meaning
+                            .filter(|m| m.applies(true, placed[ci]))
+                            .and_then(|m| m.similarity(c.at, Element::Relation(id)));
                         let s = vocab::combine(lexical, cos);
                         // A match by meaning is the phrase's, not one of the name's words.
                         (s, if s > lexical { w.len() } else { at })
@@ -1549,6 +1626,100 @@ fn path_score(
 /// Per relation, each cue's best match with its words: (score, schema word index).
 type CueMatches = HashMap<String, Vec<(f64, usize)>>;
 
+/// The cues (indices) that go with each of two mentions in a conjunction: a word goes with the
+/// mention nearer to it in the question, and a word as near to both with the one it precedes,
+/// since English puts a constraint's verb or preposition before its object ("films *directed*
+/// by X *star* Y", "plays at *position* Defender for *country* Russia", "X *players* at *club*
+/// Y").
+fn constraint_words(cues: &[Cue<'_>], a: &Entity, b: &Entity) -> (Vec<usize>, Vec<usize>) {
+    // Distance from a word to a mention, and whether the word precedes it.
+    let distance = |at: usize, e: &Entity| {
+        if at < e.span.0 {
+            (e.span.0 - at, 0)
+        } else {
+            (at + 1 - e.span.1, 1)
+        }
+    };
+    let (mut own_a, mut own_b) = (Vec::new(), Vec::new());
+    for (ci, c) in cues.iter().enumerate() {
+        if distance(c.at, a) <= distance(c.at, b) {
+            own_a.push(ci);
+        } else {
+            own_b.push(ci);
+        }
+    }
+    (own_a, own_b)
+}
+
+/// One-step paths the schema allows from `entity` (towards `target`) through a relation that a
+/// cue of its own names best, when the data holds no such path from it: the constraint the
+/// question states then selects nothing ("films X stars in" when X stars in none), which
+/// must not be read as another relation that happens to have edges. Scored below every path
+/// of `ranked`.
+fn schema_steps(
+    entity: &Entity,
+    target: Option<&str>,
+    own: &[usize],
+    matches: &CueMatches,
+    ranked: &[(f64, Vec<Step>)],
+    catalog: &Catalog,
+) -> Vec<(f64, Vec<Step>)> {
+    let label = catalog.label_id(&entity.label);
+    let target = target.and_then(|t| catalog.label_id(t));
+    let low = ranked.iter().map(|(s, _)| *s).fold(0.0, f64::min) - 1.0;
+    let mut out: Vec<(f64, Vec<Step>)> = Vec::new();
+    for ci in own {
+        let best = matches
+            .values()
+            .filter_map(|m| m.get(*ci))
+            .map(|m| m.0)
+            .fold(0.0, f64::max);
+        if best <= 0.0 {
+            continue;
+        }
+        for (_, r) in catalog.relations() {
+            let named = matches
+                .get(&r.name)
+                .and_then(|m| m.get(*ci))
+                .is_some_and(|m| m.0 >= best - 1e-9);
+            let in_data = ranked
+                .iter()
+                .any(|(_, p)| p.iter().any(|s| s.relation == r.name));
+            if !named || in_data {
+                continue;
+            }
+            for (src, dst) in &r.endpoints {
+                for (from, to, reversed) in [(*src, *dst, false), (*dst, *src, true)] {
+                    if Some(from) != label || target.is_some_and(|t| t != to) {
+                        continue;
+                    }
+                    let steps = vec![Step {
+                        relation: r.name.clone(),
+                        reversed,
+                    }];
+                    if !out.iter().any(|(_, p)| *p == steps) {
+                        out.push((low, steps));
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+/// How well a path reads the cues `own`: each cue's best match among its relations.
+fn own_words_read(steps: &[Step], own: &[usize], matches: &CueMatches) -> f64 {
+    own.iter()
+        .map(|ci| {
+            steps
+                .iter()
+                .filter_map(|s| matches.get(&s.relation).and_then(|m| m.get(*ci)))
+                .map(|m| m.0)
+                .fold(0.0, f64::max)
+        })
+        .sum()
+}
+
 /// The choices a path makes (stem, relation): each cue that names a hop with the hop it names
 /// best, and each cue that names none with every hop no cue names ("darling" with `spouse`).
 fn path_choices(steps: &[Step], cues: &[Cue<'_>], matches: &CueMatches) -> Vec<(String, String)> {
@@ -1931,9 +2102,10 @@ fn person_like(label: &str) -> bool {
     })
 }
 
-/// The label a question word names, if any: by the label's own words, else (for a wh-word) a
-/// label its answer nouns name.
-fn label_of(w: &Word, catalog: &Catalog) -> Option<String> {
+/// The label a question word (at position `at`) names, if any: by the label's own words, else
+/// by meaning (the word alone against the label's phrases, from [`vocab::LABEL_COSINE_MIN`]:
+/// "which *movie*" → `Film`), else (for a wh-word) a label its answer nouns name.
+fn label_of(w: &Word, at: usize, catalog: &Catalog, meaning: Option<&Meaning>) -> Option<String> {
     let best = catalog
         .labels()
         .map(|(id, n)| {
@@ -1948,6 +2120,16 @@ fn label_of(w: &Word, catalog: &Catalog) -> Option<String> {
         .max_by(|a, b| a.0.total_cmp(&b.0));
     if let Some((_, n)) = best {
         return Some(n.to_owned());
+    }
+    if let Some(m) = meaning.filter(|m| m.applies(false, false)) {
+        let by_meaning = catalog
+            .labels()
+            .filter_map(|(id, n)| Some((m.word_similarity(at, Element::Label(id))?, n)))
+            .filter(|(c, _)| *c >= vocab::LABEL_COSINE_MIN)
+            .max_by(|a, b| a.0.total_cmp(&b.0));
+        if let Some((_, n)) = by_meaning {
+            return Some(n.to_owned());
+        }
     }
     let nouns = wh_nouns(&w.norm);
     if nouns.is_empty() {
@@ -1977,45 +2159,92 @@ fn s_word(words: &[SchemaWord]) -> String {
     words.last().map(|w| w.word.clone()).unwrap_or_default()
 }
 
-/// The property an attribute question asks for: one a content word names, or one a wh-word's
-/// nouns name ("when" → a year or date).
-fn property_cue(free: &[(usize, &Word)], props: &[String], catalog: &Catalog) -> Option<String> {
+/// The property an attribute question asks for: one a content word names (by its words, or by
+/// meaning where [`Meaning::applies`] allows), or one a wh-word's nouns name ("when" → a year
+/// or date).
+fn property_cue(
+    free: &[(usize, &Word)],
+    props: &[String],
+    catalog: &Catalog,
+    meaning: Option<&Meaning>,
+) -> Option<String> {
     let norms: Vec<&str> = free.iter().map(|(_, w)| w.norm.as_str()).collect();
     // "how often" / "how many times" ask for a count kept as a property.
     let how_often = norms
         .windows(2)
         .any(|p| p == ["how", "often"] || p == ["many", "times"]);
-    let relations: Vec<Vec<SchemaWord>> = catalog
+    let relations: Vec<(Element, Vec<SchemaWord>)> = catalog
         .relations()
-        .map(|(_, r)| schema_words(&r.name))
+        .map(|(id, r)| (Element::Relation(id), schema_words(&r.name)))
+        .collect();
+    let props: Vec<(&String, Vec<SchemaWord>)> = props
+        .iter()
+        .map(|p| (p, schema_words(p)))
+        .filter(|(_, words)| !words.iter().any(|w| w.word == "name" || w.word == "title"))
+        .collect();
+    // A word's match with a kind of element: its best lexical one, raised by meaning where
+    // [`Meaning::applies`] allows (the lexical matches with every element of the kind decide).
+    let by_meaning = |at: usize, lexical: &[f64], element: Element, i: usize| {
+        let placed = lexical.iter().any(|s| *s > 0.0);
+        let relation = matches!(element, Element::Relation(_));
+        let cos = meaning
+            .filter(|m| m.applies(relation, placed))
+            .and_then(|m| m.similarity(at, element));
+        vocab::combine(lexical[i], cos)
+    };
+    // Per word: its match with each property and its best match with a relation.
+    let per_word: Vec<(Vec<f64>, f64)> = free
+        .iter()
+        .map(|(at, w)| {
+            let content = !is_stopword(&w.norm);
+            let lexical = |words: &[SchemaWord]| {
+                if content {
+                    element_match(w, words)
+                } else {
+                    0.0
+                }
+            };
+            let prop_lexical: Vec<f64> = props.iter().map(|(_, words)| lexical(words)).collect();
+            let rel_lexical: Vec<f64> = relations.iter().map(|(_, r)| lexical(r)).collect();
+            let named = props
+                .iter()
+                .enumerate()
+                .map(|(pi, (prop, _))| match catalog.prop_id(prop) {
+                    Some(id) if content => {
+                        by_meaning(*at, &prop_lexical, Element::Property(id), pi)
+                    }
+                    _ => prop_lexical[pi],
+                })
+                .collect();
+            let as_relation = relations
+                .iter()
+                .enumerate()
+                .map(|(i, (e, _))| {
+                    if content {
+                        by_meaning(*at, &rel_lexical, *e, i)
+                    } else {
+                        0.0
+                    }
+                })
+                .fold(0.0, f64::max);
+            (named, as_relation)
+        })
         .collect();
     let mut best: Option<(f64, String)> = None;
-    for prop in props {
-        let words = schema_words(prop);
-        if words.iter().any(|w| w.word == "name" || w.word == "title") {
-            continue;
-        }
-        for (_, w) in free {
-            let named = if is_stopword(&w.norm) {
-                0.0
-            } else {
-                element_match(w, &words)
-            };
+    for (pi, (prop, words)) in props.iter().enumerate() {
+        for ((_, w), (named, as_relation)) in free.iter().zip(&per_word) {
+            let named = named[pi];
             let wh = wh_nouns(&w.norm)
                 .iter()
                 .any(|x| words.iter().any(|s| s.stem == vocab::stem(x)));
             let score = if wh { named.max(0.9) } else { named };
             // A word that names a relation better is a relation question ("which papers
             // does X *cite*"), unless the question asks how often.
-            let as_relation = relations
-                .iter()
-                .map(|r| element_match(w, r))
-                .fold(0.0, f64::max);
-            if !wh && !how_often && as_relation > score {
+            if !wh && !how_often && *as_relation > score {
                 continue;
             }
             if score >= 0.6 && best.as_ref().is_none_or(|(b, _)| score > *b) {
-                best = Some((score, prop.clone()));
+                best = Some((score, (*prop).clone()));
             }
         }
     }

@@ -2,12 +2,13 @@
 //! ([`Embedder::is_semantic`]): a question phrase ("married to") meets a relation (`spouse`)
 //! whose name shares no word, stem or WordNet link with it, by the cosine of their embeddings.
 //!
-//! Each relation is embedded once per catalog version (its name's words, each alias and its
-//! description, from the catalog's annotations); each question phrase of one to three content
-//! words once per question. Labels and properties are matched by their words only. [`crate::vocab::combine`] turns a cosine into a
-//! match score beside the lexical one.
+//! Each label, relation and property is embedded once per catalog version (its name's words,
+//! each alias and its description, from the catalog's annotations); each question phrase of one
+//! to three content words once per question. Relations meet the question's hop words, labels
+//! and properties its answer-type words ("how many *movies*" → `Film`). [`crate::vocab::combine`] turns a cosine into a match score beside the lexical
+//! one.
 
-use crate::vocab::{is_stopword, name_words, Word};
+use crate::vocab::{is_stopword, name_words, MeaningUse, Word};
 use crate::AgentError;
 use cairn_embed::{cosine, Embedder};
 use cairn_store::{Catalog, Element};
@@ -17,7 +18,8 @@ use std::sync::{Arc, Mutex};
 /// Content words in one question phrase at most.
 const MAX_PHRASE_WORDS: usize = 3;
 
-/// The embedded phrases of the relations of one catalog, for one embedder.
+/// The embedded phrases of the labels, relations and properties of one catalog, for one
+/// embedder.
 #[derive(Debug)]
 pub(crate) struct SchemaPhrases {
     embedder: String,
@@ -28,11 +30,21 @@ pub(crate) struct SchemaPhrases {
 
 impl SchemaPhrases {
     fn build(embedder: &dyn Embedder, catalog: &Arc<Catalog>) -> Result<Self, AgentError> {
-        // Relations only: they are what the planner matches phrases to by meaning (labels and
-        // properties by their words), and a fresh `cairn ask` pays for every phrase embedded.
+        // A schema has tens of elements, not thousands: one batch, once per catalog version
+        // (a fresh `cairn ask` pays for it once).
         let elements = catalog
-            .relations()
-            .map(|(id, r)| (Element::Relation(id), r.name.clone()));
+            .labels()
+            .map(|(id, n)| (Element::Label(id), n.to_owned()))
+            .chain(
+                catalog
+                    .relations()
+                    .map(|(id, r)| (Element::Relation(id), r.name.clone())),
+            )
+            .chain(
+                catalog
+                    .prop_keys()
+                    .map(|(id, n)| (Element::Property(id), n.to_owned())),
+            );
         let mut texts: Vec<(Element, String)> = Vec::new();
         for (element, name) in elements {
             let words: Vec<String> = name_words(&name)
@@ -119,6 +131,8 @@ pub(crate) struct Meaning {
     schema: Arc<SchemaPhrases>,
     /// Word span `[start, end)` and vector of each phrase.
     phrases: Vec<((usize, usize), Vec<f32>)>,
+    /// Where meaning is read ([`crate::vocab::meaning_use`]).
+    usage: MeaningUse,
 }
 
 impl Meaning {
@@ -128,6 +142,7 @@ impl Meaning {
         schema: Arc<SchemaPhrases>,
         words: &[Word],
         free: impl Fn(usize) -> bool,
+        usage: MeaningUse,
     ) -> Result<Self, AgentError> {
         let content = |i: usize| {
             !is_stopword(&words[i].norm) && !words[i].norm.chars().all(|c| c.is_ascii_digit())
@@ -167,7 +182,19 @@ impl Meaning {
         Ok(Meaning {
             schema,
             phrases: spans.into_iter().zip(vectors).collect(),
+            usage,
         })
+    }
+
+    /// Whether meaning is read for a word against a relation (`relation`) or an answer type,
+    /// when the word meets an element of that kind lexically (`lexical`) or not.
+    pub(crate) fn applies(&self, relation: bool, lexical: bool) -> bool {
+        match self.usage {
+            MeaningUse::Off => false,
+            MeaningUse::Types => !relation && !lexical,
+            MeaningUse::Fill => !lexical,
+            MeaningUse::Full => true,
+        }
     }
 
     /// The best cosine between a question phrase covering word `at` and a phrase of
@@ -178,5 +205,15 @@ impl Meaning {
             .filter(|((s, e), _)| (*s..*e).contains(&at))
             .map(|(_, v)| self.schema.similarity(v, element))
             .reduce(f32::max)
+    }
+
+    /// The cosine between word `at` alone and a phrase of `element`: an answer-type noun
+    /// ("which *movie*") names a label by itself, and a longer phrase holding it ("movie
+    /// directed") would lend it the meaning of its neighbours.
+    pub(crate) fn word_similarity(&self, at: usize, element: Element) -> Option<f32> {
+        self.phrases
+            .iter()
+            .find(|((s, e), _)| *s == at && *e == at + 1)
+            .map(|(_, v)| self.schema.similarity(v, element))
     }
 }

@@ -199,6 +199,48 @@ fn phrase_cosine_min() -> f32 {
     })
 }
 
+/// Where a question's phrases by meaning are read beside the words, stems and WordNet links
+/// (`CAIRN_MEANING=off|types|fill|full` overrides the default, for measuring).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum MeaningUse {
+    /// Not at all.
+    Off,
+    /// For answer types only (labels and properties), and only for a word that meets none of
+    /// the kind lexically.
+    Types,
+    /// As [`MeaningUse::Types`], and for relations too, for a word that meets no relation
+    /// lexically: meaning fills in for the lexicon, it does not second-guess it.
+    Fill,
+    /// For every word: a cosine may raise any weaker lexical match.
+    Full,
+}
+
+/// How meaning is used: in full without WordNet, where it stands in for it; beside WordNet for
+/// answer types only. Measured on PQ-2H with MiniLM and WordNet on: relations by meaning for
+/// every word lowered Hits@1 from 93.9% to 90.1%, and even only for the words WordNet does not
+/// place, to 93.4%: such a word ("race", "do for a living", "other half") stood for a hop of
+/// its own, and the phrase holding it ("parent 's race") lent it the meaning of its placed
+/// neighbour, so the hop it named went missing (docs/BENCHMARKS.md).
+pub(crate) fn meaning_use() -> MeaningUse {
+    static M: OnceLock<Option<MeaningUse>> = OnceLock::new();
+    let set = *M.get_or_init(|| match std::env::var("CAIRN_MEANING").ok()?.as_str() {
+        "off" | "0" => Some(MeaningUse::Off),
+        "types" => Some(MeaningUse::Types),
+        "fill" => Some(MeaningUse::Fill),
+        "full" | "on" => Some(MeaningUse::Full),
+        _ => None,
+    });
+    set.unwrap_or(if lexicon().is_some() {
+        MeaningUse::Types
+    } else {
+        MeaningUse::Full
+    })
+}
+
+/// The cosine from which a single question word's embedding says it names a label (an answer
+/// type): stricter than a phrase's, since a wrong label drops every path not ending there.
+pub(crate) const LABEL_COSINE_MIN: f32 = 0.7;
+
 /// How well a question word names a schema element, from its lexical/WordNet score
 /// ([`word_match`] weighted) and, with a semantic embedder, the best cosine between a question
 /// phrase holding the word and the element's phrases ([`crate::semantic`]): the one place the

@@ -203,3 +203,29 @@ fn a_counting_conjunction_counts_the_intersection() {
         );
     }
 }
+
+#[test]
+fn an_empty_counting_conjunction_counts_zero() {
+    let f = fixture();
+    // Cy Moss directed f3 (starring Bo Chen) and stars in f2 (directed by Ada Vale): no film
+    // directed by Cy Moss stars Ada Vale. The swapped reading (films Cy Moss stars in that
+    // Ada Vale directed) meets at f2; the question's structure says "directed" goes with
+    // Cy_Moss and "star" with Ada_Vale, whatever meets.
+    let o = ask(&f, "How many films directed by Cy_Moss star Ada_Vale?");
+    assert!(o.plan.counts_intersection(), "{}", o.plan.text);
+    let (other, path) = o.plan.conjunct.as_ref().expect("a conjunction plan");
+    let main = o.plan.entity.as_ref().unwrap();
+    let by_person: Vec<(&str, &str)> = [(main, &o.plan.path), (other, path)]
+        .into_iter()
+        .map(|(e, p)| (e.keys[0].as_str(), p[0].relation.as_str()))
+        .collect();
+    assert!(
+        by_person.contains(&("p3", "directed_by")) && by_person.contains(&("p1", "starring")),
+        "{by_person:?}\n{}",
+        o.plan.text
+    );
+    assert_eq!(o.answer.count, Some(0), "{}", o.plan.text);
+    // Listing the same intersection answers nothing rather than the swapped reading's f2.
+    let o = ask(&f, "Which films directed by Cy_Moss star Ada_Vale?");
+    assert!(keys(&o).is_empty(), "{:?}\n{}", keys(&o), o.plan.text);
+}
