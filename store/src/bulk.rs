@@ -289,7 +289,7 @@ impl<'g> BulkLoad<'g> {
             .collect()
     }
 
-    /// Adds a put to the final batch (node keys of new nodes, degree values).
+    /// Adds a put to the final batch (changes to existing keys: degree values, records).
     pub fn put(
         &mut self,
         family: Family,
@@ -454,17 +454,19 @@ impl<'g> BulkLoad<'g> {
         };
         failpoint!("bulk.commit.before");
         let changes = commit::commit(self.graph, &mut self.state, c)?;
-        self.ingested = false;
+        // Committed: nothing for `Drop` to roll back, and nothing left to hide.
+        let ingested = std::mem::replace(&mut self.ingested, false);
         self.graph
             .importing_from
             .store(u64::MAX, std::sync::atomic::Ordering::SeqCst);
         failpoint!("bulk.commit.after");
         let _ = std::fs::remove_dir_all(self.graph.path.join(BULK_DIR));
-        if self.ingested {
-            // The batch put entries per new node (`node_key`, `name`, degrees, index entries)
-            // into the memtables; flushing them now (keys sorted, on a quiet database) spares a
-            // read-only open, which replays the log each time, from inserting them again
-            // (measured: 2.3-5.8 s added to one-shot queries on a 1M import).
+        if ingested {
+            // The batch put entries into the memtables (degrees, updates of existing nodes, the
+            // marker's removal); flushing them now (on a quiet database) spares a read-only
+            // open, which replays the log each time, from inserting them again (measured:
+            // 2.3-5.8 s added to one-shot queries on a 1M import, when the new nodes' keys and
+            // names were in the batch too).
             failpoint!("bulk.flush.before");
             settle::flush_for_readers(&self.graph.db)?;
             failpoint!("bulk.flush.after");
