@@ -370,28 +370,16 @@ impl Graph {
         }
     }
 
-    /// Replaces the scores of `found` by exact ones from the `f32` rows and sorts it best first,
-    /// loading each next row while scoring the current one, as the walk does.
+    /// Replaces the scores of `found` by exact ones from the `f32` rows and sorts it best first.
     fn rescore(&self, vectors: &[f32], q: &[f32], found: &mut [Scored]) {
-        let rows = Exact {
-            g: self,
-            vectors,
-            q,
-        };
-        let mut touch = 0u32;
-        for f in found.iter() {
-            touch ^= rows.touch(f.slot, false);
-        }
-        std::hint::black_box(touch);
-        for i in 0..found.len() {
-            if let Some(next) = found.get(i + 1) {
-                std::hint::black_box(rows.touch(next.slot, true));
-            }
-            if let Some(f) = found.get_mut(i) {
-                f.score = rows.score(f.slot);
-            }
-        }
-        found.sort_by(|a, b| b.cmp(a));
+        rescore(
+            &Exact {
+                g: self,
+                vectors,
+                q,
+            },
+            found,
+        );
     }
 
     /// The HNSW neighbour heuristic: keep a candidate unless it is strictly nearer to a neighbour
@@ -692,6 +680,41 @@ impl<'a, F: Fn(u32) -> &'a [f32]> Rows for QuantisedOf<'_, F> {
     }
 }
 
+/// Replaces the scores of `found` by `exact`'s and sorts it best first, loading each next row
+/// while scoring the current one, as the walk does.
+fn rescore(exact: &impl Rows, found: &mut [Scored]) {
+    let mut touch = 0u32;
+    for f in found.iter() {
+        touch ^= exact.touch(f.slot, false);
+    }
+    std::hint::black_box(touch);
+    for i in 0..found.len() {
+        if let Some(next) = found.get(i + 1) {
+            std::hint::black_box(exact.touch(next.slot, true));
+        }
+        if let Some(f) = found.get_mut(i) {
+            f.score = exact.score(f.slot);
+        }
+    }
+    found.sort_by(|a, b| b.cmp(a));
+}
+
+/// The `f32` rows read through a function (the index file's blocks).
+struct ExactOf<'q, F> {
+    row: F,
+    q: &'q [f32],
+}
+
+impl<'a, F: Fn(u32) -> &'a [f32]> Rows for ExactOf<'_, F> {
+    fn score(&self, s: u32) -> f32 {
+        dot(self.q, (self.row)(s))
+    }
+    fn touch(&self, _s: u32, _all: bool) -> u32 {
+        // a block read is no cache miss to hide
+        0
+    }
+}
+
 /// [`Graph::search`] over rows read through `row` (the index file's): the compact walk, then
 /// the beam rescored exactly, best first.
 pub(crate) fn search_rows<'a, W: Walk>(
@@ -710,10 +733,7 @@ pub(crate) fn search_rows<'a, W: Walk>(
         buf: Default::default(),
     };
     let mut found = walk(w, &rows, ef, allow);
-    for f in &mut found {
-        f.score = dot(q, row(f.slot));
-    }
-    found.sort_by(|a, b| b.cmp(a));
+    rescore(&ExactOf { row: &row, q }, &mut found);
     found
 }
 
