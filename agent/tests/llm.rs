@@ -123,12 +123,9 @@ fn retries_server_errors_with_backoff_but_not_client_errors() {
 
 #[test]
 fn unreachable_and_slow_endpoints_give_clear_errors() {
-    // A port that was just free: nothing listens.
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
+    // A reserved port on which nothing listens.
+    let refused = cairn_http::testing::RefusedPort::new().unwrap();
+    let port = refused.port().unwrap();
     let err = client(
         &format!("http://127.0.0.1:{port}/v1"),
         1,
@@ -290,11 +287,8 @@ fn an_unreachable_llm_falls_back_to_the_offline_agents() {
     let (_dir, graph) = tiny("Graph clustering at scale");
     let e = HashEmbedder::default();
     let table = NodeTable::build(&graph, e.id()).unwrap();
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
+    let refused = cairn_http::testing::RefusedPort::new().unwrap();
+    let port = refused.port().unwrap();
     let llm = client(
         &format!("http://127.0.0.1:{port}/v1"),
         0,

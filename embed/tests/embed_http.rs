@@ -243,12 +243,9 @@ fn short_answer_and_unreachable_server_are_errors() {
     let err = HttpEmbedder::connect(config(&srv.base)).unwrap_err();
     assert!(matches!(err, EmbedError::BadResponse { .. }), "{err:?}");
 
-    // a port nobody listens on: bind, note the port, close
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
+    // a reserved port on which nothing listens
+    let refused = cairn_http::testing::RefusedPort::new().unwrap();
+    let port = refused.port().unwrap();
     let err = HttpEmbedder::connect(config(&format!("http://127.0.0.1:{port}/v1"))).unwrap_err();
     assert!(matches!(err, EmbedError::Transport { .. }), "{err:?}");
 

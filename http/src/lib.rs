@@ -6,5 +6,7 @@
 
 pub mod client;
 pub mod settings;
+#[cfg(feature = "testing")]
+pub mod testing;
 
 pub use client::{Client, ClientConfig, EnvVars, HttpError};
