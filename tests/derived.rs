@@ -323,6 +323,7 @@ fn a_large_overlay_is_merged_into_a_table_that_matches_a_fresh_build() {
     academic(&db);
     db.explore(&statements()[0]).unwrap();
     wait_for_table(&db);
+    let before = db.node_table().unwrap();
     let author = |i| {
         db.graph()
             .node_id("Author", &author_key(i))
@@ -356,9 +357,17 @@ fn a_large_overlay_is_merged_into_a_table_that_matches_a_fresh_build() {
         }
         tx.remove_edge(a3, "AUTHORED", first_paper)?;
         tx.remove_node(gone)?;
+        // a retitled paper: its vector changes, in a chunk the merge must copy
+        tx.upsert_node(
+            "Paper",
+            &paper_key(8),
+            [("title", cairn::Value::from("retitled spectral methods"))],
+            None,
+        )?;
         Ok::<_, cairn::CairnError>(())
     })
     .unwrap();
+    let retitled = db.graph().node_id("Paper", &paper_key(8)).unwrap().unwrap();
     // the next query reads the overlay and starts the merge in the background
     assert!(db.node_source().changed_nodes() > cairn::agent::MERGE_AFTER);
     let started = Instant::now();
@@ -390,10 +399,21 @@ fn a_large_overlay_is_merged_into_a_table_that_matches_a_fresh_build() {
     }
     let papers = run_on(&db, &*merged, more.last().unwrap());
     assert!(papers.results.iter().any(|r| r.key.starts_with("merged-")));
-    for id in [a3, a17, gone, first_paper] {
+    for id in [a3, a17, gone, first_paper, retitled] {
         assert_eq!(merged.label(id), fresh.label(id));
         assert_eq!(merged.degree(id), fresh.degree(id));
     }
+    // vectors: the merged table's equal a fresh build's; the table it was merged from kept its own
+    let q = db.embedder().embed("retitled spectral methods").unwrap();
+    let new_paper = db.graph().node_id("Paper", "merged-0").unwrap().unwrap();
+    for id in [retitled, new_paper, first_paper, a3] {
+        assert_eq!(merged.cosine(id, &q), fresh.cosine(id, &q), "{id:?}");
+    }
+    let (now, then) = (
+        merged.cosine(retitled, &q).unwrap(),
+        before.cosine(retitled, &q).unwrap(),
+    );
+    assert!(now > then + 0.3, "{now} {then}");
 }
 
 /// Bytes of write-ahead log files in a database directory.

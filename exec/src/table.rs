@@ -9,6 +9,7 @@ use crate::source::{store_max_degree, Facts, NodeSource};
 use cairn_storage_format::{LabelId, NodeId, RelId};
 use cairn_store::{Direction, EngineError, Graph, GraphRead};
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 
 /// Vectors are kept in memory only up to this many bytes (one byte per component); beyond,
 /// the executor reads them from RocksDB per query.
@@ -18,6 +19,67 @@ const NO_LABEL: u32 = u32::MAX;
 
 /// Nodes the scoring loop reads ahead of the one it scores (see [`NodeTable::facts`]).
 const LOOKAHEAD: usize = 4;
+
+/// Rows per chunk of [`Rows`] (1.5 MB of 384-dimensional vectors).
+const CHUNK_ROWS: usize = 4096;
+
+/// Quantised vectors, one row of `dim` bytes per node id, in chunks shared between a table and
+/// the tables merged from it. A merge changes the rows of the nodes a few thousand commits
+/// touched; copying the whole array for that held two copies of the largest part of the table
+/// (a third of a million-node process) while the merge ran. Cloning shares every chunk; a write
+/// copies only the chunk it lands in.
+#[derive(Clone, Debug, Default)]
+struct Rows {
+    dim: usize,
+    len: usize,
+    chunks: Vec<Arc<[i8]>>,
+}
+
+impl Rows {
+    fn zeroed(len: usize, dim: usize) -> Rows {
+        let mut rows = Rows {
+            dim,
+            len: 0,
+            chunks: Vec::new(),
+        };
+        rows.resize(len);
+        rows
+    }
+
+    /// Grows to `len` rows (zero), or shrinks.
+    fn resize(&mut self, len: usize) {
+        let chunks = len.div_ceil(CHUNK_ROWS);
+        self.chunks.truncate(chunks);
+        while self.chunks.len() < chunks {
+            self.chunks
+                .push(Arc::from(vec![0i8; CHUNK_ROWS * self.dim]));
+        }
+        self.len = len;
+    }
+
+    fn row(&self, i: usize) -> Option<&[i8]> {
+        if i >= self.len {
+            return None;
+        }
+        let at = (i % CHUNK_ROWS) * self.dim;
+        self.chunks
+            .get(i / CHUNK_ROWS)
+            .and_then(|c| c.get(at..at + self.dim))
+    }
+
+    /// Row `i` for writing (copying its chunk first if another table shares it).
+    fn row_mut(&mut self, i: usize) -> Option<&mut [i8]> {
+        if i >= self.len {
+            return None;
+        }
+        let chunk = self.chunks.get_mut(i / CHUNK_ROWS)?;
+        if Arc::get_mut(chunk).is_none() {
+            *chunk = Arc::from(&chunk[..]);
+        }
+        let at = (i % CHUNK_ROWS) * self.dim;
+        Arc::get_mut(chunk)?.get_mut(at..at + self.dim)
+    }
+}
 
 /// What scoring reads of one node, in one 16-byte record: a neighbour costs one cache miss
 /// here instead of one per array.
@@ -52,7 +114,7 @@ pub struct NodeTable {
     /// thousands of neighbours is bound by memory traffic, not arithmetic: a quarter of the
     /// bytes of f32 makes it about that much faster, and the cosine error (< 1%) does not
     /// change which neighbours are promising.
-    vectors: Vec<i8>,
+    vectors: Rows,
     out: Adjacency,
     inc: Adjacency,
 }
@@ -213,19 +275,21 @@ impl NodeTable {
             m.connectivity = connectivity(m.degree, log_max);
         }
         stopped()?;
-        let (mut dim, mut vectors) = (0, Vec::new());
+        let (mut dim, mut vectors) = (0, Rows::default());
         if let Some(def) = catalog.embedder().filter(|e| e.id == embedder_id) {
             let d = def.dim as usize;
             if n.saturating_mul(d) <= MAX_TABLE_VECTOR_BYTES {
                 dim = d;
-                vectors = vec![0i8; n * d];
+                vectors = Rows::zeroed(n, d);
                 graph.scan_vectors(|id, v| {
                     if stop.load(Ordering::Relaxed) {
                         return;
                     }
                     let i = id.0 as usize;
-                    if i < n && v.len() == d {
-                        meta[i].scale = quantize_into(v, &mut vectors[i * d..(i + 1) * d]);
+                    if let (Some(row), Some(m)) = (vectors.row_mut(i), meta.get_mut(i)) {
+                        if v.len() == d {
+                            m.scale = quantize_into(v, row);
+                        }
                     }
                 })?;
             }
@@ -286,8 +350,12 @@ impl NodeTable {
         meta.resize(n, NO_NODE);
         let (d, mut quantised) = (self.dim, self.vectors.clone());
         if held {
-            quantised.resize(n * d, 0);
+            quantised.resize(n);
+        } else {
+            quantised = Rows::default();
+            meta.iter_mut().for_each(|m| m.scale = 0.0);
         }
+        let mut row = vec![0i8; d];
         for (((id, rec), deg), v) in ids.iter().zip(records).zip(degrees).zip(vectors) {
             let i = id.0 as usize;
             meta[i] = match rec {
@@ -300,10 +368,15 @@ impl NodeTable {
                 },
             };
             if held {
-                let row = &mut quantised[i * d..(i + 1) * d];
                 row.fill(0);
                 if let Some(v) = v.filter(|v| v.len() == d && meta[i].label != NO_LABEL) {
-                    meta[i].scale = quantize_into(&v, row);
+                    meta[i].scale = quantize_into(&v, &mut row);
+                }
+                // most changed nodes only gained an edge: leave their chunk shared
+                if quantised.row(i) != Some(&row[..]) {
+                    if let Some(r) = quantised.row_mut(i) {
+                        r.copy_from_slice(&row);
+                    }
                 }
             }
         }
@@ -392,7 +465,10 @@ impl NodeTable {
         let ahead = |k: usize| {
             let i = ids.get(k + LOOKAHEAD)?.0 as usize;
             let m = self.meta.get(i)?;
-            Some((m.label, self.vectors.get(i * self.dim).copied()))
+            Some((
+                m.label,
+                self.vectors.row(i).and_then(|r| r.first()).copied(),
+            ))
         };
         out.reserve(ids.len());
         for (k, id) in ids.iter().enumerate() {
@@ -403,8 +479,7 @@ impl NodeTable {
             };
             let cosine = (m.scale > 0.0 && self.dim > 0)
                 .then(|| {
-                    let i = id.0 as usize;
-                    let v = self.vectors.get(i * self.dim..(i + 1) * self.dim)?;
+                    let v = self.vectors.row(id.0 as usize)?;
                     probe.cosine(v, m.scale)
                 })
                 .flatten();
@@ -492,7 +567,7 @@ impl NodeTable {
     fn vector(&self, id: NodeId) -> Option<(&[i8], f32)> {
         let i = id.0 as usize;
         let scale = self.meta.get(i).map(|m| m.scale).filter(|s| *s > 0.0)?;
-        Some((self.vectors.get(i * self.dim..(i + 1) * self.dim)?, scale))
+        Some((self.vectors.row(i)?, scale))
     }
 }
 
@@ -546,5 +621,36 @@ impl NodeSource for NodeTable {
 
     fn dense_ids(&self) -> Option<usize> {
         Some(self.meta.len())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_clone_shares_chunks_until_a_row_is_written() {
+        let mut base = Rows::zeroed(3 * CHUNK_ROWS, 4);
+        if let Some(r) = base.row_mut(5) {
+            r.copy_from_slice(&[1, 2, 3, 4]);
+        }
+        let mut merged = base.clone();
+        merged.resize(3 * CHUNK_ROWS + 10);
+        if let Some(r) = merged.row_mut(CHUNK_ROWS + 1) {
+            r.copy_from_slice(&[9, 9, 9, 9]);
+        }
+        // the written chunk was copied, the others are still the base's
+        assert!(Arc::ptr_eq(&base.chunks[0], &merged.chunks[0]));
+        assert!(!Arc::ptr_eq(&base.chunks[1], &merged.chunks[1]));
+        assert!(Arc::ptr_eq(&base.chunks[2], &merged.chunks[2]));
+        assert_eq!(merged.chunks.len(), 4);
+        assert_eq!(base.row(CHUNK_ROWS + 1), Some(&[0i8; 4][..]));
+        assert_eq!(merged.row(CHUNK_ROWS + 1), Some(&[9i8; 4][..]));
+        assert_eq!(merged.row(5), Some(&[1i8, 2, 3, 4][..]));
+        assert_eq!(merged.row(3 * CHUNK_ROWS + 9), Some(&[0i8; 4][..]));
+        assert_eq!(merged.row(3 * CHUNK_ROWS + 10), None);
+        assert_eq!(base.row(3 * CHUNK_ROWS), None);
+        merged.resize(2);
+        assert_eq!((merged.chunks.len(), merged.row(2)), (1, None));
     }
 }
