@@ -1,7 +1,7 @@
 //! Driver of `benches/derived/count3.sh`: for each author of a list, the number of distinct
-//! papers of their co-authors (`AUTHORED -> <AUTHORED -> AUTHORED`: the author's own papers
-//! count, since the author is on each of them), timed inside one process on a warm node table,
-//! two ways:
+//! nodes HOPS steps along `AUTHORED -> <AUTHORED -> AUTHORED` (1: the author's papers; 2:
+//! co-authors, not the author; 3, the default: papers of co-authors, the author's own
+//! included), timed inside one process on a warm node table, two ways:
 //!
 //! - `explore`: the statement `EXPLORE … RETURN COUNT` (parse, compile, count);
 //! - `ask`: the count the `ASK` answerer computes for a planned "how many" question
@@ -9,7 +9,7 @@
 //!
 //! Prints one JSON line per (run, author, way): `{"system", "run", "author", "count", "ms"}`.
 //!
-//! Run: `cargo run --release --example count3 -- DB_DIR AUTHORS_FILE RUNS`
+//! Run: `cargo run --release --example count3 -- DB_DIR AUTHORS_FILE [RUNS] [HOPS]`
 
 use cairn::agent::walk::{count_ends, Step};
 use cairn::{Cairn, CairnError, GraphRead};
@@ -22,6 +22,14 @@ fn main() -> Result<(), CairnError> {
         std::process::exit(2);
     };
     let runs: u32 = runs.and_then(|r| r.parse().ok()).unwrap_or(3);
+    let hops: usize = match args.get(4).map(|h| h.parse()) {
+        None => 3,
+        Some(Ok(h @ 1..=3)) => h,
+        Some(_) => {
+            eprintln!("HOPS is 1, 2 or 3");
+            std::process::exit(2);
+        }
+    };
     let authors: Vec<String> = std::fs::read_to_string(authors)
         .map_err(|e| CairnError::Unsupported(format!("{authors}: {e}")))?
         .lines()
@@ -34,9 +42,15 @@ fn main() -> Result<(), CairnError> {
     db.node_table()?;
     let graph = db.graph();
     let catalog = graph.catalog();
-    let paper = catalog
-        .label_id("Paper")
-        .ok_or_else(|| CairnError::Unsupported("no Paper label".into()))?;
+    // papers at odd steps, authors at even ones
+    let (target, via) = match hops {
+        1 => ("Paper", "AUTHORED"),
+        2 => ("Author", "AUTHORED -> <AUTHORED"),
+        _ => ("Paper", "AUTHORED -> <AUTHORED -> AUTHORED"),
+    };
+    let target_id = catalog
+        .label_id(target)
+        .ok_or_else(|| CairnError::Unsupported(format!("no {target} label")))?;
     let path = [
         Step {
             relation: "AUTHORED".into(),
@@ -51,11 +65,12 @@ fn main() -> Result<(), CairnError> {
             reversed: false,
         },
     ];
+    let path = &path[..hops];
     for run in 0..runs {
         for author in &authors {
             let statement = format!(
-                "EXPLORE \"papers of co-authors\" FROM Author \"{author}\" \
-                 VIA AUTHORED -> <AUTHORED -> AUTHORED TARGET Paper RETURN COUNT"
+                "EXPLORE \"neighbourhood\" FROM Author \"{author}\" \
+                 VIA {via} TARGET {target} RETURN COUNT"
             );
             let t = Instant::now();
             let n = db.explore(&statement)?.count.unwrap_or(0);
@@ -66,7 +81,7 @@ fn main() -> Result<(), CairnError> {
             let id = graph
                 .node_id("Author", author)?
                 .ok_or_else(|| CairnError::Unsupported(format!("no author {author}")))?;
-            let (n, cut) = count_ends(&*source, &catalog, &[id], &path, Some(paper))?;
+            let (n, cut) = count_ends(&*source, &catalog, &[id], path, Some(target_id))?;
             if cut {
                 return Err(CairnError::Unsupported(format!("{author}: walk cut")));
             }

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Exhaustive 3-hop distinct count on the 1M-node generated graph (issue 14's acceptance): for 400
-# authors sampled with a fixed seed, the distinct papers of their co-authors
-# (author -AUTHORED-> paper <-AUTHORED- coauthor -AUTHORED-> paper; the author's own papers count,
-# in both systems), measured per query inside one process per system:
+# Exhaustive k-hop distinct count on the 1M-node generated graph (issue 14's acceptance): for 400
+# authors sampled with a fixed seed, the distinct nodes HOPS steps along
+# author -AUTHORED-> paper <-AUTHORED- coauthor -AUTHORED-> paper (3, the default: papers of
+# co-authors, the author's own papers included in both systems; 2: co-authors, the author
+# included; 1: the author's papers), measured per query inside one process per system:
 #   cairn-explore  `EXPLORE … VIA AUTHORED -> <AUTHORED -> AUTHORED TARGET Paper RETURN COUNT`
 #   cairn-ask      the exact walk behind ASK's aggregation answers (cairn::agent::walk)
 #   kuzu           `MATCH …-(c:Author)-[:AUTHORED]->(p:Paper) RETURN count(DISTINCT p)` (Kuzu 0.11.3)
@@ -11,7 +12,7 @@
 # three for every author, or the script fails. Prints JSON lines (each process's /proc/loadavg),
 # then one summary line per system (p50, p90, max count) and the ratio of p50s.
 #
-# Usage: bash benches/derived/count3.sh COUNT3_BIN [ROUNDS]
+# Usage: bash benches/derived/count3.sh COUNT3_BIN [ROUNDS] [HOPS]
 #   COUNT3_BIN: the release build of examples/count3.rs (cargo build --release --example count3)
 # CAIRN_BENCH_DIR=DIR holds dump/, cairn-db/ and kuzu-db/ (built with
 # `cairn generate academic --nodes 1000000 --seed 42 --format csv`, its default import, and
@@ -20,6 +21,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 BIN=${1:?count3 binary}
 ROUNDS=${2:-3}
+HOPS=${3:-3}
 DIR=${CAIRN_BENCH_DIR:?CAIRN_BENCH_DIR with dump/, cairn-db/, kuzu-db/}
 KUZU_DB=${KUZU_DB:-$DIR/kuzu-db}
 WORK=$(mktemp -d /tmp/count3.XXXXXX)
@@ -32,11 +34,11 @@ for k in random.Random(42).sample(keys, 400):
 PY
 for r in $(seq 1 "$ROUNDS"); do
   load=$(cut -d' ' -f1-3 /proc/loadavg)
-  "$BIN" "$DIR/cairn-db" "$WORK/authors" 2 | sed "s/}\$/,\"round\":$r,\"load\":\"$load\"}/" >> "$WORK/lines"
+  "$BIN" "$DIR/cairn-db" "$WORK/authors" 2 "$HOPS" | sed "s/}\$/,\"round\":$r,\"load\":\"$load\"}/" >> "$WORK/lines"
   load=$(cut -d' ' -f1-3 /proc/loadavg)
-  python3 benches/derived/kuzu_count.py "$KUZU_DB" "$WORK/authors" 2 | sed "s/}\$/, \"round\": $r, \"load\": \"$load\"}/" >> "$WORK/lines"
+  python3 benches/derived/kuzu_count.py "$KUZU_DB" "$WORK/authors" 2 "$HOPS" | sed "s/}\$/, \"round\": $r, \"load\": \"$load\"}/" >> "$WORK/lines"
 done
-python3 - "$WORK/lines" <<'PY'
+python3 - "$WORK/lines" "$HOPS" <<'PY'
 import json, sys
 from collections import defaultdict
 rows = [json.loads(l) for l in open(sys.argv[1])]
@@ -65,7 +67,7 @@ for name, keep in (("nonzero", lambda c: c > 0), ("above_10000", lambda c: c > 1
             sub[r["system"]].append(r["ms"])
     for s, xs in sub.items():
         summary[s][name] = {"p50_ms": round(q(xs, 0.5), 4), "p90_ms": round(q(xs, 0.9), 4), "queries": len(xs)}
-print(json.dumps({"summary": summary, "authors": len(counts),
+print(json.dumps({"summary": summary, "hops": int(sys.argv[2]), "authors": len(counts),
                   "above_10000": sum(1 for c in per.values() if c > 10000),
                   "max_count": max(per.values()) if per else None,
                   "explore_p50_over_kuzu": round(summary["cairn-explore"]["p50_ms"] / summary["kuzu"]["p50_ms"], 3),
