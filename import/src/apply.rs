@@ -605,6 +605,11 @@ pub(super) fn apply(
         // nothing else waits for them, so they are built and written beside the edges from the
         // start (they were a serial step before the edges, then the last file written).
         let key_files = s.spawn(|| -> Result<Vec<SstFile>, ImportError> {
+            // The keys first: their sort's 32 bytes a node are freed before the index entries
+            // are built, and before the edges' buckets grow.
+            let mut files: Vec<SstFile> = write_node_keys(sst.files, &new_nodes, &nodes)?
+                .into_iter()
+                .collect();
             let index_parts = par_chunks(&new_nodes, |chunk| {
                 let mut part = NewNodeIndex::default();
                 for &(id, i) in chunk {
@@ -614,9 +619,7 @@ pub(super) fn apply(
             });
             let index_parts: Vec<NewNodeIndex> =
                 index_parts.into_iter().collect::<Result<_, _>>()?;
-            let mut files = sst.files.write_index(&index_parts)?;
-            drop(index_parts);
-            files.extend(write_node_keys(sst.files, &new_nodes, &nodes)?);
+            files.extend(sst.files.write_index(&index_parts)?);
             Ok(files)
         });
         let node_files = s.spawn(
