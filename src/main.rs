@@ -1,9 +1,5 @@
 //! The `cairn` command-line tool.
 
-/// mimalloc rather than glibc's malloc: see the dependency's note in Cargo.toml.
-#[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
 #[macro_use]
 mod display;
 mod ask_cli;
