@@ -49,6 +49,12 @@ impl Rows {
     /// Grows to `len` rows (zero), or shrinks.
     fn resize(&mut self, len: usize) {
         let chunks = len.div_ceil(CHUNK_ROWS);
+        // rows cut off in the last kept chunk are zeroed, so growing again yields zero rows
+        for i in len..self.len.min(chunks * CHUNK_ROWS) {
+            if let Some(r) = self.row_mut(i) {
+                r.fill(0);
+            }
+        }
         self.chunks.truncate(chunks);
         while self.chunks.len() < chunks {
             self.chunks
@@ -652,5 +658,16 @@ mod tests {
         assert_eq!(base.row(3 * CHUNK_ROWS), None);
         merged.resize(2);
         assert_eq!((merged.chunks.len(), merged.row(2)), (1, None));
+        merged.resize(6);
+        assert_eq!(
+            merged.row(5),
+            Some(&[0i8; 4][..]),
+            "a row cut off comes back zero"
+        );
+        assert_eq!(
+            base.row(5),
+            Some(&[1i8, 2, 3, 4][..]),
+            "the base keeps its own"
+        );
     }
 }
