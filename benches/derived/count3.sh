@@ -2,8 +2,8 @@
 # Exhaustive k-hop distinct count on the 1M-node generated graph (issue 14's acceptance): for 400
 # authors sampled with a fixed seed, the distinct nodes HOPS steps along
 # author -AUTHORED-> paper <-AUTHORED- coauthor -AUTHORED-> paper (3, the default: papers of
-# co-authors, the author's own papers included in both systems; 2: co-authors, the author
-# included; 1: the author's papers), measured per query inside one process per system:
+# co-authors, the author's own papers included in both systems; 2: co-authors, not the author,
+# in both; 1: the author's papers), measured per query inside one process per system:
 #   cairn-explore  `EXPLORE … VIA AUTHORED -> <AUTHORED -> AUTHORED TARGET Paper RETURN COUNT`
 #   cairn-ask      the exact walk behind ASK's aggregation answers (cairn::agent::walk)
 #   kuzu           `MATCH …-(c:Author)-[:AUTHORED]->(p:Paper) RETURN count(DISTINCT p)` (Kuzu 0.11.3)
