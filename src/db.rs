@@ -550,6 +550,7 @@ impl Cairn {
                 element,
                 description,
                 aliases,
+                linking,
             } => {
                 let target = match &element {
                     ElementRef::Label(l) => Element::Label(l.id),
@@ -557,7 +558,7 @@ impl Cairn {
                     ElementRef::Property(p) => Element::Property(p.id),
                 };
                 self.transaction(|tx| {
-                    tx.annotate(target, description, aliases)
+                    tx.annotate(target, description, aliases, linking)
                         .map_err(CairnError::from)
                 })?;
                 let c = self.graph.catalog();
@@ -751,7 +752,16 @@ impl EntrySearch for IndexSearch<'_> {
 /// An element's annotation as the `ANNOTATE` statement that sets it (what `DESCRIBE` and the
 /// REPL's `.schema` print: the text is escaped like any string literal), or `None` without one.
 pub fn annotation_statement(c: &Catalog, element: Element) -> Option<String> {
-    let a = c.annotation(element)?;
+    let linking = match element {
+        Element::Label(id) => (!c.links_unmarked(id)).then_some(false),
+        _ => None,
+    };
+    let empty = Default::default();
+    let a = match c.annotation(element) {
+        Some(a) => a,
+        None if linking.is_some() => &empty,
+        None => return None,
+    };
     let element = match element {
         Element::Label(id) => ElementRef::Label(LabelRef {
             id,
@@ -770,6 +780,7 @@ pub fn annotation_statement(c: &Catalog, element: Element) -> Option<String> {
         element,
         description: a.description.clone(),
         aliases: (!a.aliases.is_empty()).then(|| a.aliases.clone()),
+        linking,
     };
     Some(statement.to_string())
 }

@@ -452,7 +452,13 @@ fn schema(cairn: &Cairn) -> String {
     let props: Vec<&str> = c.prop_keys().map(|(_, n)| n).collect();
     out.push(format!("properties  {}", props.join(", ")));
     let a = c.annotations();
-    let elements = (a.labels.iter().map(|(id, _)| Element::Label(*id)))
+    // a label that is only unlinked has no annotation record, but a statement all the same
+    let mut labels: Vec<_> = (a.labels.iter().map(|(id, _)| *id))
+        .chain(c.linking().unlinked_labels.iter().copied())
+        .collect();
+    labels.sort();
+    labels.dedup();
+    let elements = (labels.into_iter().map(Element::Label))
         .chain(a.relations.iter().map(|(id, _)| Element::Relation(*id)))
         .chain(a.props.iter().map(|(id, _)| Element::Property(*id)));
     for e in elements {

@@ -159,3 +159,63 @@ fn annotations_persist_show_in_describe_and_can_be_cleared() {
         .unwrap_err();
     assert!(err.to_string().contains("P58"), "{err}");
 }
+
+/// The labels of every entity the plan linked (main, others, conjunct).
+fn linked_labels(db: &Cairn, question: &str) -> Vec<String> {
+    let o = db.ask(question, &CancelToken::default(), None).unwrap();
+    let p = &o.plan;
+    let mut labels: Vec<String> = p
+        .entity
+        .iter()
+        .chain(&p.other_entities)
+        .chain(p.conjunct.iter().map(|(e, _)| e))
+        .map(|e| e.label.clone())
+        .collect();
+    labels.sort();
+    labels
+}
+
+#[test]
+fn a_label_with_linking_off_is_linked_only_from_marked_mentions() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = Cairn::open(dir.path()).unwrap();
+    // A node per title word, as keyword graphs have: "mining" names a Term node.
+    exec(&db, r#"UPSERT Person "a1" SET name = "Ada Vale""#);
+    exec(&db, r#"UPSERT Paper "p1" SET title = "Stream Mining""#);
+    for (key, word) in [("t1", "mining"), ("t2", "stream")] {
+        exec(&db, &format!(r#"UPSERT Term "{key}" SET name = "{word}""#));
+        exec(
+            &db,
+            &format!(r#"ADD EDGE Paper "p1" -[HAS_TERM]-> Term "{key}""#),
+        );
+    }
+    exec(&db, r#"ADD EDGE Person "a1" -[WROTE]-> Paper "p1""#);
+    let unmarked = "Which papers did Ada Vale write on mining?";
+    let marked = r#"Which papers did Ada Vale write on "mining"?"#;
+    assert!(
+        linked_labels(&db, unmarked).contains(&"Term".to_owned()),
+        "before: the word links the Term node"
+    );
+
+    let out = exec(&db, "ANNOTATE LABEL Term LINKING OFF");
+    assert_eq!(out, "ANNOTATE LABEL Term LINKING OFF");
+    assert_eq!(linked_labels(&db, unmarked), vec!["Person".to_owned()]);
+    // A quoted word is the asker naming the node: it still links.
+    assert!(linked_labels(&db, marked).contains(&"Term".to_owned()));
+    // DESCRIBE shows it, it persists, and LINKING ON undoes it.
+    assert!(exec(&db, "DESCRIBE Term").contains("ANNOTATE LABEL Term LINKING OFF"));
+    drop(db);
+    let db = Cairn::open(dir.path()).unwrap();
+    assert_eq!(linked_labels(&db, unmarked), vec!["Person".to_owned()]);
+    exec(&db, "ANNOTATE LABEL Term LINKING ON");
+    assert!(linked_labels(&db, unmarked).contains(&"Term".to_owned()));
+    assert!(!exec(&db, "DESCRIBE Term").contains("ANNOTATE LABEL Term"));
+    // Relations have no linking: a caret error, nothing changed.
+    let err = db
+        .execute(
+            "ANNOTATE RELATION WROTE LINKING OFF",
+            &CancelToken::default(),
+        )
+        .unwrap_err();
+    assert!(err.to_string().contains("LINKING"), "{err}");
+}

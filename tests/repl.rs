@@ -78,6 +78,14 @@ fn repl_session_with_history() {
         "annotate: {}",
         String::from_utf8_lossy(&out.stderr)
     );
+    let out = cairn_at(&db, &["query", "-e", "ANNOTATE LABEL Topic LINKING OFF"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 
     // First session.
     let mut p = repl(&db, &home);
@@ -121,6 +129,10 @@ fn repl_session_with_history() {
             r#"annotation  ANNOTATE RELATION AUTHORED DESCRIPTION "wrote\u{1b}[2J" ALIASES ("penned")"#
         ),
         "annotations, escaped: {schema}"
+    );
+    assert!(
+        schema.contains("annotation  ANNOTATE LABEL Topic LINKING OFF"),
+        "a label that only has its linking: {schema}"
     );
 
     // Ctrl-C at the prompt drops the unfinished statement, and the session goes on.

@@ -691,10 +691,15 @@ impl<'g> Planner<'g> {
                 let Some(ids) = spans.get(&(start, len)) else {
                     continue;
                 };
+                // Nodes of a label declared `LINKING OFF` (a word per node, say) are named only
+                // by marked mentions.
+                let marked = span.iter().all(|w| w.marked);
                 // One label per mention: the label most of the matches have.
                 let mut by_label: HashMap<LabelId, Vec<NodeId>> = HashMap::new();
                 for (id, l) in ids {
-                    by_label.entry(*l).or_default().push(*id);
+                    if marked || catalog.links_unmarked(*l) {
+                        by_label.entry(*l).or_default().push(*id);
+                    }
                 }
                 let Some((label, nodes)) = by_label
                     .into_iter()
@@ -708,7 +713,7 @@ impl<'g> Planner<'g> {
                     label,
                     (start, start + len),
                     LinkMethod::Exact,
-                    span.iter().all(|w| w.marked),
+                    marked,
                     catalog,
                 )?);
                 taken[start..start + len].iter_mut().for_each(|t| *t = true);

@@ -1056,7 +1056,12 @@ fn annotate(
             }
             continue;
         };
-        catalog.annotate(element, record.description.clone(), record.aliases.clone())?;
+        catalog.annotate(
+            element,
+            record.description.clone(),
+            record.aliases.clone(),
+            record.linking,
+        )?;
     }
     Ok(())
 }

@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 /// {"type":"node","label":"Author","key":"a1","props":{"name":"Ann Lee"},"description":"…","vector":[0.1,…]}
 /// {"type":"edge","rel":"AUTHORED","from":{"label":"Author","key":"a1"},"to":{"label":"Paper","key":"p1"},"props":{},"weight":0.5}
 /// {"type":"schema","kind":"relation","name":"AUTHORED","description":"…","aliases":["wrote"]}
+/// {"type":"schema","kind":"label","name":"Term","linking":false}
 /// ```
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "lowercase")]
@@ -19,8 +20,8 @@ pub enum DumpRecord {
     Schema(DumpSchema),
 }
 
-/// What a label, relation or property means: its description and aliases (as `ANNOTATE` sets
-/// them). The element must exist once the import's own data is in.
+/// What a label, relation or property means: its description and aliases, and whether a label's
+/// nodes are linked from unmarked words (as `ANNOTATE` sets them). The element must exist once the import's own data is in.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct DumpSchema {
@@ -32,6 +33,9 @@ pub struct DumpSchema {
     /// Replace the aliases (`[]` clears them); absent keeps them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub aliases: Option<Vec<String>>,
+    /// Labels only: whether `ASK` links the label's nodes from unmarked words (as `LINKING`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub linking: Option<bool>,
 }
 
 /// Which kind of schema element a [`DumpSchema`] names.

@@ -286,8 +286,11 @@ fn validate(record: &DumpRecord) -> Result<(), String> {
         }
         DumpRecord::Schema(s) => {
             name("schema element name", &s.name)?;
-            if s.description.is_none() && s.aliases.is_none() {
-                return Err("a schema record needs `description` or `aliases`".into());
+            if s.linking.is_some() && s.kind != crate::dump::SchemaKind::Label {
+                return Err("`linking` applies to labels only".into());
+            }
+            if s.description.is_none() && s.aliases.is_none() && s.linking.is_none() {
+                return Err("a schema record needs `description`, `aliases` or `linking`".into());
             }
             let mut seen = std::collections::HashSet::new();
             for a in s.aliases.iter().flatten() {

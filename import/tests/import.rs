@@ -643,11 +643,15 @@ fn schema_records_annotate_elements_atomically_with_the_import() {
             "\n",
             r#"{"type":"schema","kind":"label","name":"Film","aliases":["movie"]}"#,
             "\n",
+            r#"{"type":"schema","kind":"label","name":"Person","linking":false}"#,
+            "\n",
         ),
     )
     .unwrap();
     import_files(&g, &[&dump], &ImportOptions::default()).unwrap();
     let c = g.catalog();
+    assert!(!c.links_unmarked(c.label_id("Person").unwrap()));
+    assert!(c.links_unmarked(c.label_id("Film").unwrap()));
     let rel = c
         .annotation(Element::Relation(c.relation_id("P57").unwrap()))
         .unwrap();
@@ -688,7 +692,12 @@ fn schema_records_annotate_elements_atomically_with_the_import() {
         (
             "empty.jsonl",
             r#"{"type":"schema","kind":"label","name":"Film"}"#,
-            ":2: a schema record needs `description` or `aliases`",
+            ":2: a schema record needs `description`, `aliases` or `linking`",
+        ),
+        (
+            "linking.jsonl",
+            r#"{"type":"schema","kind":"relation","name":"P57","linking":false}"#,
+            ":2: `linking` applies to labels only",
         ),
         (
             "twice.jsonl",
@@ -711,9 +720,11 @@ fn schema_records_annotate_elements_atomically_with_the_import() {
         assert_eq!(canonical(&g), before, "{name} changed the database");
         assert_eq!(g.catalog().annotations(), &annotations);
     }
+    let linking = g.catalog().linking().clone();
     drop(g);
     let g = open(dir.path());
     assert_eq!(g.catalog().annotations(), &annotations);
+    assert_eq!(g.catalog().linking(), &linking);
 }
 
 /// A budget far below the dump's size: staged edges spill in small blocks and the edge sort in

@@ -24,7 +24,7 @@ pub enum Statement {
     DeclareRelation(DeclareRelation),
     /// `CREATE INDEX ON Label(property)`
     CreateIndex(CreateIndex),
-    /// `ANNOTATE LABEL|RELATION|PROPERTY name [DESCRIPTION "…"] [ALIASES ("…", …)]`
+    /// `ANNOTATE LABEL|RELATION|PROPERTY name [DESCRIPTION "…"] [ALIASES ("…", …)] [LINKING ON|OFF]`
     Annotate(Annotate),
     /// `UPSERT Label "key" [SET p = v, …] [DESCRIPTION "text"]`
     Upsert(Upsert),
@@ -134,8 +134,9 @@ pub struct CreateIndex {
     pub property: Name,
 }
 
-/// `ANNOTATE LABEL|RELATION|PROPERTY name [DESCRIPTION "text"] [ALIASES ("a", …)]`: what a
-/// schema element means, in words the planner can match (at least one of the two parts).
+/// `ANNOTATE LABEL|RELATION|PROPERTY name [DESCRIPTION "text"] [ALIASES ("a", …)]
+/// [LINKING ON|OFF]`: what a schema element means, in words the planner can match, and (labels
+/// only) whether its nodes are linked from unmarked words (at least one of the parts).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Annotate {
     pub span: Span,
@@ -144,6 +145,8 @@ pub struct Annotate {
     pub description: Option<StrLit>,
     /// `ALIASES ( … )`, possibly empty (which clears the aliases).
     pub aliases: Option<Vec<StrLit>>,
+    /// `LINKING ON|OFF` (labels only): whether `ASK` links the label's nodes from unmarked words.
+    pub linking: Option<bool>,
 }
 
 /// What kind of schema element a name is.

@@ -270,6 +270,7 @@ impl Compiler<'_> {
             element,
             description: a.description.as_ref().map(|d| d.value.clone()),
             aliases,
+            linking: a.linking,
         })
     }
 

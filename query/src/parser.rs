@@ -755,8 +755,8 @@ fn create_index(i: In<'_>) -> PResult<'_, Statement> {
     ))
 }
 
-/// `ANNOTATE LABEL|RELATION|PROPERTY name [DESCRIPTION "…"] [ALIASES ("…", …)]`, at least one
-/// of the two parts.
+/// `ANNOTATE LABEL|RELATION|PROPERTY name [DESCRIPTION "…"] [ALIASES ("…", …)] [LINKING ON|OFF]`
+/// (`LINKING` after `LABEL` only), at least one of the parts.
 fn annotate(i: In<'_>) -> PResult<'_, Statement> {
     let (i, k) = kw("ANNOTATE")(i)?;
     let (i, kind) = alt((
@@ -774,9 +774,25 @@ fn annotate(i: In<'_>) -> PResult<'_, Statement> {
         string_lit("the description, a string"),
     ))(i)?;
     let (i, aliases) = opt(preceded(kw("ALIASES"), alias_list))(i)?;
-    if description.is_none() && aliases.is_none() {
-        // Neither part: say both were expected here.
-        return backtrack(i, Expect::Keyword("ALIASES"));
+    // Linking is about which nodes a mention may name, so only labels have it.
+    let (i, linking) = if kind == ElementKind::Label {
+        opt(preceded(
+            kw("LINKING"),
+            alt((map(kw("ON"), |_| true), map(kw("OFF"), |_| false))),
+        ))(i)?
+    } else {
+        (i, None)
+    };
+    if description.is_none() && aliases.is_none() && linking.is_none() {
+        // No part: say the parts were expected here.
+        return backtrack(
+            i,
+            Expect::Keyword(if kind == ElementKind::Label {
+                "LINKING"
+            } else {
+                "ALIASES"
+            }),
+        );
     }
     let span = since(k, &i);
     Ok((
@@ -787,6 +803,7 @@ fn annotate(i: In<'_>) -> PResult<'_, Statement> {
             name,
             description,
             aliases,
+            linking,
         }),
     ))
 }

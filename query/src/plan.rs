@@ -3,8 +3,8 @@
 
 use crate::ast::{CmpOp, Direction, ReturnKind, ShowWhat, ViaMode};
 use crate::printer::{
-    meet_side_start, name, str_lit, via_sep, write_aliases, write_float, write_sep, write_set,
-    write_value,
+    meet_side_start, name, str_lit, via_sep, write_aliases, write_float, write_linking, write_sep,
+    write_set, write_value,
 };
 use cairn_storage_format::{LabelId, NodeId, PropKeyId, RelId, Value};
 use std::fmt::{self, Display, Formatter};
@@ -220,6 +220,8 @@ pub enum Compiled {
         element: ElementRef,
         description: Option<String>,
         aliases: Option<Vec<String>>,
+        /// Labels only: whether `ASK` links the label's nodes from unmarked words.
+        linking: Option<bool>,
     },
     /// Change data: a node or an edge.
     Mutation(Mutation),
@@ -493,6 +495,7 @@ impl Display for Compiled {
                 element,
                 description,
                 aliases,
+                linking,
             } => {
                 let (kind, n) = match element {
                     ElementRef::Label(l) => ("LABEL", &l.name),
@@ -506,7 +509,7 @@ impl Display for Compiled {
                 if let Some(a) = aliases {
                     write_aliases(f, a.iter().map(String::as_str))?;
                 }
-                Ok(())
+                write_linking(f, *linking)
             }
             Compiled::Mutation(m) => write!(f, "{m}"),
             Compiled::Transaction(t) => write!(f, "{t}"),

@@ -394,7 +394,7 @@ impl Display for Statement {
                 if let Some(al) = &a.aliases {
                     write_aliases(f, al.iter().map(|s| s.value.as_str()))?;
                 }
-                Ok(())
+                write_linking(f, a.linking)
             }
             Statement::Upsert(u) => {
                 write!(f, "UPSERT {}", u.node)?;
@@ -465,6 +465,15 @@ pub fn write_aliases<'v>(
     f.write_str(" ALIASES (")?;
     write_sep(f, aliases.into_iter().map(S), ", ")?;
     f.write_char(')')
+}
+
+/// Writes ` LINKING ON|OFF` when given; shared with the compiled form's printer.
+pub fn write_linking(f: &mut impl Write, linking: Option<bool>) -> fmt::Result {
+    match linking {
+        Some(true) => f.write_str(" LINKING ON"),
+        Some(false) => f.write_str(" LINKING OFF"),
+        None => Ok(()),
+    }
 }
 
 /// Writes ` SET p = v, …` (nothing for no assignments); shared with the compiled form's printer.

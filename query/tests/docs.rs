@@ -13,7 +13,7 @@ fn doc() -> String {
 
 fn catalog() -> MemoryCatalog {
     MemoryCatalog::with(
-        &["Author", "Paper", "Venue", "Institution"],
+        &["Author", "Paper", "Venue", "Institution", "Topic"],
         &[
             "AUTHORED",
             "PUBLISHED_IN",

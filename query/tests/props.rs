@@ -342,10 +342,13 @@ fn inner_statement() -> impl Strategy<Value = Statement> {
             name(),
             prop::option::of(str_lit()),
             prop::option::of(prop::collection::vec(str_lit(), 0..3)),
+            prop::option::of(any::<bool>()),
         )
-            .prop_filter("one part at least", |(_, _, d, a)| d.is_some() || a.is_some())
-            .prop_map(|(kind, name, description, aliases)| {
-                Statement::Annotate(Annotate { span: D, kind, name, description, aliases })
+            // LINKING is a label's only
+            .prop_map(|(kind, name, d, a, l)| (kind, name, d, a, l.filter(|_| kind == ElementKind::Label)))
+            .prop_filter("one part at least", |(_, _, d, a, l)| d.is_some() || a.is_some() || l.is_some())
+            .prop_map(|(kind, name, description, aliases, linking)| {
+                Statement::Annotate(Annotate { span: D, kind, name, description, aliases, linking })
             }),
         3 => data_statement().boxed(),
     ]
@@ -396,6 +399,9 @@ const VOCAB: &[&str] = &[
     "CREATE",
     "INDEX",
     "ON",
+    "ANNOTATE",
+    "LINKING",
+    "OFF",
     "NODES",
     "PATHS",
     "SUBGRAPH",

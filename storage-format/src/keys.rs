@@ -322,10 +322,13 @@ pub enum MetaKey {
     /// since the database was created. A vector-index file saved at any counter from this one
     /// on holds the current vectors.
     VectorsAt,
+    /// `linking`: the labels whose nodes are linked only from marked mentions
+    /// (`LinkingRecord`); absent means every label links. Written in the catalog's batch.
+    Linking,
 }
 
 impl MetaKey {
-    pub const ALL: [MetaKey; 9] = [
+    pub const ALL: [MetaKey; 10] = [
         MetaKey::Format,
         MetaKey::Catalog,
         MetaKey::NextNodeId,
@@ -335,6 +338,7 @@ impl MetaKey {
         MetaKey::Strategies,
         MetaKey::MaxDegree,
         MetaKey::VectorsAt,
+        MetaKey::Linking,
     ];
 
     pub fn encode(&self) -> &'static [u8] {
@@ -348,6 +352,7 @@ impl MetaKey {
             MetaKey::Strategies => b"strategies",
             MetaKey::MaxDegree => b"max_degree",
             MetaKey::VectorsAt => b"vectors_at",
+            MetaKey::Linking => b"linking",
         }
     }
 

@@ -16,6 +16,6 @@ pub use ids::{LabelId, NodeId, PropKeyId, RelId};
 pub use keys::{ExternalKey, InEdgeKey, MetaKey, NameKey, NodeKey, OutEdgeKey, PropIndexKey};
 pub use records::{
     Annotation, AnnotationsRecord, CatalogRecord, Degree, EdgeProps, EmbedderDef, IndexDef,
-    NodeRecord, RelationDef, FORMAT_VERSION,
+    LinkingRecord, NodeRecord, RelationDef, FORMAT_VERSION,
 };
 pub use value::Value;

@@ -148,6 +148,23 @@ impl AnnotationsRecord {
     }
 }
 
+/// Value of `meta/linking`: the labels whose nodes `ASK` links only from marked mentions
+/// (`ANNOTATE LABEL Term LINKING OFF`), sorted by id. Its own key, absent when no label is
+/// unlinked, so that databases written before it, and programs written before it, see none.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LinkingRecord {
+    pub unlinked_labels: Vec<LabelId>,
+}
+
+impl LinkingRecord {
+    pub fn encode(&self) -> Result<Vec<u8>, FormatError> {
+        codec::encode(self)
+    }
+    pub fn decode(bytes: &[u8]) -> Result<Self, FormatError> {
+        codec::decode(bytes)
+    }
+}
+
 /// Value of the `degree` column family, and the merge operand that updates it.
 ///
 /// ```text

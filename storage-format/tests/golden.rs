@@ -113,6 +113,7 @@ fn golden_meta_keys() {
     assert_eq!(MetaKey::Annotations.encode(), b"annotations");
     assert_eq!(MetaKey::Strategies.encode(), b"strategies");
     assert_eq!(MetaKey::MaxDegree.encode(), b"max_degree");
+    assert_eq!(MetaKey::Linking.encode(), b"linking");
     assert_eq!(
         hex(&records::encode_id_range(1, 258)),
         "00 00 00 00 00 00 00 01 00 00 00 00 00 00 01 02"
@@ -206,6 +207,15 @@ fn golden_annotations_record() {
         "01 00 01 02 01 01 64 02 01 78 02 79 7a 00"
     );
     assert_eq!(AnnotationsRecord::decode(&a.encode().unwrap()).unwrap(), a);
+}
+
+#[test]
+fn golden_linking_record() {
+    let l = LinkingRecord {
+        unlinked_labels: vec![LabelId(3), LabelId(200)],
+    };
+    assert_eq!(hex(&l.encode().unwrap()), "01 02 03 c8 01");
+    assert_eq!(LinkingRecord::decode(&l.encode().unwrap()).unwrap(), l);
 }
 
 #[test]

@@ -4,8 +4,8 @@
 
 use crate::error::{EngineError, Result};
 use cairn_storage_format::{
-    Annotation, AnnotationsRecord, CatalogRecord, EmbedderDef, IndexDef, LabelId, PropKeyId, RelId,
-    RelationDef,
+    Annotation, AnnotationsRecord, CatalogRecord, EmbedderDef, IndexDef, LabelId, LinkingRecord,
+    PropKeyId, RelId, RelationDef,
 };
 use std::collections::HashMap;
 
@@ -15,6 +15,8 @@ pub struct Catalog {
     record: CatalogRecord,
     /// Descriptions and aliases (persisted under their own meta key, in the catalog's batch).
     annotations: AnnotationsRecord,
+    /// Labels linked only from marked mentions (persisted under `meta/linking`, same batch).
+    linking: LinkingRecord,
     labels: HashMap<String, LabelId>,
     relations: HashMap<String, RelId>,
     props: HashMap<String, PropKeyId>,
@@ -55,6 +57,7 @@ impl Catalog {
         Catalog {
             record,
             annotations: AnnotationsRecord::default(),
+            linking: LinkingRecord::default(),
             labels,
             relations,
             props,
@@ -67,9 +70,25 @@ impl Catalog {
         self
     }
 
+    /// The catalog with its persisted linking record.
+    pub(crate) fn with_linking(mut self, linking: LinkingRecord) -> Self {
+        self.linking = linking;
+        self
+    }
+
     /// The persisted annotations.
     pub fn annotations(&self) -> &AnnotationsRecord {
         &self.annotations
+    }
+
+    /// The persisted linking record (which labels link only from marked mentions).
+    pub fn linking(&self) -> &LinkingRecord {
+        &self.linking
+    }
+
+    /// Whether `ASK` may link `label`'s nodes from unmarked words (`LINKING ON`, the default).
+    pub fn links_unmarked(&self, label: LabelId) -> bool {
+        self.linking.unlinked_labels.binary_search(&label).is_err()
     }
 
     /// What a user said about `element`, if anything.
@@ -253,13 +272,14 @@ impl Catalog {
         true
     }
 
-    /// Sets `element`'s description and/or aliases (each `None` keeps the old one; an empty
-    /// description or alias list clears it). The element must exist.
+    /// Sets `element`'s description, aliases and (labels only) linking (each `None` keeps the
+    /// old one; an empty description or alias list clears it). The element must exist.
     pub fn annotate(
         &mut self,
         element: Element,
         description: Option<String>,
         aliases: Option<Vec<String>>,
+        linking: Option<bool>,
     ) -> Result<()> {
         fn slot<I: Ord + Copy>(list: &mut Vec<(I, Annotation)>, id: I) -> usize {
             match list.binary_search_by(|(i, _)| i.cmp(&id)) {
@@ -297,6 +317,21 @@ impl Catalog {
             return Err(EngineError::Invalid(format!(
                 "{element:?} is not in the catalog"
             )));
+        }
+        if let Some(on) = linking {
+            let Element::Label(label) = element else {
+                return Err(EngineError::Invalid(format!(
+                    "linking applies to labels only, not to {element:?}"
+                )));
+            };
+            let list = &mut self.linking.unlinked_labels;
+            match (list.binary_search(&label), on) {
+                (Ok(k), true) => {
+                    list.remove(k);
+                }
+                (Err(k), false) => list.insert(k, label),
+                _ => {}
+            }
         }
         let a = &mut self.annotations;
         match element {

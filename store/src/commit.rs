@@ -88,6 +88,14 @@ pub(crate) fn commit(
         c.batch.put_cf(meta, MetaKey::Catalog.encode(), record);
         c.batch
             .put_cf(meta, MetaKey::Annotations.encode(), annotations);
+        // absent while every label links, so that databases that never unlink stay as before
+        if catalog.linking().unlinked_labels.is_empty() {
+            c.batch.delete_cf(meta, MetaKey::Linking.encode());
+        } else {
+            let linking =
+                (catalog.linking().encode()).map_err(EngineError::encode("linking record"))?;
+            c.batch.put_cf(meta, MetaKey::Linking.encode(), linking);
+        }
     }
     if c.next_node_id != state.next_node_id {
         c.batch.put_cf(

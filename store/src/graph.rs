@@ -12,8 +12,9 @@ use crate::space;
 use cairn_storage_format::keys::{edge_prefix, edge_rel_prefix};
 use cairn_storage_format::records::{decode_u64, decode_vector, decode_vector_into};
 use cairn_storage_format::{
-    AnnotationsRecord, CatalogRecord, Degree, EdgeProps, ExternalKey, LabelId, MetaKey, NameKey,
-    NodeId, NodeKey, NodeRecord, OutEdgeKey, PropIndexKey, PropKeyId, RelId, Value, FORMAT_VERSION,
+    AnnotationsRecord, CatalogRecord, Degree, EdgeProps, ExternalKey, LabelId, LinkingRecord,
+    MetaKey, NameKey, NodeId, NodeKey, NodeRecord, OutEdgeKey, PropIndexKey, PropKeyId, RelId,
+    Value, FORMAT_VERSION,
 };
 use parking_lot::{Mutex, RwLock};
 use rocksdb::{ColumnFamily, ColumnFamilyDescriptor, DBPinnableSlice, Options, ReadOptions, DB};
@@ -169,6 +170,8 @@ struct Committed {
     catalog: CatalogRecord,
     /// `meta/annotations` (absent in databases written before annotations: none).
     annotations: AnnotationsRecord,
+    /// `meta/linking` (absent: every label links).
+    linking: LinkingRecord,
     next_node_id: u64,
     /// The commit counter (`meta/commits`; 0 in databases written before it existed).
     commits: u64,
@@ -330,7 +333,9 @@ impl Graph {
             db,
             path,
             catalog: RwLock::new(Arc::new(
-                Catalog::from_record(committed.catalog).with_annotations(committed.annotations),
+                Catalog::from_record(committed.catalog)
+                    .with_annotations(committed.annotations)
+                    .with_linking(committed.linking),
             )),
             writer: WriterSlot::new(WriterState {
                 next_node_id: committed.next_node_id,
@@ -412,7 +417,9 @@ impl Graph {
             .import_pending
             .store(committed.import_pending, Ordering::SeqCst);
         *self.catalog.write() = Arc::new(
-            Catalog::from_record(committed.catalog).with_annotations(committed.annotations),
+            Catalog::from_record(committed.catalog)
+                .with_annotations(committed.annotations)
+                .with_linking(committed.linking),
         );
         self.commits.store(committed.commits, Ordering::SeqCst);
         self.vectors_at
@@ -646,6 +653,10 @@ fn read_committed(db: &DB) -> Result<Committed> {
         }
         None => AnnotationsRecord::default(),
     };
+    let linking = match db.get_cf(meta, MetaKey::Linking.encode())? {
+        Some(bytes) => LinkingRecord::decode(&bytes).map_err(EngineError::corrupt("linking"))?,
+        None => LinkingRecord::default(),
+    };
     let next_node_id = match db.get_cf(meta, MetaKey::NextNodeId.encode())? {
         Some(bytes) => decode_u64(&bytes).map_err(EngineError::corrupt("node id counter"))?,
         None => 0,
@@ -664,6 +675,7 @@ fn read_committed(db: &DB) -> Result<Committed> {
     Ok(Committed {
         catalog,
         annotations,
+        linking,
         next_node_id,
         commits,
         vectors_at,

@@ -303,15 +303,17 @@ impl<'g> Writer<'g> {
         self.catalog_mut().set_parent(rel, parent)
     }
 
-    /// Sets a label's, relation's or property's description and/or aliases (see
+    /// Sets a label's, relation's or property's description, aliases and (labels) linking (see
     /// [`Catalog::annotate`]); committed with the batch, like any catalog change.
     pub fn annotate(
         &mut self,
         element: crate::catalog::Element,
         description: Option<String>,
         aliases: Option<Vec<String>>,
+        linking: Option<bool>,
     ) -> Result<()> {
-        self.catalog_mut().annotate(element, description, aliases)
+        self.catalog_mut()
+            .annotate(element, description, aliases, linking)
     }
 
     /// Records which embedder produced the database's vectors.

@@ -608,13 +608,18 @@ fn annotations_commit_with_the_batch_and_roll_back_with_it() {
     w.upsert_node("Film", "f1", [("title", Value::from("Blue"))], None)
         .unwrap();
     let film = w.catalog().label_id("Film").unwrap();
-    w.annotate(Element::Label(film), Some("a movie".into()), None)
+    w.annotate(Element::Label(film), Some("a movie".into()), None, None)
         .unwrap();
     // Not visible before the commit; a savepoint rolled back drops a later change.
     assert!(g.catalog().annotation(Element::Label(film)).is_none());
     let sp = w.savepoint();
-    w.annotate(Element::Label(film), None, Some(vec!["picture".into()]))
-        .unwrap();
+    w.annotate(
+        Element::Label(film),
+        None,
+        Some(vec!["picture".into()]),
+        None,
+    )
+    .unwrap();
     w.rollback_to(sp).unwrap();
     w.commit().unwrap();
     let a = g
@@ -626,17 +631,52 @@ fn annotations_commit_with_the_batch_and_roll_back_with_it() {
     assert!(a.aliases.is_empty());
     // A dropped writer changes nothing; an unknown element is refused.
     let mut w = g.writer().unwrap();
-    w.annotate(Element::Label(film), Some(String::new()), None)
+    w.annotate(Element::Label(film), Some(String::new()), None, None)
         .unwrap();
     assert!(w
         .annotate(
             Element::Relation(cairn_storage_format::RelId(7)),
             None,
-            Some(vec![])
+            Some(vec![]),
+            None
         )
         .is_err());
     drop(w);
     drop(g);
     let g = open(dir.path());
     assert_eq!(g.catalog().annotation(Element::Label(film)), Some(&a));
+}
+
+#[test]
+fn label_linking_commits_persists_and_is_refused_for_relations() {
+    use cairn_store::Element;
+    let dir = tempfile::tempdir().unwrap();
+    let g = open(dir.path());
+    let mut w = g.writer().unwrap();
+    let t1 = w
+        .upsert_node("Term", "t1", [("name", Value::from("graphs"))], None)
+        .unwrap();
+    w.add_edge(t1, "RELATED", t1, EdgeProps::default()).unwrap();
+    let term = w.catalog().label_id("Term").unwrap();
+    let related = w.catalog().relation_id("RELATED").unwrap();
+    assert!(w
+        .annotate(Element::Relation(related), None, None, Some(false))
+        .is_err());
+    w.annotate(Element::Label(term), None, None, Some(false))
+        .unwrap();
+    assert!(g.catalog().links_unmarked(term), "not before the commit");
+    w.commit().unwrap();
+    assert!(!g.catalog().links_unmarked(term));
+    // no description or aliases: the label has no annotation, only its linking
+    assert!(g.catalog().annotation(Element::Label(term)).is_none());
+    drop(g);
+    let g = open(dir.path());
+    assert!(!g.catalog().links_unmarked(term), "persisted");
+    let mut w = g.writer().unwrap();
+    w.annotate(Element::Label(term), None, None, Some(true))
+        .unwrap();
+    w.commit().unwrap();
+    drop(g);
+    let g = open(dir.path());
+    assert!(g.catalog().links_unmarked(term));
 }
