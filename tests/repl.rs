@@ -35,6 +35,16 @@ fn cairn_at(db: &Path, args: &[&str]) -> Command {
     cmd
 }
 
+/// Runs `cairn --db db args…` to the end and fails the test unless it succeeded.
+fn run_ok(db: &Path, args: &[&str]) {
+    let out = cairn_at(db, args).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
 /// Types a line and presses Enter (a terminal sends CR; rustyline runs in raw mode).
 fn enter(p: &mut PtySession, line: &str) {
     p.send(line).unwrap();
@@ -53,39 +63,17 @@ fn repl_session_with_history() {
     let db = dir.path().join("db");
     let home = dir.path().join("home");
     std::fs::create_dir(&home).unwrap();
-    let out = cairn_at(&db, &["demo", "--nodes", "1500"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "demo: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-
+    run_ok(&db, &["demo", "--nodes", "1500"]);
     // Words for a relation, which `.schema` shows (with the control character escaped).
-    let out = cairn_at(
+    run_ok(
         &db,
         &[
             "query",
             "-e",
             r#"ANNOTATE RELATION AUTHORED DESCRIPTION "wrote\u{1b}[2J" ALIASES ("penned")"#,
         ],
-    )
-    .output()
-    .unwrap();
-    assert!(
-        out.status.success(),
-        "annotate: {}",
-        String::from_utf8_lossy(&out.stderr)
     );
-    let out = cairn_at(&db, &["query", "-e", "ANNOTATE LABEL Topic LINKING OFF"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    run_ok(&db, &["query", "-e", "ANNOTATE LABEL Topic LINKING OFF"]);
 
     // First session.
     let mut p = repl(&db, &home);
