@@ -618,11 +618,7 @@ impl Run<'_, '_> {
             return;
         }
         let total = found.len();
-        // in place: the source index i·total/fanout is never below i
-        for i in 0..fanout {
-            found[i] = found[i * total / fanout];
-        }
-        found.truncate(fanout);
+        *found = (0..fanout).map(|i| found[i * total / fanout]).collect();
         self.stats.neighbors_sampled_out += (total - fanout) as u64;
         if self.trace {
             self.events.push(TraceEvent::Sampled {
@@ -638,7 +634,8 @@ impl Run<'_, '_> {
         node: NodeId,
         step: &StepPlan,
     ) -> Result<Vec<(NodeId, RelId, bool)>, ExploreError> {
-        self.neighbors_of(node, engine_dir(step.direction), step_rels(step))
+        let rels: Vec<RelId> = step.relation.iter().map(|r| r.id).collect();
+        self.neighbors_of(node, engine_dir(step.direction), &rels)
     }
 
     /// From the node source's adjacency.
@@ -712,10 +709,11 @@ impl Run<'_, '_> {
         }
         let mut degree = 0u32;
         for s in steps_at(self.plan, hops) {
+            let rels: Vec<RelId> = s.relation.iter().map(|r| r.id).collect();
             degree = degree.saturating_add(table.degree_through(
                 node,
                 engine_dir(s.direction),
-                step_rels(s),
+                &rels,
             )?);
         }
         let c = ((1.0 + f64::from(degree)).ln() / self.ex.log_max_degree).min(1.0);
@@ -1168,21 +1166,10 @@ fn has_steps_at(plan: &Plan, hops: u32) -> bool {
     }
 }
 
-fn steps_at(plan: &Plan, hops: u32) -> &[StepPlan] {
+fn steps_at(plan: &Plan, hops: u32) -> Vec<&StepPlan> {
     match plan.via.mode {
-        ViaMode::Set => &plan.via.steps,
-        ViaMode::Path => {
-            let h = hops as usize;
-            plan.via.steps.get(h..=h).unwrap_or_default()
-        }
-    }
-}
-
-/// The relations a step follows (any when empty), without allocating: called per neighbour.
-fn step_rels(step: &StepPlan) -> &[RelId] {
-    match &step.relation {
-        Some(r) => std::slice::from_ref(&r.id),
-        None => &[],
+        ViaMode::Set => plan.via.steps.iter().collect(),
+        ViaMode::Path => plan.via.steps.get(hops as usize).into_iter().collect(),
     }
 }
 

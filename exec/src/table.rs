@@ -6,11 +6,9 @@
 
 use crate::score::{connectivity, dot_f32_i8, log_max, quantize_into, Probe};
 use crate::source::{store_max_degree, Facts, NodeSource};
-use bytemuck::{Pod, Zeroable};
 use cairn_storage_format::{LabelId, NodeId, RelId};
 use cairn_store::{Direction, EngineError, Graph, GraphRead};
 use memmap2::MmapMut;
-use std::marker::PhantomData;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
@@ -44,88 +42,15 @@ struct Rows {
     chunks: Vec<Arc<MmapMut>>,
 }
 
-/// Huge page size on x86-64 and aarch64 Linux.
-const HUGE_PAGE: usize = 2 << 20;
-
-/// A zeroed map of at least `bytes`, on huge pages where the kernel gives them: a map of
-/// whole huge pages is placed on a huge-page boundary, so one of 2 MiB or more is rounded up.
+/// A zeroed chunk of `bytes`, on huge pages where the kernel gives them.
 fn chunk(bytes: usize) -> Result<MmapMut, EngineError> {
-    let bytes = if bytes >= HUGE_PAGE {
-        bytes.next_multiple_of(HUGE_PAGE)
-    } else {
-        bytes.max(1)
-    };
-    let map = MmapMut::map_anon(bytes).map_err(|e| {
+    let map = MmapMut::map_anon(bytes.max(1)).map_err(|e| {
         EngineError::Invalid(format!("cannot map {bytes} bytes for node vectors: {e}"))
     })?;
     // only advice: without huge pages the table works, more slowly
     #[cfg(target_os = "linux")]
     let _ = map.advise(memmap2::Advice::HugePage);
     Ok(map)
-}
-
-/// A read-only array in a [`chunk`]: the meta records and adjacency arrays are read at random
-/// places too (a neighbour's record, an expanded node's edge range), each a TLB miss on 4 KiB
-/// pages. Built from a `Vec`, which is then dropped.
-struct Paged<T> {
-    map: Option<MmapMut>,
-    len: usize,
-    of: PhantomData<T>,
-}
-
-impl<T: Pod> Paged<T> {
-    /// `len` zero items.
-    fn zeroed(len: usize) -> Result<Paged<T>, EngineError> {
-        let map = if len == 0 {
-            None
-        } else {
-            Some(chunk(len * size_of::<T>())?)
-        };
-        Ok(Paged {
-            map,
-            len,
-            of: PhantomData,
-        })
-    }
-
-    fn new(items: &[T]) -> Result<Paged<T>, EngineError> {
-        let mut paged = Self::zeroed(items.len())?;
-        paged.as_mut_slice().copy_from_slice(items);
-        Ok(paged)
-    }
-
-    fn as_mut_slice(&mut self) -> &mut [T] {
-        match &mut self.map {
-            Some(m) => bytemuck::cast_slice_mut(&mut m[..self.len * size_of::<T>()]),
-            None => &mut [],
-        }
-    }
-}
-
-impl<T> Default for Paged<T> {
-    fn default() -> Self {
-        Paged {
-            map: None,
-            len: 0,
-            of: PhantomData,
-        }
-    }
-}
-
-impl<T: Pod> std::ops::Deref for Paged<T> {
-    type Target = [T];
-    fn deref(&self) -> &[T] {
-        match &self.map {
-            Some(m) => bytemuck::cast_slice(&m[..self.len * size_of::<T>()]),
-            None => &[],
-        }
-    }
-}
-
-impl<T> std::fmt::Debug for Paged<T> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "Paged({} items)", self.len)
-    }
 }
 
 impl Rows {
@@ -189,8 +114,7 @@ impl Rows {
 
 /// What scoring reads of one node, in one 16-byte record: a neighbour costs one cache miss
 /// here instead of one per array.
-#[derive(Clone, Copy, Debug, Pod, Zeroable)]
-#[repr(C)]
+#[derive(Clone, Copy, Debug)]
 struct Meta {
     label: u32,
     degree: u32,
@@ -212,7 +136,7 @@ const NO_NODE: Meta = Meta {
 pub struct NodeTable {
     /// The commit counter the build started at: every commit up to it is in the table.
     commits: u64,
-    meta: Paged<Meta>,
+    meta: Vec<Meta>,
     max_degree: u32,
     /// The embedder the vectors came from, and their dimension; `dim` 0 when not held.
     embedder: String,
@@ -230,9 +154,9 @@ pub struct NodeTable {
 /// `rels[offsets[i]..offsets[i+1]]` / `nodes[..]`, sorted by (relation, other node) as in the store.
 #[derive(Debug, Default)]
 struct Adjacency {
-    offsets: Paged<u64>,
-    rels: Paged<u32>,
-    nodes: Paged<u64>,
+    offsets: Vec<u64>,
+    rels: Vec<u32>,
+    nodes: Vec<u64>,
 }
 
 impl Adjacency {
@@ -258,9 +182,9 @@ impl Adjacency {
             counts[i] += counts[i - 1];
         }
         Ok(Adjacency {
-            offsets: Paged::new(&counts)?,
-            rels: Paged::new(&rels)?,
-            nodes: Paged::new(&nodes)?,
+            offsets: counts,
+            rels,
+            nodes,
         })
     }
 
@@ -286,47 +210,29 @@ impl Adjacency {
         let dropped: usize = changed.iter().map(|id| self.range(*id).len()).sum();
         let added: usize = fresh.iter().map(Vec::len).sum();
         let total = self.nodes.len() - dropped + added;
-        // written in place: a merge runs beside the table it copies, so it holds no third copy
-        let mut offsets = Vec::with_capacity(n + 1);
-        offsets.push(0u64);
-        let (mut rels, mut nodes) = (Paged::<u32>::zeroed(total)?, Paged::<u64>::zeroed(total)?);
-        let (rels_out, nodes_out) = (rels.as_mut_slice(), nodes.as_mut_slice());
-        let overflow = || EngineError::Invalid("node table merge: more edges than counted".into());
-        let mut at = 0usize;
+        let mut adj = Adjacency {
+            offsets: Vec::with_capacity(n + 1),
+            rels: Vec::with_capacity(total),
+            nodes: Vec::with_capacity(total),
+        };
+        adj.offsets.push(0);
         let mut next = changed.iter().zip(&fresh).peekable();
         for i in 0..n {
             match next.peek() {
                 Some((id, edges)) if id.0 as usize == i => {
-                    let end = at + edges.len();
-                    let r = rels_out.get_mut(at..end).ok_or_else(overflow)?;
-                    let m = nodes_out.get_mut(at..end).ok_or_else(overflow)?;
-                    for ((r, m), e) in r.iter_mut().zip(m).zip(edges.iter()) {
-                        (*r, *m) = *e;
-                    }
-                    at = end;
+                    adj.rels.extend(edges.iter().map(|e| e.0));
+                    adj.nodes.extend(edges.iter().map(|e| e.1));
                     next.next();
                 }
                 _ => {
-                    let src = self.range(NodeId(i as u64));
-                    let end = at + src.len();
-                    rels_out
-                        .get_mut(at..end)
-                        .ok_or_else(overflow)?
-                        .copy_from_slice(&self.rels[src.clone()]);
-                    nodes_out
-                        .get_mut(at..end)
-                        .ok_or_else(overflow)?
-                        .copy_from_slice(&self.nodes[src]);
-                    at = end;
+                    let r = self.range(NodeId(i as u64));
+                    adj.rels.extend_from_slice(&self.rels[r.clone()]);
+                    adj.nodes.extend_from_slice(&self.nodes[r]);
                 }
             }
-            offsets.push(at as u64);
+            adj.offsets.push(adj.nodes.len() as u64);
         }
-        Ok(Adjacency {
-            offsets: Paged::new(&offsets)?,
-            rels,
-            nodes,
-        })
+        Ok(adj)
     }
 
     fn range(&self, id: NodeId) -> std::ops::Range<usize> {
@@ -428,7 +334,7 @@ impl NodeTable {
         stopped()?;
         Ok(NodeTable {
             commits,
-            meta: Paged::new(&meta)?,
+            meta,
             max_degree,
             embedder: embedder_id.to_owned(),
             dim,
@@ -452,7 +358,6 @@ impl NodeTable {
         let commits = graph.commits();
         let mut ids: Vec<NodeId> = changed.into_iter().collect();
         ids.sort_unstable();
-        ids.dedup();
         let n = ids
             .last()
             .map_or(0, |id| id.0 as usize + 1)
@@ -474,7 +379,7 @@ impl NodeTable {
             return Err(EngineError::Invalid("node table merge stopped".into()));
         }
         let max_degree = store_max_degree(graph);
-        let mut meta = self.meta.to_vec();
+        let mut meta = self.meta.clone();
         meta.resize(n, NO_NODE);
         let (d, mut quantised) = (self.dim, self.vectors.clone());
         if held {
@@ -523,7 +428,7 @@ impl NodeTable {
         let inc = self.inc.merged(graph, Direction::In, &ids, n)?;
         Ok(NodeTable {
             commits,
-            meta: Paged::new(&meta)?,
+            meta,
             max_degree,
             embedder: self.embedder.clone(),
             dim: if held { d } else { 0 },
