@@ -681,6 +681,7 @@ impl NodeSource for NodeTable {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used)]
     use super::*;
 
     #[test]
