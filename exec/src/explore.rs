@@ -310,10 +310,17 @@ impl Run<'_, '_> {
         let mut stale = 0u32;
         let mut last_top: Vec<NodeId> = Vec::new();
         let mut depth_reached = 0u32;
+        let ranked = STOP_WINDOW.max(plan.limit as usize);
+        // The ranking the end of a round computed: results do not change before the next
+        // round's start, which needs the same one.
+        let mut ranking: Option<Vec<Candidate>> = None;
         loop {
             // The stop rule sees the best STOP_WINDOW results, whatever LIMIT is; LIMIT only
             // cuts the ranking returned.
-            let window = self.best(&results, STOP_WINDOW.max(plan.limit as usize));
+            let window = match ranking.take() {
+                Some(r) => r,
+                None => self.best(&results, ranked),
+            };
             let top = &window[..window.len().min(plan.limit as usize)];
             let window = &window[..window.len().min(STOP_WINDOW)];
             let top_ids: Vec<NodeId> = top.iter().chain(window).map(|c| c.node).collect();
@@ -432,10 +439,16 @@ impl Run<'_, '_> {
                     self.stats.edges_scanned += found.len() as u64;
                     self.thin(c.node, &mut found);
                     // Hierarchy fallback: nothing promising through this relation → its siblings.
-                    if let Some(rel) = &step.relation {
+                    // (Only a relation with a parent has siblings: without one, whether any
+                    // neighbour is promising decides nothing, and they are scored below.)
+                    if let Some((rel, parent)) = step
+                        .relation
+                        .as_ref()
+                        .and_then(|rel| Some((rel, self.catalog.parent(rel.id)?)))
+                    {
                         let promising = self.any_above(&found, c, step, floor, weights)?;
                         if !promising {
-                            if let Some(parent) = self.catalog.parent(rel.id) {
+                            {
                                 let siblings: Vec<RelId> = self
                                     .catalog
                                     .children(parent)
@@ -509,7 +522,10 @@ impl Run<'_, '_> {
             fresh.dedup();
             self.load(&fresh)?;
             if !plan.filters.is_empty() {
-                self.ensure_records(&fresh)?;
+                // every node reached, not only the fresh ones: a hierarchy check may have
+                // scored some already, without their records
+                let all: Vec<NodeId> = reached.iter().map(|(c, _, _)| c.node).collect();
+                self.ensure_records(&all)?;
             }
             for (mut cand, from, rel) in reached {
                 let Some(info) = self.infos.get(&cand.node) else {
@@ -535,6 +551,11 @@ impl Run<'_, '_> {
                     });
                 }
                 self.consider_result(&mut results, cand);
+                // A node at the end of an ordered path has no step left to follow (and was
+                // never expanded in that state: the visited set has nothing on it).
+                if !has_steps_at(plan, self.paths[cand.path].hops) {
+                    continue;
+                }
                 // Visited set with the revisit rule.
                 let state = self.state(self.paths[cand.path].hops);
                 if let Some(v) = visits.get(&(cand.node, state)) {
@@ -551,10 +572,6 @@ impl Run<'_, '_> {
                         });
                     }
                 }
-                // A node at the end of an ordered path has no step left to follow.
-                if !has_steps_at(plan, self.paths[cand.path].hops) {
-                    continue;
-                }
                 match frontier.get(&(cand.node, state)) {
                     Some(old) if old.score >= cand.score => {}
                     _ => {
@@ -565,11 +582,10 @@ impl Run<'_, '_> {
 
             // Staleness: did the best STOP_WINDOW results change this round?
             // A search that has found nothing yet is not stale, only not there yet.
-            let top: Vec<NodeId> = self
-                .best(&results, STOP_WINDOW)
-                .iter()
-                .map(|c| c.node)
-                .collect();
+            // (the best STOP_WINDOW are the first of the best `ranked`: one total order)
+            let next = self.best(&results, ranked);
+            let top: Vec<NodeId> = next.iter().take(STOP_WINDOW).map(|c| c.node).collect();
+            ranking = Some(next);
             if top == last_top && !top.is_empty() {
                 stale += 1;
             } else {

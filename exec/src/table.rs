@@ -8,6 +8,7 @@ use crate::score::{connectivity, dot_f32_i8, log_max, quantize_into, Probe};
 use crate::source::{store_max_degree, Facts, NodeSource};
 use cairn_storage_format::{LabelId, NodeId, RelId};
 use cairn_store::{Direction, EngineError, Graph, GraphRead};
+use memmap2::MmapMut;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
@@ -17,50 +18,67 @@ pub const MAX_TABLE_VECTOR_BYTES: usize = 4 << 30;
 
 const NO_LABEL: u32 = u32::MAX;
 
-/// Nodes the scoring loop reads ahead of the one it scores (see [`NodeTable::facts`]).
-const LOOKAHEAD: usize = 4;
+/// Nodes the scoring loop touches as one block, a block ahead of the one it scores (see
+/// [`NodeTable::facts`]).
+const TOUCH_BLOCK: usize = 16;
 
-/// Rows per chunk of [`Rows`] (1.5 MB of 384-dimensional vectors).
-const CHUNK_ROWS: usize = 4096;
+/// Rows per chunk of [`Rows`]: 6 MiB of 384-dimensional vectors, three 2 MiB huge pages
+/// (a whole number of them for any dimension that is a multiple of 128).
+const CHUNK_ROWS: usize = 16384;
 
 /// Quantised vectors, one row of `dim` bytes per node id, in chunks shared between a table and
 /// the tables merged from it. A merge changes the rows of the nodes a few thousand commits
 /// touched; copying the whole array for that held two copies of the largest part of the table
 /// (a third of a million-node process) while the merge ran. Cloning shares every chunk; a write
 /// copies only the chunk it lands in.
+///
+/// Each chunk is an anonymous memory map advised to use huge pages: scoring reads rows at
+/// random places of hundreds of megabytes, and with 4 KiB pages nearly every row is a TLB miss
+/// whose page walk the row's own loads wait for.
 #[derive(Clone, Debug, Default)]
 struct Rows {
     dim: usize,
     len: usize,
-    chunks: Vec<Arc<[i8]>>,
+    chunks: Vec<Arc<MmapMut>>,
+}
+
+/// A zeroed chunk of `bytes`, on huge pages where the kernel gives them.
+fn chunk(bytes: usize) -> Result<MmapMut, EngineError> {
+    let map = MmapMut::map_anon(bytes.max(1)).map_err(|e| {
+        EngineError::Invalid(format!("cannot map {bytes} bytes for node vectors: {e}"))
+    })?;
+    // only advice: without huge pages the table works, more slowly
+    #[cfg(target_os = "linux")]
+    let _ = map.advise(memmap2::Advice::HugePage);
+    Ok(map)
 }
 
 impl Rows {
-    fn zeroed(len: usize, dim: usize) -> Rows {
+    fn zeroed(len: usize, dim: usize) -> Result<Rows, EngineError> {
         let mut rows = Rows {
             dim,
             len: 0,
             chunks: Vec::new(),
         };
-        rows.resize(len);
-        rows
+        rows.resize(len)?;
+        Ok(rows)
     }
 
     /// Grows to `len` rows (zero), or shrinks.
-    fn resize(&mut self, len: usize) {
+    fn resize(&mut self, len: usize) -> Result<(), EngineError> {
         let chunks = len.div_ceil(CHUNK_ROWS);
         // rows cut off in the last kept chunk are zeroed, so growing again yields zero rows
         for i in len..self.len.min(chunks * CHUNK_ROWS) {
-            if let Some(r) = self.row_mut(i) {
+            if let Some(r) = self.row_mut(i)? {
                 r.fill(0);
             }
         }
         self.chunks.truncate(chunks);
         while self.chunks.len() < chunks {
-            self.chunks
-                .push(Arc::from(vec![0i8; CHUNK_ROWS * self.dim]));
+            self.chunks.push(Arc::new(chunk(CHUNK_ROWS * self.dim)?));
         }
         self.len = len;
+        Ok(())
     }
 
     fn row(&self, i: usize) -> Option<&[i8]> {
@@ -71,19 +89,26 @@ impl Rows {
         self.chunks
             .get(i / CHUNK_ROWS)
             .and_then(|c| c.get(at..at + self.dim))
+            .map(bytemuck::cast_slice)
     }
 
     /// Row `i` for writing (copying its chunk first if another table shares it).
-    fn row_mut(&mut self, i: usize) -> Option<&mut [i8]> {
+    fn row_mut(&mut self, i: usize) -> Result<Option<&mut [i8]>, EngineError> {
         if i >= self.len {
-            return None;
+            return Ok(None);
         }
-        let chunk = self.chunks.get_mut(i / CHUNK_ROWS)?;
-        if Arc::get_mut(chunk).is_none() {
-            *chunk = Arc::from(&chunk[..]);
+        let Some(c) = self.chunks.get_mut(i / CHUNK_ROWS) else {
+            return Ok(None);
+        };
+        if Arc::get_mut(c).is_none() {
+            let mut copy = chunk(c.len())?;
+            copy.copy_from_slice(&c[..]);
+            *c = Arc::new(copy);
         }
         let at = (i % CHUNK_ROWS) * self.dim;
-        Arc::get_mut(chunk)?.get_mut(at..at + self.dim)
+        Ok(Arc::get_mut(c)
+            .and_then(|c| c.get_mut(at..at + self.dim))
+            .map(bytemuck::cast_slice_mut))
     }
 }
 
@@ -286,13 +311,15 @@ impl NodeTable {
             let d = def.dim as usize;
             if n.saturating_mul(d) <= MAX_TABLE_VECTOR_BYTES {
                 dim = d;
-                vectors = Rows::zeroed(n, d);
+                vectors = Rows::zeroed(n, d)?;
                 graph.scan_vectors(|id, v| {
                     if stop.load(Ordering::Relaxed) {
                         return;
                     }
                     let i = id.0 as usize;
-                    if let (Some(row), Some(m)) = (vectors.row_mut(i), meta.get_mut(i)) {
+                    // a fresh table's chunks are its own: writing a row never maps a copy
+                    let row = vectors.row_mut(i).ok().flatten();
+                    if let (Some(row), Some(m)) = (row, meta.get_mut(i)) {
                         if v.len() == d {
                             m.scale = quantize_into(v, row);
                         }
@@ -356,7 +383,7 @@ impl NodeTable {
         meta.resize(n, NO_NODE);
         let (d, mut quantised) = (self.dim, self.vectors.clone());
         if held {
-            quantised.resize(n);
+            quantised.resize(n)?;
         } else {
             quantised = Rows::default();
             meta.iter_mut().for_each(|m| m.scale = 0.0);
@@ -380,7 +407,7 @@ impl NodeTable {
                 }
                 // most changed nodes only gained an edge: leave their chunk shared
                 if quantised.row(i) != Some(&row[..]) {
-                    if let Some(r) = quantised.row_mut(i) {
+                    if let Some(r) = quantised.row_mut(i)? {
                         r.copy_from_slice(&row);
                     }
                 }
@@ -453,8 +480,9 @@ impl NodeTable {
     /// Appends to `out` the facts of each of `ids` (`None` for a node the table does not know).
     ///
     /// Scoring a hub's neighbours is a chain of cache misses: each node's record and vector
-    /// sit at a random place in a large table. Reading the record and the vector's first
-    /// byte a few nodes ahead puts those misses in flight while the current dot product runs.
+    /// sit at a random place in a large table. Touching every line of the records and rows of
+    /// the next block of nodes (see `touch`) before scoring this block puts those misses in
+    /// flight together.
     pub fn facts(&self, ids: &[NodeId], probe: &Probe, out: &mut Vec<Option<Facts>>) {
         self.facts_normalised(ids, probe, None, out);
     }
@@ -468,37 +496,58 @@ impl NodeTable {
         log_max: Option<f64>,
         out: &mut Vec<Option<Facts>>,
     ) {
-        let ahead = |k: usize| {
-            let i = ids.get(k + LOOKAHEAD)?.0 as usize;
-            let m = self.meta.get(i)?;
-            Some((
-                m.label,
-                self.vectors.row(i).and_then(|r| r.first()).copied(),
-            ))
-        };
         out.reserve(ids.len());
-        for (k, id) in ids.iter().enumerate() {
-            std::hint::black_box(ahead(k));
-            let Some(m) = self.meta.get(id.0 as usize).filter(|m| m.label != NO_LABEL) else {
-                out.push(None);
-                continue;
-            };
-            let cosine = (m.scale > 0.0 && self.dim > 0)
-                .then(|| {
-                    let v = self.vectors.row(id.0 as usize)?;
-                    probe.cosine(v, m.scale)
-                })
-                .flatten();
-            let connectivity = match log_max {
-                Some(l) => connectivity(m.degree, l),
-                None => m.connectivity,
-            };
-            out.push(Some(Facts {
-                label: LabelId(m.label),
-                connectivity: f64::from(connectivity),
-                cosine,
-            }));
+        let mut blocks = ids.chunks(TOUCH_BLOCK).peekable();
+        if let Some(first) = blocks.peek() {
+            std::hint::black_box(self.touch(first));
         }
+        while let Some(block) = blocks.next() {
+            if let Some(next) = blocks.peek() {
+                std::hint::black_box(self.touch(next));
+            }
+            for id in block {
+                let Some(m) = self.meta.get(id.0 as usize).filter(|m| m.label != NO_LABEL) else {
+                    out.push(None);
+                    continue;
+                };
+                let cosine = (m.scale > 0.0 && self.dim > 0)
+                    .then(|| {
+                        let v = self.vectors.row(id.0 as usize)?;
+                        probe.cosine(v, m.scale)
+                    })
+                    .flatten();
+                let connectivity = match log_max {
+                    Some(l) => connectivity(m.degree, l),
+                    None => m.connectivity,
+                };
+                out.push(Some(Facts {
+                    label: LabelId(m.label),
+                    connectivity: f64::from(connectivity),
+                    cosine,
+                }));
+            }
+        }
+    }
+
+    /// Reads one byte of every cache line `ids`' meta records and vector rows span, so that
+    /// their misses are in flight together: a load the scoring loop depends on waits for its
+    /// miss, and the instructions queued behind it (a few rows' dot products) stop further
+    /// loads from issuing; a run of bare loads issues them all at once.
+    fn touch(&self, ids: &[NodeId]) -> u32 {
+        let mut t = 0u32;
+        for id in ids {
+            let i = id.0 as usize;
+            if let Some(m) = self.meta.get(i) {
+                t ^= m.label;
+            }
+            if let Some(r) = self.vectors.row(i) {
+                // every 64th byte and the last: each line, however the row is aligned
+                for b in r.iter().step_by(64).chain(r.last()) {
+                    t ^= u32::from(*b as u8);
+                }
+            }
+        }
+        t
     }
 
     /// The store's largest total degree when the table was built (the normaliser).
@@ -632,17 +681,18 @@ impl NodeSource for NodeTable {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used)]
     use super::*;
 
     #[test]
     fn a_clone_shares_chunks_until_a_row_is_written() {
-        let mut base = Rows::zeroed(3 * CHUNK_ROWS, 4);
-        if let Some(r) = base.row_mut(5) {
+        let mut base = Rows::zeroed(3 * CHUNK_ROWS, 4).unwrap();
+        if let Some(r) = base.row_mut(5).unwrap() {
             r.copy_from_slice(&[1, 2, 3, 4]);
         }
         let mut merged = base.clone();
-        merged.resize(3 * CHUNK_ROWS + 10);
-        if let Some(r) = merged.row_mut(CHUNK_ROWS + 1) {
+        merged.resize(3 * CHUNK_ROWS + 10).unwrap();
+        if let Some(r) = merged.row_mut(CHUNK_ROWS + 1).unwrap() {
             r.copy_from_slice(&[9, 9, 9, 9]);
         }
         // the written chunk was copied, the others are still the base's
@@ -656,9 +706,9 @@ mod tests {
         assert_eq!(merged.row(3 * CHUNK_ROWS + 9), Some(&[0i8; 4][..]));
         assert_eq!(merged.row(3 * CHUNK_ROWS + 10), None);
         assert_eq!(base.row(3 * CHUNK_ROWS), None);
-        merged.resize(2);
+        merged.resize(2).unwrap();
         assert_eq!((merged.chunks.len(), merged.row(2)), (1, None));
-        merged.resize(6);
+        merged.resize(6).unwrap();
         assert_eq!(
             merged.row(5),
             Some(&[0i8; 4][..]),

@@ -450,6 +450,12 @@ fn hierarchy_fallback_to_sibling_relations() {
         "found through the siblings of WORKS_AT"
     );
     assert!(e.trace.iter().any(|t| matches!(t, TraceEvent::Fallback { relation, parent, .. } if relation == "WORKS_AT" && parent == "AFFILIATED_WITH")));
+    // a filter sees the records of neighbours the hierarchy check scored first
+    let e = run(
+        &f,
+        r#"EXPLORE "where did Ann go" FROM Person "ann" VIA VISITED TARGET Org WHERE name = "Lab" UNTIL found 10"#,
+    );
+    assert_eq!(keys(&e.results), vec!["lab"]);
 }
 
 #[test]
@@ -458,6 +464,12 @@ fn where_filters_and_target_restrict_results() {
     let e = run(
         &f,
         r#"EXPLORE "papers" FROM Author "han" VIA ANY TARGET Paper WHERE name = "graph pattern mining" DEPTH 3 UNTIL found 100"#,
+    );
+    assert_eq!(keys(&e.results), vec!["p2"]);
+    // the same through a named relation
+    let e = run(
+        &f,
+        r#"EXPLORE "papers" FROM Author "han" VIA AUTHORED TARGET Paper WHERE name = "graph pattern mining" UNTIL found 100"#,
     );
     assert_eq!(keys(&e.results), vec!["p2"]);
 }
