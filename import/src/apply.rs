@@ -112,22 +112,120 @@ impl NameMap {
     ) -> Result<Vec<(PropKeyId, Value)>, EngineError> {
         let mut out = Vec::with_capacity(props.len());
         for (k, v) in props {
-            let id = match self.props[k as usize] {
-                Some(p) => p,
-                None => {
-                    let p = catalog.intern_prop(staging.names.name(k))?.0;
-                    self.props[k as usize] = Some(p);
-                    p
-                }
-            };
-            out.push((id, v));
+            out.push((self.prop(catalog, staging, k)?, v));
         }
-        // A property named twice: the last value wins (stable sort, keep the first after reverse).
-        out.reverse();
-        out.sort_by_key(|(k, _)| *k);
-        out.dedup_by_key(|(k, _)| *k);
-        Ok(out)
+        Ok(last_value_wins(out))
     }
+    fn prop(
+        &mut self,
+        catalog: &mut Catalog,
+        staging: &Staging,
+        id: u32,
+    ) -> Result<PropKeyId, EngineError> {
+        if let Some(p) = self.props[id as usize] {
+            return Ok(p);
+        }
+        let p = catalog.intern_prop(staging.names.name(id))?.0;
+        self.props[id as usize] = Some(p);
+        Ok(p)
+    }
+}
+
+/// Properties sorted by key; of a property named twice, the last value (stable sort, keep the
+/// first after reversing).
+fn last_value_wins(mut props: Vec<(PropKeyId, Value)>) -> Vec<(PropKeyId, Value)> {
+    props.reverse();
+    props.sort_by_key(|(k, _)| *k);
+    props.dedup_by_key(|(k, _)| *k);
+    props
+}
+
+/// Nodes per window of the node merge: enough to keep both cores busy between the serial
+/// steps, few enough that a window's re-encoded records (~100 bytes a node) stay small.
+const MERGE_WINDOW: usize = 1 << 16;
+
+/// Catalog ids of one staged part's names (by the part's own name ids), interned before the
+/// merge so that [`translate`] only reads them.
+struct Rename {
+    labels: Vec<Option<LabelId>>,
+    props: Vec<Option<PropKeyId>>,
+}
+
+/// Staged nodes decoded, renamed to catalog ids and re-encoded, in order: each node's key and
+/// record in `bytes`.
+struct Translated {
+    bytes: Vec<u8>,
+    nodes: Vec<TranslatedNode>,
+}
+
+struct TranslatedNode {
+    /// Its [`NodeTable::hash`].
+    hash: u64,
+    label: LabelId,
+    /// Where its key and record start in `bytes`, and their lengths.
+    at: usize,
+    key_len: u32,
+    rec_len: u32,
+    /// Its position in the staged list (for its vector and origin).
+    staged: u32,
+}
+
+impl Translated {
+    /// The node's key and encoded record.
+    fn node(&self, t: &TranslatedNode) -> (&str, &[u8]) {
+        let key_end = t.at + t.key_len as usize;
+        let key = self.bytes.get(t.at..key_end).unwrap_or_default();
+        let record = (self.bytes)
+            .get(key_end..key_end + t.rec_len as usize)
+            .unwrap_or_default();
+        (std::str::from_utf8(key).unwrap_or_default(), record)
+    }
+}
+
+/// The staged nodes at `positions` of `staged` with catalog ids (see [`Translated`]).
+fn translate(
+    staged: &NodeList,
+    positions: &[u32],
+    rename: &Rename,
+    table: &NodeTable,
+) -> Result<Translated, ImportError> {
+    let mut out = Translated {
+        bytes: Vec::new(),
+        nodes: Vec::with_capacity(positions.len()),
+    };
+    let unknown = |what: &str| EngineError::Invalid(format!("staged {what} name not interned"));
+    for &p in positions {
+        let n = staged.record(p as usize)?;
+        let label = rename
+            .labels
+            .get(n.label.0 as usize)
+            .copied()
+            .flatten()
+            .ok_or_else(|| unknown("label"))?;
+        let mut props = Vec::with_capacity(n.props.len());
+        for (k, v) in n.props {
+            let k = rename.props.get(k.0 as usize).copied().flatten();
+            props.push((k.ok_or_else(|| unknown("property"))?, v));
+        }
+        let rec = NodeRecord {
+            label,
+            key: n.key,
+            props: last_value_wins(props),
+            description: n.description,
+        };
+        let encoded = rec.encode().map_err(EngineError::encode("node record"))?;
+        out.nodes.push(TranslatedNode {
+            hash: table.hash(label, &rec.key),
+            label,
+            at: out.bytes.len(),
+            key_len: rec.key.len() as u32,
+            rec_len: encoded.len() as u32,
+            staged: p,
+        });
+        out.bytes.extend_from_slice(rec.key.as_bytes());
+        out.bytes.extend_from_slice(&encoded);
+    }
+    Ok(out)
 }
 
 /// The import's nodes by (label, key), as positions in its node list.
@@ -236,72 +334,86 @@ pub(super) fn apply(
     let mut nodes = NodeList::with_capacity(staged_nodes);
     let mut vector_dim: Option<usize> = catalog.embedder().map(|e| e.dim as usize);
     let mut repeats = 0usize;
-    // Each file's staged nodes are drained in line order, their arena freed as it goes, so the
-    // staged and the merged nodes are not both held in full.
+    // Each file's staged nodes are merged in line order a window at a time, their arena freed
+    // as it goes, so the staged and the merged nodes are not both held in full. Within a
+    // window, decoding, renaming and re-encoding run on every core (`translate`); only the
+    // table lookups and the appends (or merges of repeats) run in order.
     for part in std::mem::take(&mut staging.node_parts) {
         let NodePart {
             names: part_names,
             list,
+            used,
         } = part;
-        list.drain(|n, vector, origin| -> Result<(), ImportError> {
-            let name = |id: u32| part_names.get(id as usize).copied().unwrap_or(NO_LABEL);
-            let label = names.label(&mut catalog, &staging, name(n.label.0))?;
-            let props = names.props(
-                &mut catalog,
-                &staging,
-                n.props.into_iter().map(|(k, v)| (name(k.0), v)).collect(),
-            )?;
-            if let Some(v) = &vector {
-                match vector_dim {
-                    Some(d) if d != v.len() => {
-                        errors.push(staging.error(
-                            origin,
-                            format!("vector has {} dimensions, expected {d}", v.len()),
-                        ));
-                        return Ok(());
-                    }
-                    _ => vector_dim = Some(v.len()),
-                }
-            }
-            let hash = table.hash(label, &n.key);
-            match table.find(&nodes, hash, label, &n.key) {
-                Some(i) => {
-                    let i = i as usize;
-                    let first = nodes.origin(i);
-                    // Within one file a repeated id is more likely a mistake than an update:
-                    // the later line still wins (as across files), but not silently.
-                    if first.file == origin.file {
-                        repeats += 1;
-                        if repeats <= REPEAT_WARNINGS {
-                            let at = staging.error(
-                                origin,
-                                format!(
-                                    "repeats the id `{}` of line {}; the later line's values win",
-                                    n.key, first.line
-                                ),
-                            );
-                            tracing::warn!("{at}");
+        let name = |id: u32| part_names.get(id as usize).copied().unwrap_or(NO_LABEL);
+        // Interned in order of first use, as a serial merge would.
+        let mut rename = Rename {
+            labels: vec![None; part_names.len()],
+            props: vec![None; part_names.len()],
+        };
+        for &l in &used.labels {
+            rename.labels[l as usize] = Some(names.label(&mut catalog, &staging, name(l))?);
+        }
+        for &k in &used.props {
+            rename.props[k as usize] = Some(names.prop(&mut catalog, &staging, name(k))?);
+        }
+        list.windows(MERGE_WINDOW, |staged, window| -> Result<(), ImportError> {
+            let positions: Vec<u32> = (window.start as u32..window.end as u32).collect();
+            let runs = par_chunks(&positions, |chunk| translate(staged, chunk, &rename, &table));
+            for run in runs {
+                let run = run?;
+                for t in &run.nodes {
+                    let vector = staged.vector(t.staged as usize).map(<[f32]>::to_vec);
+                    let origin = staged.origin(t.staged as usize);
+                    if let Some(v) = &vector {
+                        match vector_dim {
+                            Some(d) if d != v.len() => {
+                                errors.push(staging.error(
+                                    origin,
+                                    format!("vector has {} dimensions, expected {d}", v.len()),
+                                ));
+                                continue;
+                            }
+                            _ => vector_dim = Some(v.len()),
                         }
                     }
-                    let mut rec = nodes.record(i)?;
-                    merge_props(&mut rec.props, props);
-                    if n.description.is_some() {
-                        rec.description = n.description;
+                    let (key, record) = run.node(t);
+                    match table.find(&nodes, t.hash, t.label, key) {
+                        Some(i) => {
+                            let i = i as usize;
+                            let first = nodes.origin(i);
+                            // Within one file a repeated id is more likely a mistake than an
+                            // update: the later line still wins (as across files), but not
+                            // silently.
+                            if first.file == origin.file {
+                                repeats += 1;
+                                if repeats <= REPEAT_WARNINGS {
+                                    let at = staging.error(
+                                        origin,
+                                        format!(
+                                            "repeats the id `{key}` of line {}; the later line's values win",
+                                            first.line
+                                        ),
+                                    );
+                                    tracing::warn!("{at}");
+                                }
+                            }
+                            let n = NodeRecord::decode(record)
+                                .map_err(EngineError::corrupt("staged node"))?;
+                            let mut rec = nodes.record(i)?;
+                            merge_props(&mut rec.props, n.props);
+                            if n.description.is_some() {
+                                rec.description = n.description;
+                            }
+                            nodes.set_record(i, &rec)?;
+                            if let Some(v) = vector {
+                                nodes.set_vector(i, v);
+                            }
+                        }
+                        None => {
+                            let i = nodes.push_encoded(t.label.0, key, record, vector, origin)?;
+                            table.insert(&nodes, t.hash, i);
+                        }
                     }
-                    nodes.set_record(i, &rec)?;
-                    if let Some(v) = vector {
-                        nodes.set_vector(i, v);
-                    }
-                }
-                None => {
-                    let rec = NodeRecord {
-                        label,
-                        key: n.key,
-                        props,
-                        description: n.description,
-                    };
-                    let i = nodes.push(&rec, vector, origin)?;
-                    table.insert(&nodes, hash, i);
                 }
             }
             Ok(())
