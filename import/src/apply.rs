@@ -727,11 +727,12 @@ pub(super) fn apply(
                 for &(id, i) in chunk {
                     part.add(&catalog, id, &nodes.record(i as usize)?)?;
                 }
+                part.sort();
                 Ok::<_, ImportError>(part)
             });
-            let index_parts: Vec<NewNodeIndex> =
+            let mut index_parts: Vec<NewNodeIndex> =
                 index_parts.into_iter().collect::<Result<_, _>>()?;
-            files.extend(sst.files.write_index(&index_parts)?);
+            files.extend(sst.files.write_index(&mut index_parts)?);
             Ok(files)
         });
         let node_files = s.spawn(
@@ -1230,22 +1231,51 @@ fn write_node_records(
 
 /// Writes the `node_key` entries of new nodes to their SST file, sorted: (label, key) order is
 /// the encoded keys' byte order (label big-endian, then the key's bytes), so no key is encoded
-/// to be sorted.
+/// to be sorted. Each entry to sort holds the key's first 8 bytes: most comparisons end there,
+/// without reading the key from the node list (a cache miss each; the sort of 5M `&str` keys
+/// took 2.6 s) — and it is 16 bytes an entry rather than 32.
 fn write_node_keys(
     files: SstFiles<'_>,
     new_nodes: &[(NodeId, u32)],
     nodes: &NodeList,
 ) -> cairn_store::Result<Option<SstFile>> {
-    let mut keys: Vec<(u32, &str, NodeId)> = new_nodes
-        .iter()
-        .map(|&(id, i)| (nodes.label(i as usize), nodes.key(i as usize), id))
-        .collect();
-    keys.sort_unstable();
+    let key = |n: u32| {
+        let i = new_nodes.get(n as usize).map_or(u32::MAX, |&(_, i)| i);
+        nodes.key(i as usize)
+    };
+    let keys = node_key_order(new_nodes, nodes);
     let mut buf = Vec::new();
-    files.write(Family::NodeKey, 0, &keys, |w, &(label, key, id)| {
-        ExternalKey::encode_into(LabelId(label), key, &mut buf);
+    files.write(Family::NodeKey, 0, &keys, |w, &(label, _, n)| {
+        let id = new_nodes.get(n as usize).map_or(NodeId(0), |&(id, _)| id);
+        ExternalKey::encode_into(LabelId(label), key(n), &mut buf);
         w.put(&buf, encode_u64(id.0))
     })
+}
+
+/// The new nodes as (label, the key's first 8 bytes big-endian, position in `new_nodes`), in
+/// (label, key) order.
+fn node_key_order(new_nodes: &[(NodeId, u32)], nodes: &NodeList) -> Vec<(u32, u64, u32)> {
+    let key = |n: u32| {
+        let i = new_nodes.get(n as usize).map_or(u32::MAX, |&(_, i)| i);
+        nodes.key(i as usize)
+    };
+    let mut keys: Vec<(u32, u64, u32)> = (0..new_nodes.len() as u32)
+        .map(|n| {
+            let i = new_nodes.get(n as usize).map_or(u32::MAX, |&(_, i)| i) as usize;
+            let mut prefix = [0u8; 8];
+            let k = nodes.key(i).as_bytes();
+            let len = k.len().min(8);
+            prefix[..len].copy_from_slice(&k[..len]);
+            (nodes.label(i), u64::from_be_bytes(prefix), n)
+        })
+        .collect();
+    // A shorter key padded with zeros can tie a longer one: ties compare the whole keys.
+    keys.sort_unstable_by(|a, b| {
+        (a.0, a.1)
+            .cmp(&(b.0, b.1))
+            .then_with(|| key(a.2).cmp(key(b.2)))
+    });
+    keys
 }
 
 type EmbedResult = Result<Vec<Vec<f32>>, ImportError>;
@@ -1588,6 +1618,46 @@ fn sort_edges<K: Ord>(
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
+
+    /// The node keys' order is (label, key) byte order, for keys that tie on their first 8
+    /// bytes (zero padding, a zero byte, one a prefix of the other) and that do not.
+    #[test]
+    fn node_keys_sort_by_label_then_key_bytes() {
+        let keys = [
+            (2, "abcdefgh"),
+            (1, "abcdefghij"),
+            (1, "abcdefgh"),
+            (1, "abc\0"),
+            (1, "abc"),
+            (1, ""),
+            (1, "abcdefgh\0"),
+            (1, "abcdefgi"),
+            (0, "zz"),
+            (1, "abcdefghi"),
+            (1, "b"),
+        ];
+        let mut nodes = NodeList::default();
+        let origin = crate::nodes::Origin { file: 0, line: 0 };
+        for (label, key) in keys {
+            let rec = NodeRecord {
+                label: LabelId(label),
+                key: key.into(),
+                props: Vec::new(),
+                description: None,
+            };
+            nodes.push(&rec, None, origin).unwrap();
+        }
+        let new_nodes: Vec<(NodeId, u32)> = (0..keys.len() as u32)
+            .map(|i| (NodeId(100 + u64::from(i)), i))
+            .collect();
+        let got: Vec<(u32, &str)> = node_key_order(&new_nodes, &nodes)
+            .into_iter()
+            .map(|(label, _, n)| (label, keys[n as usize].1))
+            .collect();
+        let mut expected = keys.to_vec();
+        expected.sort();
+        assert_eq!(got, expected);
+    }
 
     /// `par_chunks` covers every item once and returns the chunks' results in item order, for
     /// fewer items than chunks, uneven work, and none.
