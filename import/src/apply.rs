@@ -773,23 +773,22 @@ pub(super) fn apply(
             }
             Ok(())
         };
-        // Bucket `b` of `parts`; when spilling, the files of the bucket before are finished
-        // first, so that memory holds one bucket (and its re-sort) at a time.
-        let next_bucket = |parts: &mut [Written<EdgeIn>],
-                           b: usize,
-                           edge_files: &mut Vec<_>,
-                           files: &mut Vec<SstFile>|
-         -> Result<Vec<EdgeIn>, ImportError> {
-            let edges = spill::load(parts, b)?;
-            if plan.spills() {
-                join(edge_files, files)?;
-            }
-            Ok(edges)
-        };
+        // When spilling, the files of the bucket before are finished once the next bucket is
+        // loaded and sorted, so that memory holds two buckets at a time (one being written, one
+        // being sorted; `spill::Plan` counts both) and the cores write one bucket's files
+        // while the next is read and sorted (waiting for them first left a core idle through
+        // each load and sort: the `in` buckets of a 5M-node import ran on one core).
+        let finish_previous =
+            |edge_files: &mut Vec<_>, files: &mut Vec<SstFile>| -> Result<(), ImportError> {
+                match plan.spills() {
+                    true => join(edge_files, files),
+                    false => Ok(()),
+                }
+            };
         let mut in_edges = BucketWriter::new(&plan, spill_path, "in".into());
         let mut out_part = 0;
         for b in 0..plan.len() {
-            let edges = next_bucket(&mut resolved, b, &mut edge_files, &mut files)?;
+            let edges = spill::load(&mut resolved, b)?;
             if edges.is_empty() {
                 continue;
             }
@@ -808,6 +807,7 @@ pub(super) fn apply(
             // Existing sources sort first (their ids are lower); the edges of new sources that
             // follow are exactly the `out` file's keys, in order.
             let split = edges.partition_point(|e| !is_new(e.src));
+            finish_previous(&mut edge_files, &mut files)?;
             step.done("edges sorted and deduplicated");
             let edges = Arc::new(edges);
             for range in file_parts(split..edges.len()) {
@@ -857,12 +857,13 @@ pub(super) fn apply(
         let mut in_edges = vec![in_edges.finish()?];
         let mut in_part = 0;
         for b in 0..plan.len() {
-            let sst_in = next_bucket(&mut in_edges, b, &mut edge_files, &mut files)?;
+            let sst_in = spill::load(&mut in_edges, b)?;
             if sst_in.is_empty() {
                 continue;
             }
             let range = plan.range(b);
             let sst_in = sort_edges_parallel(sst_in, &range, |e| e.dst, |e| (e.rel, e.src));
+            finish_previous(&mut edge_files, &mut files)?;
             step.done("in-edges sorted");
             let sst_in = Arc::new(sst_in);
             for range in file_parts(0..sst_in.len()) {
@@ -1510,7 +1511,9 @@ const PARALLEL_SORT_MIN: usize = 1 << 18;
 /// [`sort_edges`] on every core: the edges are split by node into one contiguous range of the
 /// new ids per core (existing nodes, which sort first, go with the first), each sorted on its
 /// own thread, and the parts joined in order. Sorting a 5M-node import's buckets on one thread
-/// left the other core idle for most of the write phase.
+/// left the other core idle for most of the write phase. The ranges hold equal numbers of
+/// edges, not of ids: the in-edges of a dump's few topics and venues (a quarter of its edges,
+/// on a few hundred consecutive ids) made one range hold nearly all of a bucket.
 fn sort_edges_parallel<K: Ord>(
     edges: Vec<EdgeIn>,
     new: &Range<u64>,
@@ -1522,13 +1525,14 @@ fn sort_edges_parallel<K: Ord>(
     if edges.len() < PARALLEL_SORT_MIN || parts < 2 {
         return sort_edges(edges, new, node, rest);
     }
-    let width = ids.div_ceil(parts);
-    let part_of = |e: &EdgeIn| (node(e).0.saturating_sub(new.start) / width).min(parts - 1);
+    let ends = balanced_ranges(&edges, new, &node, parts as usize);
+    let part_of = |e: &EdgeIn| ends.partition_point(|&end| end <= node(e).0);
     let mut split: Vec<Vec<EdgeIn>> = (0..parts)
         .map(|_| Vec::with_capacity(edges.len() / parts as usize + 1024))
         .collect();
     for e in edges {
-        if let Some(p) = split.get_mut(part_of(&e) as usize) {
+        let p = part_of(&e).min(split.len() - 1);
+        if let Some(p) = split.get_mut(p) {
             p.push(e);
         }
     }
@@ -1538,8 +1542,11 @@ fn sort_edges_parallel<K: Ord>(
             .into_iter()
             .enumerate()
             .map(|(p, part)| {
-                let start = new.start + p as u64 * width;
-                let range = start..(start + width).min(new.end);
+                let start = match p {
+                    0 => new.start,
+                    _ => ends.get(p - 1).copied().unwrap_or(new.end),
+                };
+                let range = start..ends.get(p).copied().unwrap_or(new.end);
                 s.spawn(move || sort_edges(part, &range, node, rest))
             })
             .collect();
@@ -1553,6 +1560,44 @@ fn sort_edges_parallel<K: Ord>(
         out.extend(part);
     }
     out
+}
+
+/// The ends of `parts` consecutive ranges of `new` (the last ends at `new.end`) holding about
+/// equal numbers of `edges` by `node`, from a histogram of at most 2^16 slices of the ids;
+/// edges of existing nodes count for the first.
+fn balanced_ranges(
+    edges: &[EdgeIn],
+    new: &Range<u64>,
+    node: &impl Fn(&EdgeIn) -> NodeId,
+    parts: usize,
+) -> Vec<u64> {
+    let ids = new.end.saturating_sub(new.start);
+    let shift = (u64::BITS - ids.leading_zeros()).saturating_sub(16);
+    let slices = (ids >> shift) as usize + 1;
+    let mut counts = vec![0u64; slices];
+    for e in edges {
+        let slice = (node(e).0.saturating_sub(new.start) >> shift) as usize;
+        if let Some(c) = counts.get_mut(slice.min(slices - 1)) {
+            *c += 1;
+        }
+    }
+    let total = edges.len() as u64;
+    let mut ends = Vec::with_capacity(parts);
+    let mut seen = 0u64;
+    for (slice, c) in counts.iter().enumerate() {
+        seen += c;
+        if ends.len() + 1 < parts && seen * parts as u64 >= total * (ends.len() as u64 + 1) {
+            let end = new.start + ((slice as u64 + 1) << shift);
+            ends.push(end.min(new.end));
+        }
+    }
+    while ends.len() < parts {
+        ends.push(new.end);
+    }
+    if let Some(last) = ends.last_mut() {
+        *last = new.end;
+    }
+    ends
 }
 
 /// Sorts `edges` by `(node(e), rest(e))`, stably.

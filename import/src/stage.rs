@@ -209,6 +209,17 @@ fn io(path: &Path) -> impl FnOnce(std::io::Error) -> ImportError + '_ {
     }
 }
 
+/// A file's spilled edges are resolved once, so the file goes when they have been (the staging
+/// is dropped after the resolve step), not with the spill directory at the end of the import:
+/// the kernel then drops its pages instead of writing them back, beside the SST files being
+/// written (a 5M-node import spills 2.3 GB here).
+impl Drop for Spilled {
+    fn drop(&mut self) {
+        self.file = None;
+        let _ = std::fs::remove_file(&self.path);
+    }
+}
+
 impl Spilled {
     /// Reads block `block` back: its edges, in an [`EdgePart`] like `part` (names, properties)
     /// with the block's own arena.
