@@ -121,10 +121,9 @@ pub(crate) struct Plan {
 
 impl Plan {
     /// Buckets for `records` records of `bytes` bytes each, new ids `new`, under `budget`: a
-    /// bucket, the sort's scratch copy and the re-sort by the other end must fit, beside the
-    /// bucket before, whose files are still being written.
+    /// bucket, the sort's scratch copy and the re-sort by the other end must fit.
     pub(crate) fn new(new: Range<u64>, records: u64, bytes: u64, budget: u64) -> Plan {
-        let need = records.saturating_mul(bytes).saturating_mul(5);
+        let need = records.saturating_mul(bytes).saturating_mul(4);
         let count = need.div_ceil(budget.max(1));
         let ids = new.end - new.start;
         if count <= 1 || ids < 2 {
