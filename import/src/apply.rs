@@ -112,22 +112,120 @@ impl NameMap {
     ) -> Result<Vec<(PropKeyId, Value)>, EngineError> {
         let mut out = Vec::with_capacity(props.len());
         for (k, v) in props {
-            let id = match self.props[k as usize] {
-                Some(p) => p,
-                None => {
-                    let p = catalog.intern_prop(staging.names.name(k))?.0;
-                    self.props[k as usize] = Some(p);
-                    p
-                }
-            };
-            out.push((id, v));
+            out.push((self.prop(catalog, staging, k)?, v));
         }
-        // A property named twice: the last value wins (stable sort, keep the first after reverse).
-        out.reverse();
-        out.sort_by_key(|(k, _)| *k);
-        out.dedup_by_key(|(k, _)| *k);
-        Ok(out)
+        Ok(last_value_wins(out))
     }
+    fn prop(
+        &mut self,
+        catalog: &mut Catalog,
+        staging: &Staging,
+        id: u32,
+    ) -> Result<PropKeyId, EngineError> {
+        if let Some(p) = self.props[id as usize] {
+            return Ok(p);
+        }
+        let p = catalog.intern_prop(staging.names.name(id))?.0;
+        self.props[id as usize] = Some(p);
+        Ok(p)
+    }
+}
+
+/// Properties sorted by key; of a property named twice, the last value (stable sort, keep the
+/// first after reversing).
+fn last_value_wins(mut props: Vec<(PropKeyId, Value)>) -> Vec<(PropKeyId, Value)> {
+    props.reverse();
+    props.sort_by_key(|(k, _)| *k);
+    props.dedup_by_key(|(k, _)| *k);
+    props
+}
+
+/// Nodes per window of the node merge: enough to keep both cores busy between the serial
+/// steps, few enough that a window's re-encoded records (~100 bytes a node) stay small.
+const MERGE_WINDOW: usize = 1 << 16;
+
+/// Catalog ids of one staged part's names (by the part's own name ids), interned before the
+/// merge so that [`translate`] only reads them.
+struct Rename {
+    labels: Vec<Option<LabelId>>,
+    props: Vec<Option<PropKeyId>>,
+}
+
+/// Staged nodes decoded, renamed to catalog ids and re-encoded, in order: each node's key and
+/// record in `bytes`.
+struct Translated {
+    bytes: Vec<u8>,
+    nodes: Vec<TranslatedNode>,
+}
+
+struct TranslatedNode {
+    /// Its [`NodeTable::hash`].
+    hash: u64,
+    label: LabelId,
+    /// Where its key and record start in `bytes`, and their lengths.
+    at: usize,
+    key_len: u32,
+    rec_len: u32,
+    /// Its position in the staged list (for its vector and origin).
+    staged: u32,
+}
+
+impl Translated {
+    /// The node's key and encoded record.
+    fn node(&self, t: &TranslatedNode) -> (&str, &[u8]) {
+        let key_end = t.at + t.key_len as usize;
+        let key = self.bytes.get(t.at..key_end).unwrap_or_default();
+        let record = (self.bytes)
+            .get(key_end..key_end + t.rec_len as usize)
+            .unwrap_or_default();
+        (std::str::from_utf8(key).unwrap_or_default(), record)
+    }
+}
+
+/// The staged nodes at `positions` of `staged` with catalog ids (see [`Translated`]).
+fn translate(
+    staged: &NodeList,
+    positions: &[u32],
+    rename: &Rename,
+    table: &NodeTable,
+) -> Result<Translated, ImportError> {
+    let mut out = Translated {
+        bytes: Vec::new(),
+        nodes: Vec::with_capacity(positions.len()),
+    };
+    let unknown = |what: &str| EngineError::Invalid(format!("staged {what} name not interned"));
+    for &p in positions {
+        let n = staged.record(p as usize)?;
+        let label = rename
+            .labels
+            .get(n.label.0 as usize)
+            .copied()
+            .flatten()
+            .ok_or_else(|| unknown("label"))?;
+        let mut props = Vec::with_capacity(n.props.len());
+        for (k, v) in n.props {
+            let k = rename.props.get(k.0 as usize).copied().flatten();
+            props.push((k.ok_or_else(|| unknown("property"))?, v));
+        }
+        let rec = NodeRecord {
+            label,
+            key: n.key,
+            props: last_value_wins(props),
+            description: n.description,
+        };
+        let encoded = rec.encode().map_err(EngineError::encode("node record"))?;
+        out.nodes.push(TranslatedNode {
+            hash: table.hash(label, &rec.key),
+            label,
+            at: out.bytes.len(),
+            key_len: rec.key.len() as u32,
+            rec_len: encoded.len() as u32,
+            staged: p,
+        });
+        out.bytes.extend_from_slice(rec.key.as_bytes());
+        out.bytes.extend_from_slice(&encoded);
+    }
+    Ok(out)
 }
 
 /// The import's nodes by (label, key), as positions in its node list.
@@ -236,72 +334,86 @@ pub(super) fn apply(
     let mut nodes = NodeList::with_capacity(staged_nodes);
     let mut vector_dim: Option<usize> = catalog.embedder().map(|e| e.dim as usize);
     let mut repeats = 0usize;
-    // Each file's staged nodes are drained in line order, their arena freed as it goes, so the
-    // staged and the merged nodes are not both held in full.
+    // Each file's staged nodes are merged in line order a window at a time, their arena freed
+    // as it goes, so the staged and the merged nodes are not both held in full. Within a
+    // window, decoding, renaming and re-encoding run on every core (`translate`); only the
+    // table lookups and the appends (or merges of repeats) run in order.
     for part in std::mem::take(&mut staging.node_parts) {
         let NodePart {
             names: part_names,
             list,
+            used,
         } = part;
-        list.drain(|n, vector, origin| -> Result<(), ImportError> {
-            let name = |id: u32| part_names.get(id as usize).copied().unwrap_or(NO_LABEL);
-            let label = names.label(&mut catalog, &staging, name(n.label.0))?;
-            let props = names.props(
-                &mut catalog,
-                &staging,
-                n.props.into_iter().map(|(k, v)| (name(k.0), v)).collect(),
-            )?;
-            if let Some(v) = &vector {
-                match vector_dim {
-                    Some(d) if d != v.len() => {
-                        errors.push(staging.error(
-                            origin,
-                            format!("vector has {} dimensions, expected {d}", v.len()),
-                        ));
-                        return Ok(());
-                    }
-                    _ => vector_dim = Some(v.len()),
-                }
-            }
-            let hash = table.hash(label, &n.key);
-            match table.find(&nodes, hash, label, &n.key) {
-                Some(i) => {
-                    let i = i as usize;
-                    let first = nodes.origin(i);
-                    // Within one file a repeated id is more likely a mistake than an update:
-                    // the later line still wins (as across files), but not silently.
-                    if first.file == origin.file {
-                        repeats += 1;
-                        if repeats <= REPEAT_WARNINGS {
-                            let at = staging.error(
-                                origin,
-                                format!(
-                                    "repeats the id `{}` of line {}; the later line's values win",
-                                    n.key, first.line
-                                ),
-                            );
-                            tracing::warn!("{at}");
+        let name = |id: u32| part_names.get(id as usize).copied().unwrap_or(NO_LABEL);
+        // Interned in order of first use, as a serial merge would.
+        let mut rename = Rename {
+            labels: vec![None; part_names.len()],
+            props: vec![None; part_names.len()],
+        };
+        for &l in &used.labels {
+            rename.labels[l as usize] = Some(names.label(&mut catalog, &staging, name(l))?);
+        }
+        for &k in &used.props {
+            rename.props[k as usize] = Some(names.prop(&mut catalog, &staging, name(k))?);
+        }
+        list.windows(MERGE_WINDOW, |staged, window| -> Result<(), ImportError> {
+            let positions: Vec<u32> = (window.start as u32..window.end as u32).collect();
+            let runs = par_chunks(&positions, |chunk| translate(staged, chunk, &rename, &table));
+            for run in runs {
+                let run = run?;
+                for t in &run.nodes {
+                    let vector = staged.vector(t.staged as usize).map(<[f32]>::to_vec);
+                    let origin = staged.origin(t.staged as usize);
+                    if let Some(v) = &vector {
+                        match vector_dim {
+                            Some(d) if d != v.len() => {
+                                errors.push(staging.error(
+                                    origin,
+                                    format!("vector has {} dimensions, expected {d}", v.len()),
+                                ));
+                                continue;
+                            }
+                            _ => vector_dim = Some(v.len()),
                         }
                     }
-                    let mut rec = nodes.record(i)?;
-                    merge_props(&mut rec.props, props);
-                    if n.description.is_some() {
-                        rec.description = n.description;
+                    let (key, record) = run.node(t);
+                    match table.find(&nodes, t.hash, t.label, key) {
+                        Some(i) => {
+                            let i = i as usize;
+                            let first = nodes.origin(i);
+                            // Within one file a repeated id is more likely a mistake than an
+                            // update: the later line still wins (as across files), but not
+                            // silently.
+                            if first.file == origin.file {
+                                repeats += 1;
+                                if repeats <= REPEAT_WARNINGS {
+                                    let at = staging.error(
+                                        origin,
+                                        format!(
+                                            "repeats the id `{key}` of line {}; the later line's values win",
+                                            first.line
+                                        ),
+                                    );
+                                    tracing::warn!("{at}");
+                                }
+                            }
+                            let n = NodeRecord::decode(record)
+                                .map_err(EngineError::corrupt("staged node"))?;
+                            let mut rec = nodes.record(i)?;
+                            merge_props(&mut rec.props, n.props);
+                            if n.description.is_some() {
+                                rec.description = n.description;
+                            }
+                            nodes.set_record(i, &rec)?;
+                            if let Some(v) = vector {
+                                nodes.set_vector(i, v);
+                            }
+                        }
+                        None => {
+                            let i = nodes.push_encoded(t.label.0, key, record, vector, origin)?;
+                            table.insert(&nodes, t.hash, i);
+                        }
                     }
-                    nodes.set_record(i, &rec)?;
-                    if let Some(v) = vector {
-                        nodes.set_vector(i, v);
-                    }
-                }
-                None => {
-                    let rec = NodeRecord {
-                        label,
-                        key: n.key,
-                        props,
-                        description: n.description,
-                    };
-                    let i = nodes.push(&rec, vector, origin)?;
-                    table.insert(&nodes, hash, i);
                 }
             }
             Ok(())
@@ -615,11 +727,12 @@ pub(super) fn apply(
                 for &(id, i) in chunk {
                     part.add(&catalog, id, &nodes.record(i as usize)?)?;
                 }
+                part.sort();
                 Ok::<_, ImportError>(part)
             });
-            let index_parts: Vec<NewNodeIndex> =
+            let mut index_parts: Vec<NewNodeIndex> =
                 index_parts.into_iter().collect::<Result<_, _>>()?;
-            files.extend(sst.files.write_index(&index_parts)?);
+            files.extend(sst.files.write_index(&mut index_parts)?);
             Ok(files)
         });
         let node_files = s.spawn(
@@ -660,23 +773,22 @@ pub(super) fn apply(
             }
             Ok(())
         };
-        // Bucket `b` of `parts`; when spilling, the files of the bucket before are finished
-        // first, so that memory holds one bucket (and its re-sort) at a time.
-        let next_bucket = |parts: &mut [Written<EdgeIn>],
-                           b: usize,
-                           edge_files: &mut Vec<_>,
-                           files: &mut Vec<SstFile>|
-         -> Result<Vec<EdgeIn>, ImportError> {
-            let edges = spill::load(parts, b)?;
-            if plan.spills() {
-                join(edge_files, files)?;
-            }
-            Ok(edges)
-        };
+        // When spilling, the files of the bucket before are finished once the next bucket is
+        // loaded, so that memory holds one bucket (and its re-sort) at a time. (Finishing them
+        // after the next bucket's sort instead kept both cores writing, but raised a 1M
+        // import's peak by ~40 MiB, to Kuzu's.)
+        let finish_previous =
+            |edge_files: &mut Vec<_>, files: &mut Vec<SstFile>| -> Result<(), ImportError> {
+                match plan.spills() {
+                    true => join(edge_files, files),
+                    false => Ok(()),
+                }
+            };
         let mut in_edges = BucketWriter::new(&plan, spill_path, "in".into());
         let mut out_part = 0;
         for b in 0..plan.len() {
-            let edges = next_bucket(&mut resolved, b, &mut edge_files, &mut files)?;
+            let edges = spill::load(&mut resolved, b)?;
+            finish_previous(&mut edge_files, &mut files)?;
             if edges.is_empty() {
                 continue;
             }
@@ -744,7 +856,8 @@ pub(super) fn apply(
         let mut in_edges = vec![in_edges.finish()?];
         let mut in_part = 0;
         for b in 0..plan.len() {
-            let sst_in = next_bucket(&mut in_edges, b, &mut edge_files, &mut files)?;
+            let sst_in = spill::load(&mut in_edges, b)?;
+            finish_previous(&mut edge_files, &mut files)?;
             if sst_in.is_empty() {
                 continue;
             }
@@ -1123,22 +1236,51 @@ fn write_node_records(
 
 /// Writes the `node_key` entries of new nodes to their SST file, sorted: (label, key) order is
 /// the encoded keys' byte order (label big-endian, then the key's bytes), so no key is encoded
-/// to be sorted.
+/// to be sorted. Each entry to sort holds the key's first 8 bytes: most comparisons end there,
+/// without reading the key from the node list (a cache miss each; the sort of 5M `&str` keys
+/// took 2.6 s) — and it is 16 bytes an entry rather than 32.
 fn write_node_keys(
     files: SstFiles<'_>,
     new_nodes: &[(NodeId, u32)],
     nodes: &NodeList,
 ) -> cairn_store::Result<Option<SstFile>> {
-    let mut keys: Vec<(u32, &str, NodeId)> = new_nodes
-        .iter()
-        .map(|&(id, i)| (nodes.label(i as usize), nodes.key(i as usize), id))
-        .collect();
-    keys.sort_unstable();
+    let key = |n: u32| {
+        let i = new_nodes.get(n as usize).map_or(u32::MAX, |&(_, i)| i);
+        nodes.key(i as usize)
+    };
+    let keys = node_key_order(new_nodes, nodes);
     let mut buf = Vec::new();
-    files.write(Family::NodeKey, 0, &keys, |w, &(label, key, id)| {
-        ExternalKey::encode_into(LabelId(label), key, &mut buf);
+    files.write(Family::NodeKey, 0, &keys, |w, &(label, _, n)| {
+        let id = new_nodes.get(n as usize).map_or(NodeId(0), |&(id, _)| id);
+        ExternalKey::encode_into(LabelId(label), key(n), &mut buf);
         w.put(&buf, encode_u64(id.0))
     })
+}
+
+/// The new nodes as (label, the key's first 8 bytes big-endian, position in `new_nodes`), in
+/// (label, key) order.
+fn node_key_order(new_nodes: &[(NodeId, u32)], nodes: &NodeList) -> Vec<(u32, u64, u32)> {
+    let key = |n: u32| {
+        let i = new_nodes.get(n as usize).map_or(u32::MAX, |&(_, i)| i);
+        nodes.key(i as usize)
+    };
+    let mut keys: Vec<(u32, u64, u32)> = (0..new_nodes.len() as u32)
+        .map(|n| {
+            let i = new_nodes.get(n as usize).map_or(u32::MAX, |&(_, i)| i) as usize;
+            let mut prefix = [0u8; 8];
+            let k = nodes.key(i).as_bytes();
+            let len = k.len().min(8);
+            prefix[..len].copy_from_slice(&k[..len]);
+            (nodes.label(i), u64::from_be_bytes(prefix), n)
+        })
+        .collect();
+    // A shorter key padded with zeros can tie a longer one: ties compare the whole keys.
+    keys.sort_unstable_by(|a, b| {
+        (a.0, a.1)
+            .cmp(&(b.0, b.1))
+            .then_with(|| key(a.2).cmp(key(b.2)))
+    });
+    keys
 }
 
 type EmbedResult = Result<Vec<Vec<f32>>, ImportError>;
@@ -1373,7 +1515,9 @@ const PARALLEL_SORT_MIN: usize = 1 << 18;
 /// [`sort_edges`] on every core: the edges are split by node into one contiguous range of the
 /// new ids per core (existing nodes, which sort first, go with the first), each sorted on its
 /// own thread, and the parts joined in order. Sorting a 5M-node import's buckets on one thread
-/// left the other core idle for most of the write phase.
+/// left the other core idle for most of the write phase. The ranges hold equal numbers of
+/// edges, not of ids: the in-edges of a dump's few topics and venues (a quarter of its edges,
+/// on a few hundred consecutive ids) made one range hold nearly all of a bucket.
 fn sort_edges_parallel<K: Ord>(
     edges: Vec<EdgeIn>,
     new: &Range<u64>,
@@ -1385,13 +1529,14 @@ fn sort_edges_parallel<K: Ord>(
     if edges.len() < PARALLEL_SORT_MIN || parts < 2 {
         return sort_edges(edges, new, node, rest);
     }
-    let width = ids.div_ceil(parts);
-    let part_of = |e: &EdgeIn| (node(e).0.saturating_sub(new.start) / width).min(parts - 1);
+    let ends = balanced_ranges(&edges, new, &node, parts as usize);
+    let part_of = |e: &EdgeIn| ends.partition_point(|&end| end <= node(e).0);
     let mut split: Vec<Vec<EdgeIn>> = (0..parts)
         .map(|_| Vec::with_capacity(edges.len() / parts as usize + 1024))
         .collect();
     for e in edges {
-        if let Some(p) = split.get_mut(part_of(&e) as usize) {
+        let p = part_of(&e).min(split.len() - 1);
+        if let Some(p) = split.get_mut(p) {
             p.push(e);
         }
     }
@@ -1401,8 +1546,11 @@ fn sort_edges_parallel<K: Ord>(
             .into_iter()
             .enumerate()
             .map(|(p, part)| {
-                let start = new.start + p as u64 * width;
-                let range = start..(start + width).min(new.end);
+                let start = match p {
+                    0 => new.start,
+                    _ => ends.get(p - 1).copied().unwrap_or(new.end),
+                };
+                let range = start..ends.get(p).copied().unwrap_or(new.end);
                 s.spawn(move || sort_edges(part, &range, node, rest))
             })
             .collect();
@@ -1416,6 +1564,44 @@ fn sort_edges_parallel<K: Ord>(
         out.extend(part);
     }
     out
+}
+
+/// The ends of `parts` consecutive ranges of `new` (the last ends at `new.end`) holding about
+/// equal numbers of `edges` by `node`, from a histogram of at most 2^16 slices of the ids;
+/// edges of existing nodes count for the first.
+fn balanced_ranges(
+    edges: &[EdgeIn],
+    new: &Range<u64>,
+    node: &impl Fn(&EdgeIn) -> NodeId,
+    parts: usize,
+) -> Vec<u64> {
+    let ids = new.end.saturating_sub(new.start);
+    let shift = (u64::BITS - ids.leading_zeros()).saturating_sub(16);
+    let slices = (ids >> shift) as usize + 1;
+    let mut counts = vec![0u64; slices];
+    for e in edges {
+        let slice = (node(e).0.saturating_sub(new.start) >> shift) as usize;
+        if let Some(c) = counts.get_mut(slice.min(slices - 1)) {
+            *c += 1;
+        }
+    }
+    let total = edges.len() as u64;
+    let mut ends = Vec::with_capacity(parts);
+    let mut seen = 0u64;
+    for (slice, c) in counts.iter().enumerate() {
+        seen += c;
+        if ends.len() + 1 < parts && seen * parts as u64 >= total * (ends.len() as u64 + 1) {
+            let end = new.start + ((slice as u64 + 1) << shift);
+            ends.push(end.min(new.end));
+        }
+    }
+    while ends.len() < parts {
+        ends.push(new.end);
+    }
+    if let Some(last) = ends.last_mut() {
+        *last = new.end;
+    }
+    ends
 }
 
 /// Sorts `edges` by `(node(e), rest(e))`, stably.
@@ -1481,6 +1667,46 @@ fn sort_edges<K: Ord>(
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
+
+    /// The node keys' order is (label, key) byte order, for keys that tie on their first 8
+    /// bytes (zero padding, a zero byte, one a prefix of the other) and that do not.
+    #[test]
+    fn node_keys_sort_by_label_then_key_bytes() {
+        let keys = [
+            (2, "abcdefgh"),
+            (1, "abcdefghij"),
+            (1, "abcdefgh"),
+            (1, "abc\0"),
+            (1, "abc"),
+            (1, ""),
+            (1, "abcdefgh\0"),
+            (1, "abcdefgi"),
+            (0, "zz"),
+            (1, "abcdefghi"),
+            (1, "b"),
+        ];
+        let mut nodes = NodeList::default();
+        let origin = crate::nodes::Origin { file: 0, line: 0 };
+        for (label, key) in keys {
+            let rec = NodeRecord {
+                label: LabelId(label),
+                key: key.into(),
+                props: Vec::new(),
+                description: None,
+            };
+            nodes.push(&rec, None, origin).unwrap();
+        }
+        let new_nodes: Vec<(NodeId, u32)> = (0..keys.len() as u32)
+            .map(|i| (NodeId(100 + u64::from(i)), i))
+            .collect();
+        let got: Vec<(u32, &str)> = node_key_order(&new_nodes, &nodes)
+            .into_iter()
+            .map(|(label, _, n)| (label, keys[n as usize].1))
+            .collect();
+        let mut expected = keys.to_vec();
+        expected.sort();
+        assert_eq!(got, expected);
+    }
 
     /// `par_chunks` covers every item once and returns the chunks' results in item order, for
     /// fewer items than chunks, uneven work, and none.

@@ -5,7 +5,8 @@
 //! the generated dumps (twice Kuzu's whole import at 5M nodes); the encoded record is the
 //! node's real size (about 100 bytes there). A node is decoded only when it is merged with a
 //! repeat, updated, indexed or embedded. Staged nodes use the same list with the staging's
-//! own name ids as label and property ids; draining it frees each chunk once it is merged.
+//! own name ids as label and property ids; merging it a window at a time frees each chunk once
+//! its nodes are merged.
 
 use cairn_storage_format::NodeRecord;
 use cairn_store::EngineError;
@@ -64,15 +65,30 @@ impl NodeList {
         vector: Option<Vec<f32>>,
         origin: Origin,
     ) -> Result<u32, EngineError> {
+        let bytes = record
+            .encode()
+            .map_err(EngineError::encode("node record"))?;
+        self.push_encoded(record.label.0, &record.key, &bytes, vector, origin)
+    }
+
+    /// Appends a node given as its label, key and encoded record; returns its position.
+    pub(crate) fn push_encoded(
+        &mut self,
+        label: u32,
+        key: &str,
+        record: &[u8],
+        vector: Option<Vec<f32>>,
+        origin: Origin,
+    ) -> Result<u32, EngineError> {
         let i = self.entries.len() as u32;
-        let (chunk, offset, rec_len) = self.write(record)?;
+        let (chunk, offset) = self.write(key, record)?;
         self.entries.push(Entry {
             line: origin.line,
             chunk,
             offset,
-            key_len: record.key.len() as u32,
-            rec_len,
-            label: record.label.0,
+            key_len: key.len() as u32,
+            rec_len: record.len() as u32,
+            label,
             file: origin.file,
         });
         if let Some(v) = vector {
@@ -81,12 +97,9 @@ impl NodeList {
         Ok(i)
     }
 
-    /// Writes the key, then the encoded record, to the arena: (chunk, offset, record length).
-    fn write(&mut self, record: &NodeRecord) -> Result<(u32, u32, u32), EngineError> {
-        let bytes = record
-            .encode()
-            .map_err(EngineError::encode("node record"))?;
-        let need = record.key.len() + bytes.len();
+    /// Writes the key, then the encoded record, to the arena: (chunk, offset).
+    fn write(&mut self, key: &str, record: &[u8]) -> Result<(u32, u32), EngineError> {
+        let need = key.len() + record.len();
         let fits = self
             .chunks
             .last()
@@ -99,9 +112,9 @@ impl NodeList {
             return Err(EngineError::Invalid("node arena has no chunk".into()));
         };
         let offset = c.len();
-        c.extend_from_slice(record.key.as_bytes());
-        c.extend_from_slice(&bytes);
-        Ok((chunk as u32, offset as u32, bytes.len() as u32))
+        c.extend_from_slice(key.as_bytes());
+        c.extend_from_slice(record);
+        Ok((chunk as u32, offset as u32))
     }
 
     fn bytes(&self, e: &Entry, from: usize, len: usize) -> &[u8] {
@@ -138,7 +151,11 @@ impl NodeList {
 
     /// Replaces node `i`'s record (same label and key); the old bytes stay unused in the arena.
     pub(crate) fn set_record(&mut self, i: usize, record: &NodeRecord) -> Result<(), EngineError> {
-        let (chunk, offset, rec_len) = self.write(record)?;
+        let bytes = record
+            .encode()
+            .map_err(EngineError::encode("node record"))?;
+        let (chunk, offset) = self.write(&record.key, &bytes)?;
+        let rec_len = bytes.len() as u32;
         if let Some(e) = self.entries.get_mut(i) {
             (e.chunk, e.offset, e.rec_len) = (chunk, offset, rec_len);
         }
@@ -171,32 +188,27 @@ impl NodeList {
         !self.vectors.is_empty()
     }
 
-    /// Calls `f` with each node's record, vector and origin in order, freeing each chunk of the
-    /// arena once its nodes are passed: the list's memory is returned while its consumer grows.
-    pub(crate) fn drain<E: From<EngineError>>(
+    /// Calls `f` with consecutive ranges of positions, at most `window` long, in order, and
+    /// frees each chunk of the arena once the ranges have passed it: the list's memory is
+    /// returned while its consumer grows.
+    pub(crate) fn windows<E>(
         mut self,
-        mut f: impl FnMut(NodeRecord, Option<Vec<f32>>, Origin) -> Result<(), E>,
+        window: usize,
+        mut f: impl FnMut(&Self, std::ops::Range<usize>) -> Result<(), E>,
     ) -> Result<(), E> {
-        let entries = std::mem::take(&mut self.entries);
         let mut freed = 0usize;
-        for (i, e) in entries.iter().enumerate() {
-            while freed < e.chunk as usize {
+        let mut start = 0;
+        while start < self.entries.len() {
+            let first = self.entries.get(start).map_or(0, |e| e.chunk as usize);
+            while freed < first {
                 if let Some(c) = self.chunks.get_mut(freed) {
                     *c = Vec::new();
                 }
                 freed += 1;
             }
-            let record = NodeRecord::decode(self.bytes(e, e.key_len as usize, e.rec_len as usize))
-                .map_err(EngineError::corrupt("staged node"))?;
-            let vector = self.vectors.remove(&(i as u32));
-            f(
-                record,
-                vector,
-                Origin {
-                    file: e.file,
-                    line: e.line,
-                },
-            )?;
+            let end = (start + window.max(1)).min(self.entries.len());
+            f(&self, start..end)?;
+            start = end;
         }
         Ok(())
     }

@@ -348,7 +348,7 @@ fn ingest_two(w: &Graph) -> (cairn_store::BulkLoad<'_>, u64) {
     for (id, rec) in &new {
         index.add(&catalog, *id, rec).unwrap();
     }
-    let mut ingested = files.write_index(&[index]).unwrap();
+    let mut ingested = files.write_index(&mut [index]).unwrap();
     assert_eq!(ingested.len(), 2, "a property-index file and a name file");
     ingested.extend(
         files
