@@ -448,42 +448,40 @@ impl Run<'_, '_> {
                     {
                         let promising = self.any_above(&found, c, step, floor, weights)?;
                         if !promising {
-                            {
-                                let siblings: Vec<RelId> = self
-                                    .catalog
-                                    .children(parent)
-                                    .into_iter()
-                                    .filter(|r| *r != rel.id)
-                                    .collect();
-                                if !siblings.is_empty() {
-                                    if self.trace {
-                                        self.events.push(TraceEvent::Fallback {
-                                            node: c.node,
-                                            relation: rel.name.clone(),
-                                            parent: self
-                                                .catalog
-                                                .relation_name(parent)
-                                                .unwrap_or("?")
-                                                .to_owned(),
-                                            siblings: siblings
-                                                .iter()
-                                                .map(|r| {
-                                                    self.catalog
-                                                        .relation_name(*r)
-                                                        .unwrap_or("?")
-                                                        .to_owned()
-                                                })
-                                                .collect(),
-                                        });
-                                    }
-                                    let more = self.neighbors_of(
-                                        c.node,
-                                        engine_dir(step.direction),
-                                        &siblings,
-                                    )?;
-                                    self.stats.edges_scanned += more.len() as u64;
-                                    found.extend(more);
+                            let siblings: Vec<RelId> = self
+                                .catalog
+                                .children(parent)
+                                .into_iter()
+                                .filter(|r| *r != rel.id)
+                                .collect();
+                            if !siblings.is_empty() {
+                                if self.trace {
+                                    self.events.push(TraceEvent::Fallback {
+                                        node: c.node,
+                                        relation: rel.name.clone(),
+                                        parent: self
+                                            .catalog
+                                            .relation_name(parent)
+                                            .unwrap_or("?")
+                                            .to_owned(),
+                                        siblings: siblings
+                                            .iter()
+                                            .map(|r| {
+                                                self.catalog
+                                                    .relation_name(*r)
+                                                    .unwrap_or("?")
+                                                    .to_owned()
+                                            })
+                                            .collect(),
+                                    });
                                 }
+                                let more = self.neighbors_of(
+                                    c.node,
+                                    engine_dir(step.direction),
+                                    &siblings,
+                                )?;
+                                self.stats.edges_scanned += more.len() as u64;
+                                found.extend(more);
                             }
                         }
                     }

@@ -358,11 +358,14 @@ pub(super) fn apply(
         }
         list.windows(MERGE_WINDOW, |staged, window| -> Result<(), ImportError> {
             let positions: Vec<u32> = (window.start as u32..window.end as u32).collect();
-            let runs = par_chunks(&positions, |chunk| translate(staged, chunk, &rename, &table));
+            let runs = {
+                let staged: &NodeList = staged;
+                par_chunks(&positions, |chunk| translate(staged, chunk, &rename, &table))
+            };
             for run in runs {
                 let run = run?;
                 for t in &run.nodes {
-                    let vector = staged.vector(t.staged as usize).map(<[f32]>::to_vec);
+                    let vector = staged.take_vector(t.staged as usize);
                     let origin = staged.origin(t.staged as usize);
                     if let Some(v) = &vector {
                         match vector_dim {

@@ -179,6 +179,11 @@ impl NodeList {
         self.vectors.get(&(i as u32)).map(Vec::as_slice)
     }
 
+    /// Moves node `i`'s vector out (a staged list's vectors go to the merged one, not copied).
+    pub(crate) fn take_vector(&mut self, i: usize) -> Option<Vec<f32>> {
+        self.vectors.remove(&(i as u32))
+    }
+
     pub(crate) fn set_vector(&mut self, i: usize, vector: Vec<f32>) {
         self.vectors.insert(i as u32, vector);
     }
@@ -194,7 +199,7 @@ impl NodeList {
     pub(crate) fn windows<E>(
         mut self,
         window: usize,
-        mut f: impl FnMut(&Self, std::ops::Range<usize>) -> Result<(), E>,
+        mut f: impl FnMut(&mut Self, std::ops::Range<usize>) -> Result<(), E>,
     ) -> Result<(), E> {
         let mut freed = 0usize;
         let mut start = 0;
@@ -207,7 +212,7 @@ impl NodeList {
                 freed += 1;
             }
             let end = (start + window.max(1)).min(self.entries.len());
-            f(&self, start..end)?;
+            f(&mut self, start..end)?;
             start = end;
         }
         Ok(())
