@@ -189,8 +189,14 @@ fn translate(
     rename: &Rename,
     table: &NodeTable,
 ) -> Result<Translated, ImportError> {
+    // Sized for the staged bytes and an eighth more (renamed ids may encode longer): growing
+    // by doubling copied and faulted in each window's buffer again.
+    let staged_bytes: usize = positions
+        .iter()
+        .map(|&p| staged.encoded_len(p as usize))
+        .sum();
     let mut out = Translated {
-        bytes: Vec::new(),
+        bytes: Vec::with_capacity(staged_bytes + staged_bytes / 8),
         nodes: Vec::with_capacity(positions.len()),
     };
     let unknown = |what: &str| EngineError::Invalid(format!("staged {what} name not interned"));
@@ -281,9 +287,30 @@ impl NodeTable {
             .map(|s| s.node)
     }
 
-    /// Adds `nodes[node]`, which is not in the table yet.
-    fn insert(&mut self, nodes: &NodeList, hash: u64, node: u32) {
-        let (label, node_key) = (nodes.label(node as usize), nodes.key(node as usize));
+    /// The slot of the node with `label` and `key`, or the place to add it: one probe, where a
+    /// lookup and then an insert took two (each a cache miss in a table of millions of slots).
+    fn entry<'t>(
+        &'t mut self,
+        nodes: &NodeList,
+        hash: u64,
+        label: LabelId,
+        key: &str,
+    ) -> hashbrown::hash_table::Entry<'t, Slot> {
+        let hasher = &self.hasher;
+        self.slots.entry(
+            hash,
+            |s| s.matches(nodes, label, key),
+            |s| {
+                let i = s.node as usize;
+                hasher.hash_one((nodes.label(i), nodes.key(i)))
+            },
+        )
+    }
+}
+
+impl Slot {
+    /// The slot of node `node`, whose label and key are `label` and `node_key`.
+    fn new(node: u32, label: LabelId, node_key: &str) -> Slot {
         let mut key = [0u8; INLINE_KEY + 1];
         match key.get_mut(..node_key.len()) {
             Some(inline) if node_key.len() <= INLINE_KEY => {
@@ -292,16 +319,7 @@ impl NodeTable {
             }
             _ => key[INLINE_KEY] = LONG_KEY,
         }
-        let slot = Slot {
-            node,
-            label: LabelId(label),
-            key,
-        };
-        let hasher = &self.hasher;
-        self.slots.insert_unique(hash, slot, |s| {
-            let i = s.node as usize;
-            hasher.hash_one((nodes.label(i), nodes.key(i)))
-        });
+        Slot { node, label, key }
     }
 }
 
@@ -362,6 +380,7 @@ pub(super) fn apply(
                 let staged: &NodeList = staged;
                 par_chunks(&positions, |chunk| translate(staged, chunk, &rename, &table))
             };
+            nodes.recycle(staged.take_spare());
             for run in runs {
                 let run = run?;
                 for t in &run.nodes {
@@ -380,9 +399,9 @@ pub(super) fn apply(
                         }
                     }
                     let (key, record) = run.node(t);
-                    match table.find(&nodes, t.hash, t.label, key) {
-                        Some(i) => {
-                            let i = i as usize;
+                    match table.entry(&nodes, t.hash, t.label, key) {
+                        hashbrown::hash_table::Entry::Occupied(slot) => {
+                            let i = slot.get().node as usize;
                             let first = nodes.origin(i);
                             // Within one file a repeated id is more likely a mistake than an
                             // update: the later line still wins (as across files), but not
@@ -412,9 +431,9 @@ pub(super) fn apply(
                                 nodes.set_vector(i, v);
                             }
                         }
-                        None => {
+                        hashbrown::hash_table::Entry::Vacant(slot) => {
                             let i = nodes.push_encoded(t.label.0, key, record, vector, origin)?;
-                            table.insert(&nodes, t.hash, i);
+                            slot.insert(Slot::new(i, t.label, key));
                         }
                     }
                 }
@@ -422,6 +441,7 @@ pub(super) fn apply(
             Ok(())
         })?;
     }
+    nodes.drop_spare();
     if repeats > REPEAT_WARNINGS {
         tracing::warn!(
             "{} more ids repeated within their file (the later lines win)",

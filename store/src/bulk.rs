@@ -160,21 +160,27 @@ impl SstFiles<'_> {
                 continue;
             }
             // The next entry of each part, smallest key first (keys are unique: they end in
-            // the node id).
-            let mut heads: std::collections::BinaryHeap<std::cmp::Reverse<(&[u8], usize, usize)>> =
-                parts
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, p)| len(p) > 0)
-                    .map(|(p, part)| std::cmp::Reverse((part.entry(is_name, 0).0, p, 0)))
-                    .collect();
+            // the node id); the inline prefix decides most comparisons.
+            let head = |p: usize, i: usize| {
+                let part = parts.get(p)?;
+                let e = part.entry(is_name, i)?;
+                Some(std::cmp::Reverse((
+                    e.prefix,
+                    part.key_value(is_name, e).0,
+                    p,
+                    i,
+                )))
+            };
+            let mut heads: std::collections::BinaryHeap<_> =
+                (0..parts.len()).filter_map(|p| head(p, 0)).collect();
             files.extend(self.write_with(family, 0, |w| -> Result<()> {
-                while let Some(std::cmp::Reverse((key, p, i))) = heads.pop() {
+                while let Some(std::cmp::Reverse((_, key, p, i))) = heads.pop() {
                     let Some(part) = parts.get(p) else { break };
-                    w.put(key, part.entry(is_name, i).1)?;
-                    if i + 1 < len(part) {
-                        heads.push(std::cmp::Reverse((part.entry(is_name, i + 1).0, p, i + 1)));
-                    }
+                    let Some(e) = part.entry(is_name, i) else {
+                        break;
+                    };
+                    w.put(key, part.key_value(is_name, e).1)?;
+                    heads.extend(head(p, i + 1));
                 }
                 Ok(())
             })?);
@@ -500,10 +506,23 @@ impl<'g> BulkLoad<'g> {
 #[derive(Debug, Default)]
 pub struct NewNodeIndex {
     bytes: Vec<u8>,
-    prop: Vec<std::ops::Range<usize>>,
-    name: Vec<(std::ops::Range<usize>, [u8; 4])>,
+    prop: Vec<IndexEntry>,
+    name: Vec<IndexEntry>,
     /// Whether `prop` and `name` are in key order (no entry added since [`Self::sort`]).
     sorted: bool,
+}
+
+/// One entry of a [`NewNodeIndex`]: where its key is in the shared buffer, the key's first 8
+/// bytes inline, and its value (a name entry's label; empty for property entries). Most
+/// comparisons end in the inline prefix, so sorting rarely reads the scattered keys: comparing
+/// the keys themselves was the largest single cost of a 1M-node import's write phase (a cache
+/// miss and a `memcmp` per comparison, 12% of its CPU samples).
+#[derive(Clone, Copy, Debug)]
+struct IndexEntry {
+    prefix: u64,
+    start: usize,
+    len: u32,
+    value: [u8; 4],
 }
 
 impl NewNodeIndex {
@@ -512,43 +531,72 @@ impl NewNodeIndex {
     pub fn add(&mut self, catalog: &Catalog, id: NodeId, rec: &NodeRecord) -> Result<()> {
         let (_, puts) = commit::index_changes(catalog.indexes(), id, None, Some(rec))?;
         for key in puts {
-            let start = self.bytes.len();
-            self.bytes.extend_from_slice(&key);
-            self.prop.push(start..self.bytes.len());
+            let entry = self.push_key(&key, [0; 4])?;
+            self.prop.push(entry);
         }
         if let Some((key, label)) = commit::name_entry(catalog, id, rec) {
-            let start = self.bytes.len();
-            self.bytes.extend_from_slice(&key);
-            self.name.push((start..self.bytes.len(), label));
+            let entry = self.push_key(&key, label)?;
+            self.name.push(entry);
         }
         self.sorted = false;
         Ok(())
     }
 
+    fn push_key(&mut self, key: &[u8], value: [u8; 4]) -> Result<IndexEntry> {
+        let len = u32::try_from(key.len())
+            .map_err(|_| EngineError::Invalid(format!("index key of {} bytes", key.len())))?;
+        let mut prefix = [0u8; 8];
+        let n = key.len().min(8);
+        prefix[..n].copy_from_slice(&key[..n]);
+        let start = self.bytes.len();
+        self.bytes.extend_from_slice(key);
+        Ok(IndexEntry {
+            prefix: u64::from_be_bytes(prefix),
+            start,
+            len,
+            value,
+        })
+    }
+
     /// Puts the entries in key order, as [`SstFiles::write_index`] needs them; a part sorted
-    /// on the thread that built it leaves less to do there.
+    /// on the thread that built it leaves less to do there. The zero-padded prefix never orders
+    /// two keys against their byte order (a shorter key pads to at most the longer one's
+    /// prefix), so ties alone need the whole keys.
     pub fn sort(&mut self) {
         if self.sorted {
             return;
         }
         let bytes = &self.bytes;
-        let key = |r: &std::ops::Range<usize>| bytes.get(r.clone()).unwrap_or_default();
-        self.prop.sort_unstable_by(|a, b| key(a).cmp(key(b)));
-        self.name.sort_unstable_by(|a, b| key(&a.0).cmp(key(&b.0)));
+        let order = |a: &IndexEntry, b: &IndexEntry| {
+            a.prefix
+                .cmp(&b.prefix)
+                .then_with(|| key_of(bytes, a).cmp(key_of(bytes, b)))
+        };
+        self.prop.sort_unstable_by(order);
+        self.name.sort_unstable_by(order);
         self.sorted = true;
     }
 
-    /// The key and value of entry `i` of the name (`name`) or the property index.
-    fn entry(&self, name: bool, i: usize) -> (&[u8], &[u8]) {
-        let (range, value) = match name {
-            true => match self.name.get(i) {
-                Some((range, label)) => (range.clone(), &label[..]),
-                None => (0..0, &[][..]),
-            },
-            false => (self.prop.get(i).cloned().unwrap_or(0..0), &[][..]),
-        };
-        (self.bytes.get(range).unwrap_or_default(), value)
+    /// Entry `i` of the name (`name`) or the property index, if there is one.
+    fn entry(&self, name: bool, i: usize) -> Option<&IndexEntry> {
+        match name {
+            true => self.name.get(i),
+            false => self.prop.get(i),
+        }
     }
+
+    /// The key and value of `entry` (a name entry's value is its label; a property entry has
+    /// none).
+    fn key_value<'s>(&'s self, name: bool, entry: &'s IndexEntry) -> (&'s [u8], &'s [u8]) {
+        let value = if name { &entry.value[..] } else { &[][..] };
+        (key_of(&self.bytes, entry), value)
+    }
+}
+
+fn key_of<'b>(bytes: &'b [u8], e: &IndexEntry) -> &'b [u8] {
+    bytes
+        .get(e.start..e.start + e.len as usize)
+        .unwrap_or_default()
 }
 
 impl Drop for BulkLoad<'_> {
