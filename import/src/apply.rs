@@ -798,8 +798,9 @@ pub(super) fn apply(
         };
         // When spilling, the files of the bucket before are finished once the next bucket is
         // loaded, so that memory holds one bucket (and its re-sort) at a time. (Finishing them
-        // after the next bucket's sort instead kept both cores writing, but raised a 1M
-        // import's peak by ~40 MiB, to Kuzu's.)
+        // after the next bucket's sort instead kept both cores writing, but raised the peak by
+        // a bucket: ~300 MiB at 5M nodes, near Kuzu's at 1M, for no gain measured above the
+        // noise.)
         let finish_previous =
             |edge_files: &mut Vec<_>, files: &mut Vec<SstFile>| -> Result<(), ImportError> {
                 match plan.spills() {
@@ -807,6 +808,21 @@ pub(super) fn apply(
                     false => Ok(()),
                 }
             };
+        // The files of one sorted bucket: one per part (over consecutive key ranges), or, for
+        // a bucket sorted on one thread, the cores' shares of it; each from the part's first
+        // edge `from` picks.
+        let bucket_files = |parts: &[Arc<Vec<EdgeIn>>], from: &dyn Fn(&[EdgeIn]) -> usize| {
+            let ranges: Vec<(usize, Range<usize>)> = match parts {
+                [one] => file_parts(from(one)..one.len())
+                    .into_iter()
+                    .map(|r| (0, r))
+                    .collect(),
+                _ => (parts.iter().enumerate())
+                    .map(|(p, e)| (p, from(e)..e.len()))
+                    .collect(),
+            };
+            ranges.into_iter().filter(|(_, r)| !r.is_empty())
+        };
         let mut in_edges = BucketWriter::new(&plan, spill_path, "in".into());
         let mut out_part = 0;
         for b in 0..plan.len() {
@@ -817,23 +833,30 @@ pub(super) fn apply(
             }
             // Sort and dedupe edges. The sort is stable, so among duplicates the last line comes
             // last; dedup keeps the first of a run, so move each later duplicate's properties
-            // into it.
+            // into it. Duplicates share their source, so they are in one part.
             let range = plan.range(b);
-            let mut edges = sort_edges_parallel(edges, &range, |e| e.src, |e| (e.rel, e.dst));
-            edges.dedup_by(|later, kept| {
-                let same = (later.src, later.rel, later.dst) == (kept.src, kept.rel, kept.dst);
-                if same {
-                    kept.props = later.props;
-                }
-                same
-            });
+            let parts = sort_edges_parallel(edges, &range, |e| e.src, |e| (e.rel, e.dst));
+            let parts: Vec<Arc<Vec<EdgeIn>>> = (parts.into_iter())
+                .map(|mut edges| {
+                    edges.dedup_by(|later, kept| {
+                        let same =
+                            (later.src, later.rel, later.dst) == (kept.src, kept.rel, kept.dst);
+                        if same {
+                            kept.props = later.props;
+                        }
+                        same
+                    });
+                    Arc::new(edges)
+                })
+                .collect();
+            step.done("edges sorted and deduplicated");
             // Existing sources sort first (their ids are lower); the edges of new sources that
             // follow are exactly the `out` file's keys, in order.
-            let split = edges.partition_point(|e| !is_new(e.src));
-            step.done("edges sorted and deduplicated");
-            let edges = Arc::new(edges);
-            for range in file_parts(split..edges.len()) {
-                let edges = Arc::clone(&edges);
+            let new_sources = |edges: &[EdgeIn]| edges.partition_point(|e| !is_new(e.src));
+            for (p, range) in bucket_files(&parts, &new_sources) {
+                let Some(edges) = parts.get(p).map(Arc::clone) else {
+                    continue;
+                };
                 let i = out_part;
                 out_part += 1;
                 edge_files.push(s.spawn(move || {
@@ -841,7 +864,7 @@ pub(super) fn apply(
                     sst.files.write(Family::Out, i, part, put_out)
                 }));
             }
-            for e in edges.iter() {
+            for e in parts.iter().flat_map(|p| p.iter()) {
                 let (src_new, dst_new) = (is_new(e.src), is_new(e.dst));
                 if !src_new && !dst_new {
                     match reader.edge(e.src, e.rel, e.dst)? {
@@ -885,15 +908,20 @@ pub(super) fn apply(
                 continue;
             }
             let range = plan.range(b);
-            let sst_in = sort_edges_parallel(sst_in, &range, |e| e.dst, |e| (e.rel, e.src));
+            let parts: Vec<Arc<Vec<EdgeIn>>> =
+                sort_edges_parallel(sst_in, &range, |e| e.dst, |e| (e.rel, e.src))
+                    .into_iter()
+                    .map(Arc::new)
+                    .collect();
             step.done("in-edges sorted");
-            let sst_in = Arc::new(sst_in);
-            for range in file_parts(0..sst_in.len()) {
-                let sst_in = Arc::clone(&sst_in);
+            for (p, range) in bucket_files(&parts, &|_| 0) {
+                let Some(edges) = parts.get(p).map(Arc::clone) else {
+                    continue;
+                };
                 let i = in_part;
                 in_part += 1;
                 edge_files.push(s.spawn(move || {
-                    let part = sst_in.get(range).unwrap_or_default();
+                    let part = edges.get(range).unwrap_or_default();
                     sst.files.write(Family::In, i, part, put_in)
                 }));
             }
@@ -1536,45 +1564,47 @@ impl spill::Fixed for EdgeIn {
 const PARALLEL_SORT_MIN: usize = 1 << 18;
 
 /// [`sort_edges`] on every core: the edges are split by node into one contiguous range of the
-/// new ids per core (existing nodes, which sort first, go with the first), each sorted on its
-/// own thread, and the parts joined in order. Sorting a 5M-node import's buckets on one thread
-/// left the other core idle for most of the write phase. The ranges hold equal numbers of
-/// edges, not of ids: the in-edges of a dump's few topics and venues (a quarter of its edges,
-/// on a few hundred consecutive ids) made one range hold nearly all of a bucket.
+/// new ids per core (existing nodes, which sort first, go with the first), each picked out and
+/// sorted on its own thread. The sorted parts are returned in order, not joined: each becomes
+/// its own file, and joining them copied every bucket once more on one core. Sorting a
+/// 5M-node import's buckets on one thread left the other core idle for most of the write
+/// phase. The ranges hold equal numbers of edges, not of ids: the in-edges of a dump's few
+/// topics and venues (a quarter of its edges, on a few hundred consecutive ids) made one range
+/// hold nearly all of a bucket.
 fn sort_edges_parallel<K: Ord>(
     edges: Vec<EdgeIn>,
     new: &Range<u64>,
     node: impl Fn(&EdgeIn) -> NodeId + Sync,
     rest: impl Fn(&EdgeIn) -> K + Sync,
-) -> Vec<EdgeIn> {
+) -> Vec<Vec<EdgeIn>> {
     let ids = new.end.saturating_sub(new.start);
     let parts = (workers() as u64).min(ids);
     if edges.len() < PARALLEL_SORT_MIN || parts < 2 {
-        return sort_edges(edges, new, node, rest);
+        return vec![sort_edges(edges, new, node, rest)];
     }
-    let ends = balanced_ranges(&edges, new, &node, parts as usize);
-    let part_of = |e: &EdgeIn| ends.partition_point(|&end| end <= node(e).0);
-    let mut split: Vec<Vec<EdgeIn>> = (0..parts)
-        .map(|_| Vec::with_capacity(edges.len() / parts as usize + 1024))
-        .collect();
-    for e in edges {
-        let p = part_of(&e).min(split.len() - 1);
-        if let Some(p) = split.get_mut(p) {
-            p.push(e);
-        }
-    }
-    let (node, rest) = (&node, &rest);
-    let sorted: Vec<Vec<EdgeIn>> = std::thread::scope(|s| {
-        let handles: Vec<_> = split
-            .into_iter()
-            .enumerate()
-            .map(|(p, part)| {
-                let start = match p {
-                    0 => new.start,
-                    _ => ends.get(p - 1).copied().unwrap_or(new.end),
-                };
-                let range = start..ends.get(p).copied().unwrap_or(new.end);
-                s.spawn(move || sort_edges(part, &range, node, rest))
+    let (ends, counts) = balanced_ranges(&edges, new, &node, parts as usize);
+    let (node, rest, ends) = (&node, &rest, &ends);
+    // Each thread picks out its range's edges; the bucket is freed before the sorts, whose
+    // scratch copies would otherwise be a third copy of it.
+    let split: Vec<(Range<u64>, Vec<EdgeIn>)> = std::thread::scope(|s| {
+        let edges = &edges;
+        let handles: Vec<_> = (0..ends.len())
+            .map(|p| {
+                let count = counts.get(p).copied().unwrap_or(0) as usize;
+                s.spawn(move || {
+                    let start = match p {
+                        0 => new.start,
+                        _ => ends.get(p - 1).copied().unwrap_or(new.end),
+                    };
+                    let end = ends.get(p).copied().unwrap_or(new.end);
+                    // Ids below the new range (existing nodes) belong to the first part, any
+                    // past it to the last, as in the histogram.
+                    let last = p + 1 == ends.len();
+                    let mine = |id: u64| (p == 0 || id >= start) && (last || id < end);
+                    let mut part = Vec::with_capacity(count);
+                    part.extend(edges.iter().filter(|e| mine(node(e).0)).copied());
+                    (start..end, part)
+                })
             })
             .collect();
         handles
@@ -1582,11 +1612,17 @@ fn sort_edges_parallel<K: Ord>(
             .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
             .collect()
     });
-    let mut out = Vec::with_capacity(sorted.iter().map(Vec::len).sum());
-    for part in sorted {
-        out.extend(part);
-    }
-    out
+    drop(edges);
+    std::thread::scope(|s| {
+        let handles: Vec<_> = split
+            .into_iter()
+            .map(|(range, part)| s.spawn(move || sort_edges(part, &range, node, rest)))
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+            .collect()
+    })
 }
 
 /// The ends of `parts` consecutive ranges of `new` (the last ends at `new.end`) holding about
@@ -1597,7 +1633,7 @@ fn balanced_ranges(
     new: &Range<u64>,
     node: &impl Fn(&EdgeIn) -> NodeId,
     parts: usize,
-) -> Vec<u64> {
+) -> (Vec<u64>, Vec<u64>) {
     let ids = new.end.saturating_sub(new.start);
     let shift = (u64::BITS - ids.leading_zeros()).saturating_sub(16);
     let slices = (ids >> shift) as usize + 1;
@@ -1610,21 +1646,26 @@ fn balanced_ranges(
     }
     let total = edges.len() as u64;
     let mut ends = Vec::with_capacity(parts);
-    let mut seen = 0u64;
+    let mut sizes = Vec::with_capacity(parts);
+    let (mut seen, mut before) = (0u64, 0u64);
     for (slice, c) in counts.iter().enumerate() {
         seen += c;
         if ends.len() + 1 < parts && seen * parts as u64 >= total * (ends.len() as u64 + 1) {
             let end = new.start + ((slice as u64 + 1) << shift);
             ends.push(end.min(new.end));
+            sizes.push(seen - before);
+            before = seen;
         }
     }
     while ends.len() < parts {
         ends.push(new.end);
+        sizes.push(total - before);
+        before = total;
     }
     if let Some(last) = ends.last_mut() {
         *last = new.end;
     }
-    ends
+    (ends, sizes)
 }
 
 /// Sorts `edges` by `(node(e), rest(e))`, stably.
@@ -1795,9 +1836,10 @@ mod tests {
                     .collect();
             let mut expected = many.clone();
             expected.sort_by_key(|e| (e.dst, e.rel, e.src));
-            let sorted = sort_edges_parallel(many, &new, |e| e.dst, |e| (e.rel, e.src));
+            let parts = sort_edges_parallel(many, &new, |e| e.dst, |e| (e.rel, e.src));
+            assert!(parts.len() <= workers());
             assert_eq!(
-                sorted.iter().map(key).collect::<Vec<_>>(),
+                parts.iter().flatten().map(key).collect::<Vec<_>>(),
                 expected.iter().map(key).collect::<Vec<_>>(),
                 "{new_nodes} new nodes, in parallel"
             );
