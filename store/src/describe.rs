@@ -58,6 +58,24 @@ pub fn token_words(trimmed: &str) -> Vec<String> {
 /// Calls `f` with each of [`token_words`]' words in turn, lower-cased in `buf`: the import
 /// normalises a name per node, and a `String` per word made that a tenth of a 1M import's CPU.
 fn each_token_word(trimmed: &str, buf: &mut String, mut f: impl FnMut(&str)) {
+    if trimmed.is_ascii() {
+        // The same words for ASCII, where `is_alphanumeric` and `to_lowercase` are their ASCII
+        // forms: lower-casing char by char was a tenth of a 5M-node import's write phase.
+        for piece in trimmed.split(|c: char| !(c.is_ascii_alphanumeric() || c == '-')) {
+            buf.clear();
+            buf.push_str(piece);
+            buf.make_ascii_lowercase();
+            let word = buf.trim_matches('-');
+            if !word.is_empty() {
+                f(word);
+            }
+        }
+        return;
+    }
+    each_token_word_unicode(trimmed, buf, f);
+}
+
+fn each_token_word_unicode(trimmed: &str, buf: &mut String, mut f: impl FnMut(&str)) {
     for piece in trimmed.split(|c: char| !(c.is_alphanumeric() || c == '-')) {
         buf.clear();
         buf.extend(piece.chars().map(|c| c.to_lowercase().next().unwrap_or(c)));
@@ -93,6 +111,28 @@ pub fn index_name(record: &NodeRecord, catalog: &Catalog) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::{normalize_name, token_words};
+
+    /// The ASCII path gives the words the general one does, over every printable ASCII byte
+    /// in many mixes.
+    #[test]
+    fn ascii_words_are_the_unicode_words() {
+        let alphabet: Vec<char> = (0x20u8..0x7f).map(char::from).collect();
+        let mut seed = 11u64;
+        for _ in 0..5000 {
+            let text: String = (0..(seed % 24))
+                .map(|_| {
+                    seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1);
+                    alphabet[(seed >> 33) as usize % alphabet.len()]
+                })
+                .collect();
+            let (mut fast, mut general) = (Vec::new(), Vec::new());
+            super::each_token_word(&text, &mut String::new(), |w| fast.push(w.to_owned()));
+            super::each_token_word_unicode(&text, &mut String::new(), |w| {
+                general.push(w.to_owned())
+            });
+            assert_eq!(fast, general, "{text:?}");
+        }
+    }
 
     #[test]
     fn names_normalise_to_lower_case_words_split_at_anything_but_letters_digits_and_hyphens() {
