@@ -8,7 +8,8 @@
 #   PROBES=1 bash benches/vector/run.sh                         # also hnsw_rs 0.3.5 and usearch 2.26
 #
 # Setup: pip install numpy hnswlib==0.8.0. Env: OUT (data dir, default /tmp/cairn-vector-bench; a
-# dir without base.f32 gets generated vectors), RUNS (default 3), BENCH_THREADS (build threads,
+# dir without base.f32 gets generated vectors), RUNS (default 3), SEARCH_PASSES (passes over the
+# queries per search step, the median pass reported; default 5), BENCH_THREADS (build threads,
 # default all cores), CARGO_TARGET_DIR (as usual), PROBE_TARGET_DIR. medians.py summarises.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"

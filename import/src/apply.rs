@@ -331,6 +331,13 @@ pub(super) fn apply(
 ) -> Result<ImportSummary, ImportError> {
     staging.seal();
     cairn_store::failpoint!("import.staged");
+    if staging.spilled_bytes() > 0 {
+        tracing::debug!(
+            "import: {} edges staged, {} MiB of them spilled",
+            staging.edge_count(),
+            staging.spilled_bytes() >> 20
+        );
+    }
     let mut bulk = graph.bulk_load()?;
     let base_catalog = graph.catalog();
     let mut catalog: Catalog = (*base_catalog).clone();

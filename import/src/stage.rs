@@ -564,6 +564,16 @@ impl Staging {
         self.nodes.len() + self.node_parts.iter().map(|p| p.list.len()).sum::<usize>()
     }
 
+    /// Bytes of the staged edges' spill files.
+    pub(super) fn spilled_bytes(&self) -> u64 {
+        let own = self.spilled.iter().map(|s| s.len);
+        let parts = self
+            .parts
+            .iter()
+            .flat_map(|p| p.spilled.iter().map(|s| s.len));
+        own.chain(parts).sum()
+    }
+
     /// The number of edges staged.
     pub(super) fn edge_count(&self) -> usize {
         let spilled = |s: &Option<Spilled>| {
