@@ -1799,13 +1799,7 @@ mod tests {
     /// the range) and of new ones, over ranges needing one, two and three passes.
     #[test]
     fn sort_edges_is_a_stable_sort_by_node_then_rest() {
-        let mut seed = 7u64;
-        let mut next = move |n: u64| {
-            seed = seed
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (seed >> 33) % n
-        };
+        let mut next = crate::test_numbers(7);
         for new_nodes in [1u64, 5, 3000, 5_000_000] {
             let new = 1000..1000 + new_nodes;
             let edges: Vec<EdgeIn> = (0..20_000u32)

@@ -376,3 +376,15 @@ pub(crate) fn report(options: &ImportOptions, phase: Phase, done: u64, total: Op
         p(Progress { phase, done, total });
     }
 }
+
+/// Reproducible numbers for the unit tests (a linear congruential generator): `next(n)` is in
+/// `0..n`.
+#[cfg(test)]
+pub(crate) fn test_numbers(mut seed: u64) -> impl FnMut(u64) -> u64 {
+    move |n| {
+        seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (seed >> 33) % n
+    }
+}

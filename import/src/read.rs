@@ -784,13 +784,7 @@ mod tests {
     #[test]
     fn the_quote_check_agrees_with_the_bytewise_one() {
         let alphabet = b"\"\",,\n\rab ";
-        let mut seed = 3u64;
-        let mut next = move |n: u64| {
-            seed = seed
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (seed >> 33) % n
-        };
+        let mut next = crate::test_numbers(3);
         for _ in 0..3000 {
             let len = next(60) as usize;
             let bytes: Vec<u8> = (0..len)

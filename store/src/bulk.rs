@@ -170,14 +170,14 @@ impl SstFiles<'_> {
             if let Some(big) = parts.iter().max_by_key(|p| len(p)) {
                 for k in 1..pieces {
                     if let Some(e) = big.entry(is_name, k * len(big) / pieces) {
-                        splits.push(order_key(big, e));
+                        splits.push(order_key(&big.bytes, e));
                     }
                 }
             }
             splits.dedup();
             let cut = |part: &NewNodeIndex, split: &(u64, &[u8])| {
                 let entries = if is_name { &part.name } else { &part.prop };
-                entries.partition_point(|e| order_key(part, e) < *split)
+                entries.partition_point(|e| order_key(&part.bytes, e) < *split)
             };
             let ranges: Vec<Vec<Range<usize>>> = (0..=splits.len())
                 .map(|k| {
@@ -597,11 +597,7 @@ impl NewNodeIndex {
             return;
         }
         let bytes = &self.bytes;
-        let order = |a: &IndexEntry, b: &IndexEntry| {
-            a.prefix
-                .cmp(&b.prefix)
-                .then_with(|| key_of(bytes, a).cmp(key_of(bytes, b)))
-        };
+        let order = |a: &IndexEntry, b: &IndexEntry| order_key(bytes, a).cmp(&order_key(bytes, b));
         self.prop.sort_unstable_by(order);
         self.name.sort_unstable_by(order);
         self.sorted = true;
@@ -641,12 +637,8 @@ fn merge_index(
             return None;
         }
         let e = part.entry(is_name, i)?;
-        Some(std::cmp::Reverse((
-            e.prefix,
-            part.key_value(is_name, e).0,
-            p,
-            i,
-        )))
+        let (prefix, key) = order_key(&part.bytes, e);
+        Some(std::cmp::Reverse((prefix, key, p, i)))
     };
     let mut heads: std::collections::BinaryHeap<_> = (ranges.iter().enumerate())
         .filter_map(|(p, r)| head(p, r.start))
@@ -662,9 +654,10 @@ fn merge_index(
     Ok(())
 }
 
-/// What orders entry `e` of `part`: its prefix, then its whole key.
-fn order_key<'p>(part: &'p NewNodeIndex, e: &IndexEntry) -> (u64, &'p [u8]) {
-    (e.prefix, key_of(&part.bytes, e))
+/// What orders entry `e` of a part whose keys are in `bytes`: its inline prefix, then its
+/// whole key (the one order of the sort, the split and the merge).
+fn order_key<'b>(bytes: &'b [u8], e: &IndexEntry) -> (u64, &'b [u8]) {
+    (e.prefix, key_of(bytes, e))
 }
 
 fn key_of<'b>(bytes: &'b [u8], e: &IndexEntry) -> &'b [u8] {
