@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Comparative runs on the same vectors: hnswlib (PyPI) and Cairn's HNSW interleaved, RUNS times each
 # (hnswlib, cairn, hnswlib, cairn, ...), and optionally the hnsw_rs and usearch probes once. Prints
-# JSON lines (tee'd to $OUT/results.jsonl, each with the run number and load). See docs/VECTOR.md.
+# JSON lines (tee'd to $OUT/results.jsonl, each with the run number and load). Then the search
+# comparison pass by pass (paired.py: ROUNDS rounds, default 15, on THREADS threads, default
+# "1 2"), whose ratios are the ones to quote: whole runs minutes apart moved by up to 2x on a shared
+# VM. See docs/VECTOR.md.
 #
 #   bash benches/vector/run.sh                                  # generated vectors (gen_vectors.py)
 #   OUT=/tmp/cairn-vector-minilm bash benches/vector/run.sh     # the MiniLM set (minilm_set.sh first)
@@ -34,3 +37,7 @@ if [ "${PROBES:-0}" = 1 ]; then
   "$tgt/release/usearch_bench" "$OUT" | log 1
 fi
 python3 "$here/medians.py" "$res"
+# search figures at the grain of one pass (paired.py): both indexes in memory, passes alternated,
+# so noise lasting seconds falls on both; built afresh so the graph is this tree's
+rm -f "$OUT/cairn.hnsw" "$OUT/hnswlib-m16-efc200.bin"
+(cd "$root" && ROUNDS="${ROUNDS:-15}" THREADS="${THREADS:-1 2}" python3 "$here/paired.py" "$OUT" | grep -v '^{"step": "pass"')

@@ -8,7 +8,11 @@
 //! or directly: `CAIRN_VECTOR_BENCH_DATA=/path cargo bench -p cairn-vector --bench vector_ann`.
 //! Without the variable it prints a skip line and exits 0, so `cargo bench` stays usable. With
 //! `CAIRN_VECTOR_BENCH_INDEX=FILE` the built index is saved there, and a later run loads it and
-//! only searches (to compare search changes without a build each time).
+//! only searches (to compare search changes without a build each time). `BENCH_SEED` sets the
+//! build's seed. With
+//! `CAIRN_VECTOR_BENCH_SERVE=1` it prints `{"step":"ready"}` once the index is there and then
+//! answers lines `EF THREADS` on stdin with one timed pass over the queries each (a JSON line with
+//! `cpu_secs`, `secs`, `hits`): `benches/vector/paired.py` alternates such passes with hnswlib's.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use cairn_storage_format::{LabelId, NodeId};
@@ -109,11 +113,18 @@ fn main() {
         .ok()
         .and_then(|s| s.parse().ok())
         .unwrap_or(0);
+    // BENCH_SEED: the seed of the node levels (the build's one random choice), to see how much
+    // recall at a small ef owes to it
+    let defaults = HnswParams::default();
     let params = HnswParams {
         m: 16,
         ef_construction: 200,
         threads,
-        ..HnswParams::default()
+        seed: std::env::var("BENCH_SEED")
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(defaults.seed),
+        ..defaults
     };
     // CAIRN_VECTOR_BENCH_INDEX=FILE: search an index saved there by an earlier run (built and
     // saved when the file is missing), to compare search changes without paying for a build
@@ -122,6 +133,7 @@ fn main() {
         seq: 1,
         embedder_id: "bench".into(),
     };
+    let serve = std::env::var_os("CAIRN_VECTOR_BENCH_SERVE").is_some_and(|v| v == "1");
     if let Some(idx) = saved
         .as_ref()
         .and_then(|p| VectorIndex::load(p, &stamp, dim, HnswParams::default()).ok())
@@ -130,6 +142,9 @@ fn main() {
             "{{\"lib\":\"cairn-hnsw\",\"step\":\"loaded\",\"n\":{}}}",
             idx.len()
         );
+        if serve {
+            return serve_passes(&idx, q, kth, &hits_of, queries, dim);
+        }
         return searches(&idx, q, kth, &hits_of, queries, base, n, dim);
     }
     // reset the peak RSS to the current RSS, so the peak below is the build's own
@@ -160,7 +175,73 @@ fn main() {
     if let Some(p) = &saved {
         idx.save(p, &stamp).unwrap();
     }
+    if serve {
+        return serve_passes(&idx, q, kth, &hits_of, queries, dim);
+    }
     searches(&idx, q, kth, &hits_of, queries, base, n, dim);
+}
+
+/// The scoring of a pass: the hits of a query's answer against its true 10th score.
+type HitsOf<'a> = dyn Fn(usize, &[cairn_vector::Hit], f32) -> usize + Sync + 'a;
+
+/// One pass over the `q` queries, split over `nthreads` threads: the threads' CPU seconds, the
+/// wall seconds and the recall hits (counted after the clock stops).
+fn pass(
+    idx: &VectorIndex,
+    (q, dim): (usize, usize),
+    queries: &'static [f32],
+    (ef, nthreads): (usize, usize),
+    kth: &[f32],
+    hits_of: &HitsOf<'_>,
+) -> (f64, f64, usize) {
+    let row = |v: &'static [f32], i: usize| &v[i * dim..(i + 1) * dim];
+    let t0 = Instant::now();
+    let parts: Vec<(Found, f64)> = std::thread::scope(|s| {
+        let workers: Vec<_> = (0..nthreads)
+            .map(|part| {
+                s.spawn(move || {
+                    let c0 = thread_cpu();
+                    let found: Vec<_> = (part..q)
+                        .step_by(nthreads)
+                        .map(|qi| (qi, idx.search(row(queries, qi), 10, ef).unwrap()))
+                        .collect();
+                    (found, thread_cpu() - c0)
+                })
+            })
+            .collect();
+        workers.into_iter().map(|w| w.join().unwrap()).collect()
+    });
+    let secs = t0.elapsed().as_secs_f64();
+    let cpu: f64 = parts.iter().map(|p| p.1).sum();
+    let hits: usize = (parts.iter().flat_map(|p| &p.0))
+        .map(|(qi, res)| hits_of(*qi, res, kth[*qi]))
+        .sum();
+    (cpu, secs, hits)
+}
+
+/// Answers `EF THREADS` lines on stdin with one pass each, until stdin closes.
+fn serve_passes(
+    idx: &VectorIndex,
+    q: usize,
+    kth: &[f32],
+    hits_of: &HitsOf<'_>,
+    queries: &'static [f32],
+    dim: usize,
+) {
+    use std::io::{BufRead, Write};
+    println!("{{\"lib\":\"cairn-hnsw\",\"step\":\"ready\"}}");
+    for line in std::io::stdin().lock().lines() {
+        let line = line.unwrap();
+        let mut w = line.split_whitespace().map(|x| x.parse::<usize>());
+        let (Some(Ok(ef)), Some(Ok(nthreads))) = (w.next(), w.next()) else {
+            panic!("expected `EF THREADS`, got {line:?}");
+        };
+        let (cpu, secs, hits) = pass(idx, (q, dim), queries, (ef, nthreads.max(1)), kth, hits_of);
+        println!(
+            "{{\"lib\":\"cairn-hnsw\",\"step\":\"pass\",\"ef\":{ef},\"threads\":{nthreads},\"cpu_secs\":{cpu:.6},\"secs\":{secs:.6},\"hits\":{hits}}}"
+        );
+        std::io::stdout().flush().unwrap();
+    }
 }
 
 /// One thread's answers: each query's index and its hits.
@@ -173,7 +254,7 @@ fn searches(
     idx: &VectorIndex,
     q: usize,
     kth: &[f32],
-    hits_of: &(dyn Fn(usize, &[cairn_vector::Hit], f32) -> usize + Sync),
+    hits_of: &HitsOf<'_>,
     queries: &'static [f32],
     base: &'static [f32],
     n: usize,
@@ -195,32 +276,7 @@ fn searches(
             // queries lasts a fraction of a second, and a burst of noise on a shared machine
             // moved single passes by up to 4x. Recall is counted outside the timed loop.
             let mut timed: Vec<(f64, f64, usize)> = (0..passes)
-                .map(|_| {
-                    let t0 = Instant::now();
-                    let parts: Vec<(Found, f64)> = std::thread::scope(|s| {
-                        let workers: Vec<_> = (0..nthreads)
-                            .map(|part| {
-                                s.spawn(move || {
-                                    let c0 = thread_cpu();
-                                    let found: Vec<_> = (part..q)
-                                        .step_by(nthreads)
-                                        .map(|qi| {
-                                            (qi, idx.search(row(queries, qi), 10, ef).unwrap())
-                                        })
-                                        .collect();
-                                    (found, thread_cpu() - c0)
-                                })
-                            })
-                            .collect();
-                        workers.into_iter().map(|w| w.join().unwrap()).collect()
-                    });
-                    let secs = t0.elapsed().as_secs_f64();
-                    let cpu: f64 = parts.iter().map(|p| p.1).sum();
-                    let hits: usize = (parts.iter().flat_map(|p| &p.0))
-                        .map(|(qi, res)| hits_of(*qi, res, kth[*qi]))
-                        .sum();
-                    (cpu, secs, hits)
-                })
+                .map(|_| pass(idx, (q, dim), queries, (ef, nthreads), kth, hits_of))
                 .collect();
             timed.sort_by(|a, b| a.0.total_cmp(&b.0));
             let (cpu, s, hits) = timed[timed.len() / 2];
