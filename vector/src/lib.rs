@@ -344,7 +344,14 @@ impl VectorIndex {
     /// Approximate top-`k` by cosine. `ef` (≥ k) trades speed for recall; 64–128 is a good range.
     pub fn search(&self, query: &[f32], k: usize, ef: usize) -> Result<Vec<Hit>, VectorError> {
         let q = self.query(query)?;
-        let found = answer(self, &|ef, allow| self.walk(&q, ef, allow), &q, k, ef, None)?;
+        let found = answer(
+            self,
+            &|ef, allow| self.walk(&q, k, ef, allow),
+            &q,
+            k,
+            ef,
+            None,
+        )?;
         Ok(self.hits(found))
     }
 
@@ -358,15 +365,15 @@ impl VectorIndex {
         labels: &[LabelId],
     ) -> Result<Vec<Hit>, VectorError> {
         let q = self.query(query)?;
-        let walk = |ef, allow: &dyn Fn(u32) -> bool| self.walk(&q, ef, allow);
+        let walk = |ef, allow: &dyn Fn(u32) -> bool| self.walk(&q, k, ef, allow);
         let found = answer(self, &walk, &q, k, ef, Some(labels))?;
         Ok(self.hits(found))
     }
 
-    /// The graph walk over the vectors in memory (compact rows, rescored exactly).
-    fn walk(&self, q: &[f32], ef: usize, allow: &dyn Fn(u32) -> bool) -> Vec<Scored> {
+    /// The graph walk over the vectors in memory (compact rows), its top `k` rescored exactly.
+    fn walk(&self, q: &[f32], k: usize, ef: usize, allow: &dyn Fn(u32) -> bool) -> Vec<Scored> {
         let mut work = 0;
-        let found = self.graph.search(&self.vectors, q, ef, allow, &mut work);
+        let found = self.graph.search(&self.vectors, q, k, ef, allow, &mut work);
         self.scored.fetch_add(work, Ordering::Relaxed);
         found
     }
@@ -636,7 +643,8 @@ impl Slots for VectorIndex {
     }
 }
 
-/// A graph walk of width `ef` among the slots a filter accepts, best first.
+/// A graph walk of width `ef` among the slots a filter accepts, best first: at least the top `k`
+/// the search asks for (the walk in memory returns only those, rescored exactly).
 pub(crate) type WalkFn<'a> = dyn Fn(usize, &dyn Fn(u32) -> bool) -> Vec<Scored> + 'a;
 
 /// The search policy, one for the index in memory and its file: top-`k` for the unit query `q`
