@@ -185,7 +185,8 @@ fn main() {
 type HitsOf<'a> = dyn Fn(usize, &[cairn_vector::Hit], f32) -> usize + Sync + 'a;
 
 /// One pass over the `q` queries, split over `nthreads` threads: the threads' CPU seconds, the
-/// wall seconds and the recall hits (counted after the clock stops).
+/// wall seconds, the recall hits (counted after the clock stops) and the rows scored (the walk's
+/// work, which does not depend on the machine's noise).
 fn pass(
     idx: &VectorIndex,
     (q, dim): (usize, usize),
@@ -193,8 +194,9 @@ fn pass(
     (ef, nthreads): (usize, usize),
     kth: &[f32],
     hits_of: &HitsOf<'_>,
-) -> (f64, f64, usize) {
+) -> (f64, f64, usize, u64) {
     let row = |v: &'static [f32], i: usize| &v[i * dim..(i + 1) * dim];
+    let scored0 = idx.scored();
     let t0 = Instant::now();
     let parts: Vec<(Found, f64)> = std::thread::scope(|s| {
         let workers: Vec<_> = (0..nthreads)
@@ -212,11 +214,12 @@ fn pass(
         workers.into_iter().map(|w| w.join().unwrap()).collect()
     });
     let secs = t0.elapsed().as_secs_f64();
+    let scored = idx.scored() - scored0;
     let cpu: f64 = parts.iter().map(|p| p.1).sum();
     let hits: usize = (parts.iter().flat_map(|p| &p.0))
         .map(|(qi, res)| hits_of(*qi, res, kth[*qi]))
         .sum();
-    (cpu, secs, hits)
+    (cpu, secs, hits, scored)
 }
 
 /// Answers `EF THREADS` lines on stdin with one pass each, until stdin closes.
@@ -236,9 +239,11 @@ fn serve_passes(
         let (Some(Ok(ef)), Some(Ok(nthreads))) = (w.next(), w.next()) else {
             panic!("expected `EF THREADS`, got {line:?}");
         };
-        let (cpu, secs, hits) = pass(idx, (q, dim), queries, (ef, nthreads.max(1)), kth, hits_of);
+        let (cpu, secs, hits, scored) =
+            pass(idx, (q, dim), queries, (ef, nthreads.max(1)), kth, hits_of);
         println!(
-            "{{\"lib\":\"cairn-hnsw\",\"step\":\"pass\",\"ef\":{ef},\"threads\":{nthreads},\"cpu_secs\":{cpu:.6},\"secs\":{secs:.6},\"hits\":{hits}}}"
+            "{{\"lib\":\"cairn-hnsw\",\"step\":\"pass\",\"ef\":{ef},\"threads\":{nthreads},\"cpu_secs\":{cpu:.6},\"secs\":{secs:.6},\"hits\":{hits},\"scored_per_query\":{:.1}}}",
+            scored as f64 / q as f64
         );
         std::io::stdout().flush().unwrap();
     }
@@ -275,17 +280,18 @@ fn searches(
             // `passes` passes over the queries, the median pass by CPU time: one pass of 1,000
             // queries lasts a fraction of a second, and a burst of noise on a shared machine
             // moved single passes by up to 4x. Recall is counted outside the timed loop.
-            let mut timed: Vec<(f64, f64, usize)> = (0..passes)
+            let mut timed: Vec<(f64, f64, usize, u64)> = (0..passes)
                 .map(|_| pass(idx, (q, dim), queries, (ef, nthreads), kth, hits_of))
                 .collect();
             timed.sort_by(|a, b| a.0.total_cmp(&b.0));
-            let (cpu, s, hits) = timed[timed.len() / 2];
+            let (cpu, s, hits, scored) = timed[timed.len() / 2];
             println!(
-                "{{\"lib\":\"cairn-hnsw\",\"step\":\"search\",\"ef\":{ef},\"threads\":{nthreads},\"k\":10,\"queries\":{q},\"recall_at_10\":{:.4},\"qps\":{:.1},\"mean_ms\":{:.3},\"qps_cpu\":{:.1},\"load1\":{}}}",
+                "{{\"lib\":\"cairn-hnsw\",\"step\":\"search\",\"ef\":{ef},\"threads\":{nthreads},\"k\":10,\"queries\":{q},\"recall_at_10\":{:.4},\"qps\":{:.1},\"mean_ms\":{:.3},\"qps_cpu\":{:.1},\"scored_per_query\":{:.1},\"load1\":{}}}",
                 hits as f64 / (10 * q) as f64,
                 q as f64 / s,
                 1000.0 * s * nthreads as f64 / q as f64,
                 q as f64 / cpu,
+                scored as f64 / q as f64,
                 load1()
             );
         }
