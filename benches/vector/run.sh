@@ -3,8 +3,10 @@
 # (hnswlib, cairn, hnswlib, cairn, ...), and optionally the hnsw_rs and usearch probes once. Prints
 # JSON lines (tee'd to $OUT/results.jsonl, each with the run number and load). Then the search
 # comparison pass by pass (paired.py: ROUNDS rounds, default 15, on THREADS threads, default
-# "1 2"), whose ratios are the ones to quote: whole runs minutes apart moved by up to 2x on a shared
-# VM. See docs/VECTOR.md.
+# "1 2"; EFS, default "16 24 32 40 48 64 96 128 256", fine enough to read Cairn's rate at hnswlib's
+# recall), whose ratios are the ones to quote: whole runs minutes apart moved by up to 2x on a shared
+# VM. Recall at a small ef depends on the build's seed for both libraries: recall_curve.py measures
+# it over several builds of each (separately, ~10 minutes). See docs/VECTOR.md.
 #
 #   bash benches/vector/run.sh                                  # generated vectors (gen_vectors.py)
 #   OUT=/tmp/cairn-vector-minilm bash benches/vector/run.sh     # the MiniLM set (minilm_set.sh first)
@@ -40,4 +42,5 @@ python3 "$here/medians.py" "$res"
 # search figures at the grain of one pass (paired.py): both indexes in memory, passes alternated,
 # so noise lasting seconds falls on both; built afresh so the graph is this tree's
 rm -f "$OUT/cairn.hnsw" "$OUT/hnswlib-m16-efc200.bin"
-(cd "$root" && ROUNDS="${ROUNDS:-15}" THREADS="${THREADS:-1 2}" python3 "$here/paired.py" "$OUT" | grep -v '^{"step": "pass"')
+(cd "$root" && ROUNDS="${ROUNDS:-15}" THREADS="${THREADS:-1 2}" EFS="${EFS:-16 24 32 40 48 64 96 128 256}" \
+  python3 "$here/paired.py" "$OUT" | grep -v '^{"step": "pass"')
