@@ -23,7 +23,9 @@ use cairn_embed::{dot, dot_i8};
 use parking_lot::{Mutex, RwLock};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
-use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
+use std::sync::atomic::{
+    AtomicBool, AtomicU32, Ordering::Acquire, Ordering::Relaxed, Ordering::Release,
+};
 
 /// Highest level a node can get; with M = 16 level 12 is expected once in 16^12 nodes.
 const MAX_LEVEL: u8 = 12;
@@ -41,6 +43,11 @@ pub(crate) struct Graph {
     stride0: usize,
     /// Held while a slot's level-0 list is rewritten.
     locks0: Vec<Mutex<()>>,
+    /// Whether each slot's insert has finished (all its levels linked). A parallel build's walks
+    /// pass over slots still being inserted, as if those came later: entered from an upper level
+    /// before its level-0 list was written, such a slot left the walk nowhere to go (see
+    /// [`Building`]).
+    done: Vec<AtomicBool>,
     /// Links on levels 1..=level of each slot (`upper[s][l-1]`), empty for most slots.
     pub(crate) upper: Vec<RwLock<Vec<Vec<u32>>>>,
     /// Entry point and its level; `None` while empty.
@@ -255,6 +262,7 @@ impl Graph {
             links0: Vec::new(),
             stride0: 1 + 2 * m.clamp(2, 32),
             locks0: Vec::new(),
+            done: Vec::new(),
             upper: Vec::new(),
             entry: RwLock::new(None),
             top_lock: Mutex::new(()),
@@ -274,6 +282,7 @@ impl Graph {
         self.levels.reserve(more);
         self.links0.reserve(more * self.stride0);
         self.locks0.reserve(more);
+        self.done.reserve(more);
         self.upper.reserve(more);
         self.codes.reserve(more * self.dim);
         self.scales.reserve(more);
@@ -322,6 +331,7 @@ impl Graph {
         self.links0
             .extend(std::iter::repeat_with(|| AtomicU32::new(0)).take(self.stride0));
         self.locks0.push(Mutex::new(()));
+        self.done.push(AtomicBool::new(false));
         self.upper
             .push(RwLock::new(vec![Vec::new(); usize::from(level)]));
     }
@@ -465,12 +475,15 @@ impl Graph {
         };
         // re-read: another thread may have raised the top while we waited
         let Some((ep, top)) = *self.entry.read() else {
+            self.finish(s);
             *self.entry.write() = Some((s, level));
             return;
         };
         if ep == s {
+            self.finish(s);
             return;
         }
+        let walked = Building(self);
         let exact = Exact {
             g: self,
             vectors,
@@ -485,19 +498,20 @@ impl Graph {
         // greedy down to the node's level, as hnswlib inserts: a level-1 beam here (as searches
         // have) left fewer nodes without a near link but did not raise recall (docs/VECTOR.md)
         let mut entries = if encoded {
-            descend(self, &compact, (ep, top), level, 1)
+            descend(&walked, &compact, (ep, top), level, 1)
         } else {
-            descend(self, &exact, (ep, top), level, 1)
+            descend(&walked, &exact, (ep, top), level, 1)
         };
         let mut l = level.min(top);
         loop {
             let not_s = |n: u32| n != s;
             let mut found = if encoded {
-                let mut f = search_level(self, &compact, &entries, self.ef_construction, l, &not_s);
+                let mut f =
+                    search_level(&walked, &compact, &entries, self.ef_construction, l, &not_s);
                 self.rescore(vectors, q, &mut f);
                 f
             } else {
-                search_level(self, &exact, &entries, self.ef_construction, l, &not_s)
+                search_level(&walked, &exact, &entries, self.ef_construction, l, &not_s)
             };
             if l == 0 && !near.is_empty() {
                 let seen: std::collections::HashSet<u32> = found.iter().map(|f| f.slot).collect();
@@ -536,11 +550,20 @@ impl Graph {
             }
             l -= 1;
         }
+        self.finish(s);
         if level > top {
             let mut e = self.entry.write();
             if e.is_none_or(|(_, t)| level > t) {
                 *e = Some((s, level));
             }
+        }
+    }
+
+    /// Marks `s`'s insert finished: from now on other inserts' walks enter it. Release, so that a
+    /// walk that sees the mark (Acquire) sees every list `s`'s insert wrote.
+    fn finish(&self, s: u32) {
+        if let Some(d) = self.done.get(s as usize) {
+            d.store(true, Release);
         }
     }
 
@@ -690,6 +713,7 @@ impl Graph {
         }
         let s = (self.levels.len() - 1) as u32;
         self.store0(s, &l0);
+        self.finish(s);
         if let Some(u) = self.upper.last_mut() {
             *u.get_mut() = links;
         }
@@ -735,6 +759,39 @@ impl Walk for Graph {
     }
     fn scratch(&self) -> &Mutex<Vec<Scratch>> {
         &self.scratch
+    }
+}
+
+/// The graph as an insert walks it: slots whose own insert has not finished are left out, as if
+/// they came later. hnswlib gets the same by holding a node's lock through its whole insert and
+/// taking it to read the node's links. Without it a parallel build's walk could step, on an upper
+/// level, onto a node whose level-0 list was still empty, end there with that one candidate, and
+/// link the new node to it alone; that node's insert then rewrote its own list without the back
+/// link, leaving the new node unreachable (8 of 100k on the generated set, 2 build threads).
+struct Building<'a>(&'a Graph);
+
+impl Walk for Building<'_> {
+    fn len(&self) -> usize {
+        self.0.len()
+    }
+    fn entry(&self) -> Option<(u32, u8)> {
+        *self.0.entry.read()
+    }
+    #[inline]
+    fn for_neighbours(&self, s: u32, level: u8, mut f: impl FnMut(u32)) {
+        let done = &self.0.done;
+        self.0.for_neighbours(s, level, |n| {
+            if done.get(n as usize).is_some_and(|d| d.load(Acquire)) {
+                f(n);
+            }
+        });
+    }
+    #[inline]
+    fn touch_links(&self, s: u32, level: u8) -> u32 {
+        self.0.touch_links(s, level)
+    }
+    fn scratch(&self) -> &Mutex<Vec<Scratch>> {
+        &self.0.scratch
     }
 }
 
@@ -1162,6 +1219,75 @@ mod tests {
             beam_hits > greedy_hits,
             "recall@10 hits at ef 12: beam {beam_hits}, greedy {greedy_hits}"
         );
+    }
+
+    #[test]
+    fn an_insert_does_not_walk_into_a_node_whose_insert_is_unfinished() {
+        // the state a parallel build can be in: slot `x` is reachable on level 1 (its neighbours
+        // there already link back to it) but its level-0 list is not written yet; slot `s`, a
+        // near copy of `x`, is inserted meanwhile
+        let dim = 16;
+        let n = 2_000;
+        let mut x_state = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move || {
+            x_state ^= x_state << 13;
+            x_state ^= x_state >> 7;
+            x_state ^= x_state << 17;
+            (x_state >> 11) as f32 / (1u64 << 53) as f32 - 0.5
+        };
+        let mut rows: Vec<f32> = Vec::with_capacity(n * dim);
+        for _ in 0..n {
+            let v: Vec<f32> = (0..dim).map(|_| next()).collect();
+            let l = norm(&v);
+            rows.extend(v.iter().map(|c| c / l));
+        }
+        let seed = 3;
+        let level = |s: usize| random_level(seed, s as u32, 8);
+        let Some(x) = (100..n).find(|&s| level(s) == 1) else {
+            panic!("no level-1 slot");
+        };
+        let Some(s) = (0..n).rev().find(|&s| level(s) == 0) else {
+            panic!("no level-0 slot");
+        };
+        let near: Vec<f32> = rows[x * dim..(x + 1) * dim]
+            .iter()
+            .map(|c| c + 0.01 * next())
+            .collect();
+        let l = norm(&near);
+        for (d, c) in rows[s * dim..(s + 1) * dim].iter_mut().zip(&near) {
+            *d = c / l;
+        }
+        let mut g = Graph::new(dim, 8, 64);
+        for (i, v) in rows.chunks_exact(dim).enumerate() {
+            g.push_slot(level(i));
+            g.encode(v);
+        }
+        for i in (0..n).filter(|&i| i != x && i != s) {
+            g.insert(&rows, i as u32);
+        }
+        // `x`'s insert, interrupted after its level-1 links
+        let exact = Exact {
+            g: &g,
+            vectors: &rows,
+            q: &rows[x * dim..(x + 1) * dim],
+        };
+        let mut found = (0..n as u32)
+            .filter(|&i| i as usize != x && i as usize != s && g.levels[i as usize] >= 1)
+            .map(|i| Scored {
+                score: exact.score(i),
+                slot: i,
+            })
+            .collect::<Vec<_>>();
+        found.sort_by(|a, b| b.cmp(a));
+        let links = g.select(&rows, &found, 8);
+        g.set_neighbours(x as u32, 1, links.clone());
+        for &l in &links {
+            g.link_back(&rows, l, x as u32, 1);
+        }
+        g.insert(&rows, s as u32);
+        let got = g.neighbours(s as u32, 0);
+        assert!(!got.contains(&(x as u32)), "linked to the unfinished {x}: {got:?}");
+        assert!(got.len() > 1, "one link only: {got:?}");
     }
 
     #[test]
