@@ -18,12 +18,7 @@ DIR/cairn.hnsw (its bench builds and saves it there when missing); hnswlib loads
 DIR/hnswlib-m16-efc200.bin (built with M=16, ef_construction=200, seed 100 and saved when missing).
 Prints JSON lines (also to DIR/paired.jsonl) and a Markdown table.
 
-Then the comparison at equal recall: for each of hnswlib's ef, Cairn's queries per CPU-second at
-hnswlib's recall there, read off Cairn's own curve (median rate per ef against its recall, linear
-between the two efs whose recalls bracket hnswlib's; beside it, without interpolating, the rate of the fastest
-ef whose recall is at least hnswlib's). Where Cairn's smallest ef already has a higher
-recall, its rate there is taken (an under-estimate, marked >=); where no ef reaches it, no ratio. An
-EFS grid finer than hnswlib's points (e.g. "16 24 32 40 48 64 96 128 256") makes the reading closer.
+Then the comparison at equal recall (equal_recall.py, which says how it is read off).
 """
 import json, os, statistics, subprocess, sys, time
 import numpy as np
@@ -31,6 +26,7 @@ import hnswlib
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from truth import recall_hits  # noqa: E402
+from equal_recall import summarise, table  # noqa: E402
 
 HNSWLIB = "hnswlib-0.8.0"
 here = os.path.dirname(os.path.abspath(__file__))
@@ -152,34 +148,9 @@ for s in systems[1:]:
     s.p.wait()
 
 
-def at_recall(curve, target):
-    """Cairn's rate at `target` recall from [(recall, rate)] sorted by ef: (rate, exact?) or None."""
-    pts = sorted(curve)
-    if target <= pts[0][0]:
-        return max(r for _, r in pts if _ >= target), False
-    for (r0, q0), (r1, q1) in zip(pts, pts[1:]):
-        if r0 <= target <= r1:
-            return (q0 if r1 == r0 else q0 + (q1 - q0) * (target - r0) / (r1 - r0)), True
-    return None
-
-
-equal = []
-for nthreads in threads:
-    h = {r["ef"]: r for r in rows if r["threads"] == nthreads}
-    for s in systems[1:]:
-        mine = [r for r in rows if r["threads"] == nthreads and r["lib"] == s.name]
-        curve = [(r["recall_at_10"], r["qps_cpu"]) for r in mine]
-        for r in mine:
-            got = at_recall(curve, r["hnswlib_recall_at_10"])
-            # without interpolation: the fastest of Cairn's efs whose recall is at least hnswlib's
-            floor = max((q for rc, q in curve if rc >= r["hnswlib_recall_at_10"]), default=None)
-            rec = dict(step="equal_recall", lib=s.name, threads=nthreads, hnswlib_ef=r["ef"],
-                       hnswlib_recall_at_10=r["hnswlib_recall_at_10"], hnswlib_qps_cpu=r["hnswlib_qps_cpu"],
-                       qps_cpu=round(got[0], 1) if got else None, exact=got[1] if got else None,
-                       ratio=round(got[0] / r["hnswlib_qps_cpu"], 3) if got else None,
-                       ratio_no_interpolation=round(floor / r["hnswlib_qps_cpu"], 3) if floor else None)
-            equal.append(rec)
-            emit(**rec)
+equal = summarise(rows, HNSWLIB)
+for rec in equal:
+    emit(**rec)
 
 print("\n| system | threads | ef | recall@10 (hnswlib) | q/CPU-s (hnswlib) | ratio median (min-max) | rounds ahead | load | stolen s |")
 print("|---|---|---|---|---|---|---|---|---|")
@@ -188,13 +159,6 @@ for r in rows:
           f"{r['qps_cpu']:.0f} ({r['hnswlib_qps_cpu']:.0f}) | **{r['ratio_median']:.3f}x** ({r['ratio_min']:.2f}-{r['ratio_max']:.2f}) | "
           f"{r['rounds_ahead']}/{r['rounds']} | {r['load_min']:.1f}-{r['load_max']:.1f} | {r['steal_secs']} |")
 
-print("\nAt equal recall (Cairn's rate read off its own curve at hnswlib's recall):\n")
-print("| system | threads | hnswlib ef | hnswlib recall@10 | hnswlib q/CPU-s | Cairn q/CPU-s at that recall | ratio | "
-      "ratio, fastest Cairn ef at >= that recall |")
-print("|---|---|---|---|---|---|---|---|")
-for r in equal:
-    got = "not reached" if r["qps_cpu"] is None else ("" if r["exact"] else ">= ") + f"{r['qps_cpu']:.0f}"
-    ratio = "-" if r["ratio"] is None else ("" if r["exact"] else ">= ") + f"**{r['ratio']:.3f}x**"
-    print(f"| {r['lib']} | {r['threads']} | {r['hnswlib_ef']} | {r['hnswlib_recall_at_10']} | "
-          f"{r['hnswlib_qps_cpu']:.0f} | {got} | {ratio} | "
-          + ("-" if r["ratio_no_interpolation"] is None else f"{r['ratio_no_interpolation']:.3f}x") + " |")
+print("\nAt equal recall (equal_recall.py: each library's frontier of rate against recall, Cairn's read off "
+      "at hnswlib's recall):\n")
+print(table(equal))
