@@ -20,17 +20,16 @@ Prints JSON lines (also to DIR/paired.jsonl) and a Markdown table.
 
 Then the comparison at equal recall (equal_recall.py, which says how it is read off).
 """
-import json, os, statistics, subprocess, sys, time
+import json, os, statistics, sys, time
 import numpy as np
 import hnswlib
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from truth import recall_hits  # noqa: E402
 from equal_recall import summarise, table  # noqa: E402
+from cairn_serve import CairnServe  # noqa: E402
 
 HNSWLIB = "hnswlib-0.8.0"
-here = os.path.dirname(os.path.abspath(__file__))
-root = os.path.dirname(os.path.dirname(here))
 d = sys.argv[1]
 binaries = sys.argv[2:]
 meta = json.load(open(os.path.join(d, "meta.json")))
@@ -85,27 +84,12 @@ class Hnswlib:
         return cpu, secs, hits
 
 
-class Cairn:
+class Cairn(CairnServe):
     def __init__(self, binary):
-        env = dict(os.environ, CAIRN_VECTOR_BENCH_DATA=d, CAIRN_VECTOR_BENCH_SERVE="1",
-                   CAIRN_VECTOR_BENCH_INDEX=os.path.join(d, "cairn.hnsw"))
-        if binary:
-            cmd, self.name = [binary], "cairn-hnsw:" + os.path.basename(binary)
-        else:
-            cmd, self.name = ["cargo", "bench", "-q", "-p", "cairn-vector", "--bench", "vector_ann"], "cairn-hnsw"
-        self.p = subprocess.Popen(cmd, cwd=root, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                  text=True, bufsize=1)
-        while True:
-            line = self.p.stdout.readline()
-            if not line:
-                sys.exit(f"{self.name} ended before it was ready")
-            if json.loads(line).get("step") == "ready":
-                break
+        super().__init__(d, os.path.join(d, "cairn.hnsw"), binary)
 
     def run(self, ef, nthreads):
-        self.p.stdin.write(f"{ef} {nthreads}\n")
-        self.p.stdin.flush()
-        r = json.loads(self.p.stdout.readline())
+        r = super().run(ef, nthreads)
         return r["cpu_secs"], r["secs"], r["hits"]
 
 
@@ -144,8 +128,7 @@ for nthreads in threads:
             rows.append(summary)
             emit(**summary)
 for s in systems[1:]:
-    s.p.stdin.close()
-    s.p.wait()
+    s.close()
 
 
 equal = summarise(rows, HNSWLIB)

@@ -12,15 +12,14 @@ Env: SEEDS (default "1 2 3 4 5 6 7 8"), EFS (default "24 32 40 48 56 64 96 128")
 Cairn's bench runs through `cargo bench -p cairn-vector --bench vector_ann`. Prints JSON lines (also
 to DIR/recall_curve.jsonl) and a Markdown table of each library's mean (min-max) per ef.
 """
-import json, os, statistics, subprocess, sys, tempfile
+import json, os, statistics, sys, tempfile
 import numpy as np
 import hnswlib
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from truth import recall_hits  # noqa: E402
+from cairn_serve import CairnServe  # noqa: E402
 
-here = os.path.dirname(os.path.abspath(__file__))
-root = os.path.dirname(os.path.dirname(here))
 d = sys.argv[1]
 binary = sys.argv[2] if len(sys.argv) > 2 else None
 meta = json.load(open(os.path.join(d, "meta.json")))
@@ -55,25 +54,10 @@ def hnswlib_recalls(seed):
 
 def cairn_recalls(seed):
     with tempfile.TemporaryDirectory() as tmp:
-        env = dict(os.environ, CAIRN_VECTOR_BENCH_DATA=d, CAIRN_VECTOR_BENCH_SERVE="1",
-                   CAIRN_VECTOR_BENCH_INDEX=os.path.join(tmp, "cairn.hnsw"), BENCH_SEED=str(seed),
-                   BENCH_THREADS=str(build_threads))
-        cmd = [binary] if binary else ["cargo", "bench", "-q", "-p", "cairn-vector", "--bench", "vector_ann"]
-        p = subprocess.Popen(cmd, cwd=root, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
-                             bufsize=1)
-        while True:
-            line = p.stdout.readline()
-            if not line:
-                sys.exit("Cairn's bench ended before it was ready")
-            if json.loads(line).get("step") == "ready":
-                break
-        got = {}
-        for ef in efs:
-            p.stdin.write(f"{ef} 1\n")
-            p.stdin.flush()
-            got[ef] = json.loads(p.stdout.readline())["hits"] / (10 * q)
-        p.stdin.close()
-        p.wait()
+        cairn = CairnServe(d, os.path.join(tmp, "cairn.hnsw"), binary, BENCH_SEED=str(seed),
+                           BENCH_THREADS=str(build_threads))
+        got = {ef: cairn.run(ef, 1)["hits"] / (10 * q) for ef in efs}
+        cairn.close()
     return got
 
 
