@@ -1286,7 +1286,10 @@ mod tests {
         }
         g.insert(&rows, s as u32);
         let got = g.neighbours(s as u32, 0);
-        assert!(!got.contains(&(x as u32)), "linked to the unfinished {x}: {got:?}");
+        assert!(
+            !got.contains(&(x as u32)),
+            "linked to the unfinished {x}: {got:?}"
+        );
         assert!(got.len() > 1, "one link only: {got:?}");
     }
 
