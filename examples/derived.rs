@@ -1,5 +1,6 @@
-//! The derived-state benchmarks of issue 14, run the way an application runs Cairn: through the
-//! [`Cairn`] facade on an existing database (benches/derived/loop.sh and readers.sh drive it).
+//! The derived-state benchmarks (a write-then-query loop, readers beside a writer), run the way
+//! an application runs Cairn: through the [`Cairn`] facade on an existing database
+//! (benches/derived/loop.sh and readers.sh drive it).
 //!
 //! `loop DB [ROUNDS] [SEED]`: ROUNDS rounds of (upsert a Paper with a new title drawn like the
 //! generator's, add an AUTHORED edge from a random existing author, commit, EXPLORE from that

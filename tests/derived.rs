@@ -1,4 +1,4 @@
-//! Derived state that lives with the store (issue 14): the executor reads node facts through a
+//! Derived state that lives with the store: the executor reads node facts through a
 //! store view or the in-memory table with the same answers, the table follows writes through
 //! change sets instead of rebuilding, and the largest degree is a stored statistic.
 #![allow(clippy::unwrap_used, clippy::expect_used)]

@@ -1,4 +1,4 @@
-//! A full or nearly full disk (issue 15, defect 2; docs/RELIABILITY.md, "Full disks"): in a
+//! A full or nearly full disk (docs/RELIABILITY.md, "Full disks"): in a
 //! private mount namespace (`unshare --user --map-root-user --mount`, no privileges needed)
 //! a small tmpfs holds the database, a file fills it to within a few bytes of full, and the
 //! `cairn` binary runs `stats`, a SEARCH that must build and save its index, and an UPSERT.

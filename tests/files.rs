@@ -1,6 +1,6 @@
-//! What the database directory holds after kills and repeated opens (issue 15, defects 3 and 7;
-//! docs/FORMAT.md, "Directory"): a creation killed at any moment leaves a directory that opens,
-//! and opening a database again and again adds nothing that stays.
+//! What the database directory holds after kills and repeated opens (docs/FORMAT.md,
+//! "Directory"): a creation killed at any moment leaves a directory that opens, and opening a
+//! database again and again adds nothing that stays.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;

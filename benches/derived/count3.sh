@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Exhaustive k-hop distinct count on the 1M-node generated graph (issue 14's acceptance): for 400
+# Exhaustive k-hop distinct count on the 1M-node generated graph: for 400
 # authors sampled with a fixed seed, the distinct nodes HOPS steps along
 # author -AUTHORED-> paper <-AUTHORED- coauthor -AUTHORED-> paper (3, the default: papers of
 # co-authors, the author's own papers included in both systems; 2: co-authors, not the author,

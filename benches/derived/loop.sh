@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Write-then-query loop on the 1M-node generated graph (issue 14): the Cairn driver
+# Write-then-query loop on the 1M-node generated graph: the Cairn driver
 # (examples/derived.rs, `loop`: upsert a paper, add an edge, commit, EXPLORE reaching it, SEARCH
 # finding it by its title) against Kuzu's equivalent in Python (benches/derived/kuzu_loop.py:
 # CREATE node + edge, then MATCH reaching it), interleaved A/B (Cairn first on odd runs, Kuzu

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# 4 readers beside a writer on the 1M-node generated graph (issue 14): the Cairn driver
+# 4 readers beside a writer on the 1M-node generated graph: the Cairn driver
 # (examples/derived.rs, `readers`) runs THREADS reader threads of EXPLORE (1-, 2- and 3-hop plans
 # from random authors) while one writer commits a paper and an edge every EVERY_MS for SECONDS,
 # on a fresh copy of the database per run. Prints the driver's JSON line per run (reader

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# One-shot SEARCH on the 1M-node generated graph (issue 14): a fresh `cairn query -e` process
+# One-shot SEARCH on the 1M-node generated graph: a fresh `cairn query -e` process
 # whose EXPLORE enters through `FROM SEARCH`, wall time and peak RSS of the whole process
 # (benches/lib/timed.sh), RUNS runs per text on one copy of the database. Kuzu-free: Kuzu has no
 # text search to compare with. Prints one JSON line per run (with /proc/loadavg), then medians.

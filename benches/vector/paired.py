@@ -2,8 +2,8 @@
 """Search-only comparison at the grain of one pass: hnswlib (in this process) and Cairn's bench (a
 child process in serve mode, CAIRN_VECTOR_BENCH_SERVE=1) hold their indexes in memory side by side,
 and single passes over the 1,000 queries alternate between them, the order turned round every
-round (A B, B A, ...), ROUNDS rounds per ef. A burst of noise lasting seconds (on the shared VM of
-the seventh session, runs of the same binary a minute apart differed by up to 2x) then falls on
+round (A B, B A, ...), ROUNDS rounds per ef. A burst of noise lasting seconds (on a shared 2-core VM,
+runs of the same binary a minute apart differed by up to 2x) then falls on
 both alike. Reported per ef: each system's median queries per CPU-second and the median over rounds
 of Cairn's / hnswlib's ratio in that round, the load, and the CPU time the hypervisor stole
 during the passes (/proc/stat).

@@ -671,7 +671,7 @@ mod limit {
         #![proptest_config(ProptestConfig::with_cases(24))]
 
         /// LIMIT only cuts the ranking: for the same stop rule, the best k results are the
-        /// first k of the best k + 1 (issue 15, defect 4).
+        /// first k of the best k + 1.
         #[test]
         fn top_k_is_a_prefix_of_top_k_plus_one(
             n in 6usize..30,

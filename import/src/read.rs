@@ -571,7 +571,7 @@ enum QuoteState {
 
 /// Follows the quoting of the bytes the `csv` reader reads (its default dialect: `,`, `"`,
 /// doubled quotes) and fails the read at end of file inside a quoted field, which `csv` accepts
-/// as if the quote were closed (issue 15): the last record would be imported with the rest of
+/// as if the quote were closed: the last record would be imported with the rest of
 /// the file folded into one field.
 struct QuoteCheck<R> {
     inner: R,

@@ -185,7 +185,7 @@ fn unknown_record_version_is_refused() {
     );
 }
 
-/// A value whose serialisation fails, as a future record type's might (issue 15, defect 9):
+/// A value whose serialisation fails, as a future record type's might:
 /// the codec must report it, not store a 1-byte record that no longer decodes.
 struct Unencodable;
 

@@ -565,7 +565,7 @@ impl VectorStore {
                 dirty: version != FORMAT_VERSION,
             }))),
             Err(e) if e.needs_rebuild() => {
-                // Minutes on a large graph: never silently (issue 15, defect 6).
+                // Minutes on a large graph: never silently.
                 tracing::warn!("rebuilding the vector index: {e}");
                 Ok(None)
             }

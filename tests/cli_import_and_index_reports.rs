@@ -1,5 +1,6 @@
-//! Issue 15, defects 6 and 9 (the parts not fixed in the first hardening round), through the
-//! `cairn` binary as a user meets them.
+//! What the `cairn` binary tells a user about a dump it cannot read (an unterminated quote at the
+//! end of a CSV file, a file of an unknown kind in a dump directory), a damaged vector index it
+//! rebuilds, and a long import's progress.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;

@@ -1,5 +1,7 @@
-//! The defects of the hardening probe (issue 15), each through the `cairn` binary as a user
-//! would meet it.
+//! Hostile or unusual input and the shapes of output, through the `cairn` binary as a user would
+//! meet them: node text with control characters reaches the terminal escaped, bad labels and
+//! relations, truncated or empty files and script errors are refused with their place, and every
+//! result kind has its own table and JSON form.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
