@@ -4,12 +4,12 @@ use crate::error::CairnError;
 use crate::import::{ImportEmbedder, ImportOptions};
 use crate::mutation::apply;
 use crate::{EngineError, Freshness, Graph, GraphOptions, GraphRead, OpenMode, Writer};
-use cairn_agent::{
+use cairn_embed::{minilm_from_env, Embedder, HashEmbedder, MINILM_ID};
+use cairn_exec::{
     CancelToken, EngineCatalog, EntrySearch, Exploration, ExploreError, Explorer, NodeSource,
     NodeTable,
 };
-use cairn_agent::{Source, TableKeeper, TableMode};
-use cairn_embed::{minilm_from_env, Embedder, HashEmbedder, MINILM_ID};
+use cairn_exec::{Source, TableKeeper, TableMode};
 use cairn_import::dump::DumpRecord;
 use cairn_import::{import_files, import_records, ImportError, ImportSummary, SUPPLIED_EMBEDDER};
 use cairn_query::ast::ShowWhat;

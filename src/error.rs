@@ -2,8 +2,8 @@
 //! without importing the one that opens databases.
 
 use crate::EngineError;
-use cairn_agent::ExploreError;
 use cairn_embed::EmbedError;
+use cairn_exec::ExploreError;
 use cairn_import::ImportError;
 use cairn_query::QueryError;
 use cairn_vector::StoreError;

@@ -49,7 +49,7 @@ impl Cairn {
     pub fn asker<'a>(
         &'a self,
         embedder: &'a dyn cairn_embed::Embedder,
-        table: &'a dyn cairn_agent::NodeSource,
+        table: &'a dyn cairn_exec::NodeSource,
     ) -> cairn_agent::Asker<'a> {
         cairn_agent::Asker::new(self.graph(), embedder, table)
             .with_strategies(&self.strategies)

@@ -30,10 +30,9 @@ mod session;
 mod transaction;
 
 pub use asynchronous::AsyncCairn;
-pub use cairn_agent::{
-    AskOutcome, CancelToken, Exploration, PathStep, ResultNode, StopReason, TableMode,
-};
+pub use cairn_agent::AskOutcome;
 pub use cairn_embed::{EmbedError, Embedder, HashEmbedder};
+pub use cairn_exec::{CancelToken, Exploration, PathStep, ResultNode, StopReason, TableMode};
 pub use cairn_import::dump::{DumpEdge, DumpNode, DumpRecord, NodeRef};
 pub use cairn_import::triples::TriplesOptions;
 pub use cairn_import::{ImportError, ImportSummary, Phase, Progress, ProgressFn};
@@ -51,8 +50,10 @@ pub use import::{ImportEmbedder, ImportOptions};
 pub use session::Session;
 pub use transaction::{Transaction, TransactionOptions};
 
-/// The agent layer (executor, agents).
+/// The agents behind `ASK` (planner, judge, answerer, validator, LLM backend).
 pub use cairn_agent as agent;
+/// The executor (beam search, node table, store view).
+pub use cairn_exec as exec;
 /// The language crate (parser, plans).
 pub use cairn_query as query;
 /// The on-disk format crate (ids, key layouts, records).

@@ -6,7 +6,7 @@ use crate::error::CairnError;
 use crate::mutation::apply;
 use crate::transaction::{Transaction, TransactionOptions};
 use crate::{CancelToken, Savepoint};
-use cairn_agent::EngineCatalog;
+use cairn_exec::EngineCatalog;
 use cairn_query::printer::name;
 use cairn_query::{compile, parse, Compiled, Statement, TransactionControl};
 use std::sync::Arc;

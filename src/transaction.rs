@@ -4,7 +4,7 @@
 use crate::db::Cairn;
 use crate::error::CairnError;
 use crate::{Exploration, Writer};
-use cairn_agent::CancelToken;
+use cairn_exec::CancelToken;
 use cairn_query::Compiled;
 use cairn_storage_format::NodeId;
 use std::ops::{Deref, DerefMut};
@@ -70,8 +70,7 @@ impl Transaction<'_> {
     /// costs a checkpoint per call (fine for scripts and tests, not for a hot path), and SEARCH
     /// entries scan vectors exactly instead of using the HNSW index.
     pub fn explore(&self, statement: &str) -> Result<Exploration, CairnError> {
-        let catalog =
-            cairn_agent::EngineCatalog(std::sync::Arc::new(self.writer.catalog().clone()));
+        let catalog = cairn_exec::EngineCatalog(std::sync::Arc::new(self.writer.catalog().clone()));
         match cairn_query::prepare(statement, &catalog)? {
             Compiled::Explore(plan) => self.run_plan(&plan, false, &CancelToken::default()),
             _ => Err(CairnError::Unsupported(
@@ -96,7 +95,7 @@ impl Transaction<'_> {
         let _ = std::fs::remove_dir_all(&dir);
         let result = (|| {
             let copy = self.writer.fork(&dir)?;
-            let view = cairn_agent::StoreView::new(&copy, self.db.embedder().id());
+            let view = cairn_exec::StoreView::new(&copy, self.db.embedder().id());
             self.db.run_plan_on(&copy, &view, None, plan, trace, cancel)
         })();
         let _ = std::fs::remove_dir_all(&dir);

@@ -355,3 +355,42 @@ fn the_checker_finds_and_names_a_module_cycle() {
     ];
     assert_eq!(find_cycle(&module_graph(&acyclic)), None);
 }
+
+/// The packages in the library's resolved normal dependency tree (`cargo tree -p cairn -e
+/// normal`): what an application that links Cairn compiles.
+fn library_tree() -> BTreeSet<String> {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let out = Command::new(cargo)
+        .args([
+            "tree", "-p", "cairn", "-e", "normal", "--prefix", "none", "-f", "{p}",
+        ])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "cargo tree failed: {out:?}");
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| l.split_whitespace().next().map(str::to_owned))
+        .collect()
+}
+
+#[test]
+fn the_library_links_no_cli_crate() {
+    let tree = library_tree();
+    assert!(tree.contains("cairn-exec"), "unexpected tree: {tree:?}");
+    let cli_only = [
+        "clap",
+        "rustyline",
+        "indicatif",
+        "ctrlc",
+        "tracing-subscriber",
+        "parse-size",
+        "cairn-generate",
+        "cairn-cli",
+    ];
+    let found: Vec<&str> = cli_only.into_iter().filter(|c| tree.contains(*c)).collect();
+    assert!(
+        found.is_empty(),
+        "the library `cairn` depends on CLI-only crates: {found:?}"
+    );
+}

@@ -6,7 +6,7 @@
 NODES=${NODES:-1000000}
 WORK=${CAIRN_BENCH_DIR:-$(mktemp -d /tmp/cairn-derived.XXXXXX)}
 if [ -z "${CAIRN_BIN:-}" ] || [ -z "${DRIVER:-}" ]; then
-  cargo build -q --release --bin cairn --example derived >&2
+  cargo build -q --release -p cairn-cli >&2 && cargo build -q --release -p cairn --example derived >&2
 fi
 CAIRN=${CAIRN_BIN:-${CARGO_TARGET_DIR:-target}/release/cairn}
 DRIVER=${DRIVER:-${CARGO_TARGET_DIR:-target}/release/examples/derived}

@@ -21,7 +21,7 @@ if [[ " $EMBEDDERS " == *" minilm "* ]]; then
   CAIRN_MINILM_DIR=${CAIRN_MINILM_DIR:-$(bash scripts/fetch-minilm.sh)}
   export CAIRN_MINILM_DIR
 fi
-cargo build --release -q -p cairn --features minilm
+cargo build --release -q -p cairn-cli --features minilm
 BIN=${CARGO_TARGET_DIR:-target}/release/cairn
 if [ "${CAIRN_BENCH_REUSE_DUMP:-0}" != 1 ] || [ ! -d "$DUMP" ]; then
   rm -rf "$DUMP"

@@ -17,7 +17,7 @@ NODES=${1:-1000000}
 SEED=${2:-42}
 WORK=${CAIRN_BENCH_DIR:-$(mktemp -d /tmp/cairn-import-bench.XXXXXX)}
 python3 -c "import kuzu" 2>/dev/null || pip install -q kuzu==0.11.3
-cargo build --release -q -p cairn
+cargo build --release -q -p cairn-cli
 BIN=${CARGO_TARGET_DIR:-target}/release/cairn
 
 rm -rf "$WORK/cairn.db" "$WORK/kuzu.db" "$WORK/cairn-hash.db"

@@ -42,7 +42,7 @@ pub const MINILM_DIR_ENV: &str = "CAIRN_MINILM_DIR";
 
 /// What a user does to get a working MiniLM embedder; part of every error that says it is missing.
 pub const MINILM_FIX: &str =
-    "build cairn with `--features minilm` (e.g. `cargo build --release --features minilm`), \
+    "build cairn with `--features minilm` (e.g. `cargo build --release -p cairn-cli --features minilm`), \
 run `bash scripts/fetch-minilm.sh` and set CAIRN_MINILM_DIR to the directory it prints";
 
 /// all-MiniLM-L6-v2 loaded from `CAIRN_MINILM_DIR`, in every build: without the `minilm` cargo

@@ -1,4 +1,4 @@
-//! Named crash points for the crash-test harness (`tests/crash.rs`, docs/RELIABILITY.md).
+//! Named crash points for the crash-test harness (`cli/tests/crash.rs`, docs/RELIABILITY.md).
 //!
 //! `failpoint!("commit.before_write")` marks one step of a write protocol. In a build with the
 //! `test-hooks` feature the process aborts there — no destructor, no flush, like `kill -9` —

@@ -1,5 +1,5 @@
 //! Read-only opens (RocksDB secondary instances) beside a writer, on real databases in
-//! temporary directories. The writer and the reader share this process here; tests/readers.rs
+//! temporary directories. The writer and the reader share this process here; cli/tests/readers.rs
 //! in the root crate runs them as two processes.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 

@@ -3,7 +3,7 @@
 
 use super::display::cell;
 use super::{Failure, OutputFormat};
-use cairn::agent::TraceEvent;
+use cairn::exec::TraceEvent;
 use cairn::query::ast::ReturnKind;
 use cairn::{Cairn, Exploration, GraphRead, NodeId, ResultNode};
 use std::collections::{BTreeMap, BTreeSet, HashMap};

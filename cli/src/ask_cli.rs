@@ -2,10 +2,10 @@
 
 use super::display::cell;
 use super::{Failure, OutputFormat};
-use cairn::agent::eval::{evaluate, questions};
 use cairn::agent::qa::{evaluate_questions, load_questions};
 use cairn::agent::{AskOutcome, Asker, LlmAgents, LlmBackend, OpenAiChat, PathStep};
 use cairn::{Cairn, CairnError, CancelToken, Graph, GraphOptions};
+use cairn_agent::eval::{evaluate, questions};
 use cairn_embed::{Embedder, HashEmbedder};
 use cairn_generate::{Academic, AcademicConfig};
 use cairn_import::dump::DumpRecord;
@@ -228,7 +228,7 @@ fn eval_in(
         ..Default::default()
     };
     import_records(&graph, records, &options).map_err(CairnError::from)?;
-    let table = cairn::agent::NodeTable::build(&graph, embedder.id())?;
+    let table = cairn::exec::NodeTable::build(&graph, embedder.id())?;
     outln!(
         "graph: {} nodes, {} edges (academic, seed {seed}), imported in {:.1}s",
         academic.node_count(),
