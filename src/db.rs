@@ -18,6 +18,7 @@ use cairn_query::{prepare, Compiled, ElementRef, EntryPlan};
 use cairn_storage_format::{LabelId, NodeId};
 use cairn_store::describe::display_name;
 use cairn_store::{Catalog, Element};
+use cairn_text::{TextBuildReport, TextRefresh, TextStore};
 use cairn_vector::{BuildReport, Refresh, VectorError, VectorStore};
 use parking_lot::RwLock;
 use std::path::{Path, PathBuf};
@@ -102,6 +103,9 @@ pub struct Cairn {
     /// The HNSW index for SEARCH entries: loaded or built on the first SEARCH, kept current
     /// with the `vector` column family, saved on drop when changed in place.
     vectors: VectorStore,
+    /// The full-text (BM25) index for SEARCH's words: opened on the first SEARCH, kept current
+    /// with the change sets, committed on close (docs/SEARCH.md).
+    text: TextStore,
     /// What feedback taught the planner (see `crate::feedback`), loaded at open.
     pub(crate) strategies: std::sync::Mutex<cairn_agent::strategy::Strategies>,
     /// The schema's phrase vectors for the planner, with a semantic embedder (built on the
@@ -153,6 +157,7 @@ impl Cairn {
             });
         Ok(Cairn {
             vectors,
+            text: TextStore::new(Arc::clone(&graph), &options.path),
             table: TableKeeper::new(Arc::clone(&graph), options.table),
             graph,
             embedder: RwLock::new(embedder),
@@ -327,6 +332,38 @@ impl Cairn {
     /// so its pending list stays bounded in a process that writes and never searches.
     pub(crate) fn committed(&self) {
         self.vectors.absorb();
+        self.text.absorb();
+    }
+
+    /// Brings the full-text index up to date (open, apply the commits since its stamp, or
+    /// rebuild) and says what it did.
+    pub fn refresh_text(&self) -> Result<TextRefresh, CairnError> {
+        Ok(self.text.refresh()?)
+    }
+
+    /// Rebuilds the full-text index from the store and saves it.
+    pub fn build_text_index(&self) -> Result<TextBuildReport, CairnError> {
+        self.graph.ensure_writable()?;
+        Ok(self.text.build()?)
+    }
+
+    /// The `k` best nodes for the words of `text` (of `label`, if given) by the full-text
+    /// index's BM25, best first with their score.
+    pub fn text_search(
+        &self,
+        text: &str,
+        label: Option<&str>,
+        k: usize,
+    ) -> Result<Vec<(NodeId, f32)>, CairnError> {
+        let labels = match label {
+            Some(name) => match self.graph.catalog().label_id(name) {
+                Some(id) => Some(vec![id]),
+                None => return Ok(Vec::new()),
+            },
+            None => None,
+        };
+        self.text.refresh()?;
+        Ok(self.text.search(text, labels.as_deref(), k)?)
     }
 
     /// Builds (or rebuilds) the vector index from the `vector` column family and saves it.
@@ -364,7 +401,7 @@ impl Cairn {
             },
             None => None,
         };
-        let Some(search) = self.entry_search()? else {
+        let Some(search) = self.entry_search()?.filter(|s| s.vectors) else {
             return Ok(None);
         };
         let query = self
@@ -374,15 +411,25 @@ impl Cairn {
         Ok(Some(search.search(&query, labels.as_deref(), k)?))
     }
 
-    /// The index as an entry search, or `None` when exact search must answer instead.
+    /// The indexes as an entry search (the full-text index, and the vector index when the
+    /// database has usable vectors), or `None` when exact search must answer instead.
     fn entry_search(&self) -> Result<Option<IndexSearch<'_>>, CairnError> {
-        Ok(match self.refresh_index()? {
+        let vectors = match self.refresh_index()? {
             Refresh::Unavailable(why) => {
-                tracing::debug!("SEARCH scans exactly: {why}");
-                None
+                tracing::debug!("no vector index: {why}");
+                false
             }
-            _ => Some(IndexSearch { db: self }),
-        })
+            _ => true,
+        };
+        self.text.refresh()?;
+        // Vectors of the hash embedder are hashed words: the full-text index ranks words
+        // better, so they only fill in; a semantic embedder's ranking is fused.
+        let semantic = vectors && !self.embedder().id().starts_with(HASH_PREFIX);
+        Ok(Some(IndexSearch {
+            db: self,
+            vectors,
+            semantic,
+        }))
     }
 
     fn run_plan(
@@ -713,21 +760,100 @@ fn embedder_for(recorded: Option<(&str, usize)>) -> Result<Arc<dyn Embedder>, Ca
     })
 }
 
-/// SEARCH entries answered by the HNSW index (or, in a one-shot process, by a scan of its
-/// file). The read lock is taken per search, not held for the whole exploration, so a
-/// concurrent refresh is never blocked behind a long query.
+/// The id prefix of the built-in hash embedder's ids.
+const HASH_PREFIX: &str = "cairn-hash-v1/";
+
+/// Reciprocal rank fusion's constant: a node ranked r-th in a list gets 1 / (RRF_K + r).
+/// 60 is the value of the method's paper (Cormack et al. 2009), used unchanged by most
+/// engines that fuse lexical and vector rankings.
+pub const RRF_K: f32 = 60.0;
+/// How many of each ranking fusion reads for a top k: a node that is k-th in one ranking and
+/// just below it in the other should still be considered.
+const FUSE_DEPTH: usize = 4;
+
+/// SEARCH entries answered by the full-text index and the HNSW index (or, in a one-shot
+/// process, a walk of its file). Locks are taken per search, not held for the whole
+/// exploration, so a concurrent refresh is never blocked behind a long query.
 #[derive(Debug)]
 struct IndexSearch<'a> {
     db: &'a Cairn,
+    /// The vector index can answer.
+    vectors: bool,
+    /// ...and its vectors come from a semantic embedder (fused with the words' ranking).
+    semantic: bool,
+}
+
+impl IndexSearch<'_> {
+    fn words(
+        &self,
+        text: &str,
+        labels: Option<&[LabelId]>,
+        k: usize,
+    ) -> Result<Vec<(NodeId, f32)>, ExploreError> {
+        self.db
+            .text
+            .search(text, labels, k)
+            .map_err(|e| ExploreError::Engine(EngineError::Invalid(e.to_string())))
+    }
+}
+
+/// Reciprocal rank fusion of rankings (each best first): a node's score is the sum over the
+/// rankings it is in of 1 / (`RRF_K` + its rank, from 1). Ties by node id.
+pub fn fuse(rankings: &[&[(NodeId, f32)]], k: usize) -> Vec<(NodeId, f32)> {
+    let mut scores: std::collections::HashMap<NodeId, f32> = Default::default();
+    for ranking in rankings {
+        for (rank, (id, _)) in ranking.iter().enumerate() {
+            *scores.entry(*id).or_default() += 1.0 / (RRF_K + rank as f32 + 1.0);
+        }
+    }
+    let mut out: Vec<(NodeId, f32)> = scores.into_iter().collect();
+    out.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    out.truncate(k);
+    out
 }
 
 impl EntrySearch for IndexSearch<'_> {
+    fn has_vectors(&self) -> bool {
+        self.vectors
+    }
+
+    fn search_text(
+        &self,
+        text: &str,
+        query: &[f32],
+        labels: Option<&[LabelId]>,
+        k: usize,
+    ) -> Result<Vec<(NodeId, f32)>, ExploreError> {
+        if self.semantic {
+            let depth = k.saturating_mul(FUSE_DEPTH).max(k);
+            let words = self.words(text, labels, depth)?;
+            let near = self.search(query, labels, depth)?;
+            return Ok(fuse(&[&words, &near], k));
+        }
+        let mut hits = self.words(text, labels, k)?;
+        if hits.len() < k && self.vectors {
+            // No (or too few) nodes share a word with the query: the nearest hashed words
+            // (character n-grams: misspellings, inflections) fill in after them.
+            let seen: std::collections::HashSet<NodeId> = hits.iter().map(|h| h.0).collect();
+            let near = self.search(query, labels, k)?;
+            hits.extend(
+                near.into_iter()
+                    .filter(|h| !seen.contains(&h.0))
+                    .take(k - hits.len()),
+            );
+        }
+        Ok(hits)
+    }
+
     fn search(
         &self,
         query: &[f32],
         labels: Option<&[LabelId]>,
         k: usize,
     ) -> Result<Vec<(NodeId, f32)>, ExploreError> {
+        if !self.vectors {
+            return Ok(Vec::new());
+        }
         let mut hits = self.db.vectors.search_now(query, labels, k);
         if matches!(hits, Ok(None)) {
             // The scanned file was damaged (or another thread's refresh found the index

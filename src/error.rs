@@ -25,6 +25,8 @@ pub enum CairnError {
     #[error(transparent)]
     Vector(#[from] StoreError),
     #[error(transparent)]
+    Text(#[from] cairn_text::TextError),
+    #[error(transparent)]
     Strategy(#[from] cairn_agent::strategy::StrategyError),
     /// The database's vectors come from an embedder this process cannot provide (MiniLM in a
     /// build without the `minilm` feature, or without a usable `CAIRN_MINILM_DIR`). The database

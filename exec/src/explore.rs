@@ -58,15 +58,36 @@ pub const EXACT_SEARCH_LIMIT: usize = 200_000;
 /// that `LIMIT` only cuts the ranking: the best k results are the first k of the best k + 1.
 pub const STOP_WINDOW: usize = cairn_query::limits::DEFAULT_LIMIT as usize;
 
-/// Finds entry nodes by meaning (the HNSW index, when the database has one).
+/// Finds entry nodes: by meaning (the HNSW index, when the database has one) and by words
+/// (the full-text index).
 pub trait EntrySearch: Send + Sync {
-    /// The `k` nodes nearest to `query` (optionally only of `labels`), best first.
+    /// The `k` nodes nearest to `query` (optionally only of `labels`), best first, by cosine.
     fn search(
         &self,
         query: &[f32],
         labels: Option<&[LabelId]>,
         k: usize,
     ) -> Result<Vec<(NodeId, f32)>, ExploreError>;
+
+    /// The `k` best entries for a `SEARCH "text"` (`query` is the text embedded), best first:
+    /// by default the nearest vectors; a database with a full-text index ranks by its words
+    /// and, with a semantic embedder, fuses both rankings. Scores are only an order.
+    fn search_text(
+        &self,
+        text: &str,
+        query: &[f32],
+        labels: Option<&[LabelId]>,
+        k: usize,
+    ) -> Result<Vec<(NodeId, f32)>, ExploreError> {
+        let _ = text;
+        self.search(query, labels, k)
+    }
+
+    /// Whether [`EntrySearch::search`] answers from vectors (else callers that need cosines
+    /// scan by themselves).
+    fn has_vectors(&self) -> bool {
+        true
+    }
 }
 
 /// Decides whether the evidence is enough (`UNTIL judge`).
@@ -363,7 +384,9 @@ impl Run<'_, '_> {
             if selected.is_empty() {
                 let exhausted = frontier.values().all(|c| !self.expandable(c));
                 if let Some(threshold) = sufficient_at {
+                    // A written DEPTH is a hard cap: nothing past it is expanded.
                     if sufficiency < threshold
+                        && !plan.depth_fixed
                         && adaptive < MAX_ADAPTIVE
                         && !exhausted
                         && depth_cap < cairn_query::limits::MAX_DEPTH
@@ -1091,7 +1114,7 @@ impl Run<'_, '_> {
                     let query = self.ex.embedder.embed(text)?;
                     let labels: Option<Vec<LabelId>> = label.as_ref().map(|l| vec![l.id]);
                     let hits = match self.ex.search {
-                        Some(s) => s.search(&query, labels.as_deref(), *top as usize)?,
+                        Some(s) => s.search_text(text, &query, labels.as_deref(), *top as usize)?,
                         None => self.exact_search(&query, labels.as_deref(), *top as usize)?,
                     };
                     out.extend(hits.into_iter().map(|(id, _)| id));

@@ -606,6 +606,7 @@ impl Compiler<'_> {
             score,
             beam,
             depth,
+            depth_fixed: e.depth.is_some(),
             budget,
             fanout,
             until,

@@ -70,6 +70,9 @@ pub struct Plan {
     pub beam: u32,
     /// Hops from the nearest entry (1..=16, default 3, or the length of an ordered path).
     pub depth: u32,
+    /// `DEPTH` was written: the adaptive expansion (which otherwise grows a default depth
+    /// when the results are not sufficient) never goes past it.
+    pub depth_fixed: bool,
     /// Node expansions (1..=1 000 000, default 2000).
     pub budget: u32,
     /// Neighbours scored per expanded node per step (1..=1 000 000, default 1024); a longer list

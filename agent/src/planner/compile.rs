@@ -118,6 +118,7 @@ pub(super) fn placeholder_plan() -> Plan {
         },
         beam: 1,
         depth: 1,
+        depth_fixed: false,
         budget: 1,
         fanout: 1,
         until: cairn_query::StopCondition::Stale(1),

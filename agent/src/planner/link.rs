@@ -196,7 +196,7 @@ impl<'g> Planner<'g> {
         catalog: &Catalog,
     ) -> Result<Option<(NodeId, LabelId)>, AgentError> {
         let query = self.embedder.embed(phrase)?;
-        let best = match self.search {
+        let best = match self.search.filter(|s| s.has_vectors()) {
             Some(s) => s.search(&query, None, 1)?.into_iter().next(),
             None => {
                 let mut named = Vec::new();
