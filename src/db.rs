@@ -424,7 +424,7 @@ impl Cairn {
         self.text.refresh()?;
         // Vectors of the hash embedder are hashed words: the full-text index ranks words
         // better, so they only fill in; a semantic embedder's ranking is fused.
-        let semantic = vectors && !self.embedder().id().starts_with(HASH_PREFIX);
+        let semantic = vectors && !is_hash(self.embedder().as_ref());
         Ok(Some(IndexSearch {
             db: self,
             vectors,
@@ -762,6 +762,11 @@ fn embedder_for(recorded: Option<(&str, usize)>) -> Result<Arc<dyn Embedder>, Ca
 
 /// The id prefix of the built-in hash embedder's ids.
 const HASH_PREFIX: &str = "cairn-hash-v1/";
+
+/// Whether `e` is the built-in hash embedder (hashed words, not meaning).
+fn is_hash(e: &dyn Embedder) -> bool {
+    e.id().starts_with(HASH_PREFIX)
+}
 
 /// Reciprocal rank fusion's constant: a node ranked r-th in a list gets 1 / (RRF_K + r).
 /// 60 is the value of the method's paper (Cormack et al. 2009), used unchanged by most

@@ -43,8 +43,9 @@ pub use cairn_store::{
     Catalog, ChangeSet, CommitStats, Direction, EdgeRef, Element, EngineError, Freshness, Graph,
     GraphOptions, GraphRead, GraphSnapshot, Neighbor, OpenMode, Savepoint, Writer,
 };
+pub use cairn_text::{TextBuildReport, TextRefresh};
 pub use cairn_vector::{BuildReport, Refresh};
-pub use db::{annotation_statement, Cairn, CairnOptions, Output};
+pub use db::{annotation_statement, fuse, Cairn, CairnOptions, Output, RRF_K};
 pub use error::CairnError;
 pub use import::{ImportEmbedder, ImportOptions};
 pub use session::Session;

@@ -237,7 +237,8 @@ enum Command {
         /// otherwise it fails with exit code 2.
         #[arg(long, value_enum)]
         embedder: Option<EmbedderArg>,
-        /// Do not build the vector index at the end (the first SEARCH builds it instead).
+        /// Do not bring the full-text and vector indexes up to date at the end (the first
+        /// SEARCH does it instead).
         #[arg(long)]
         no_index: bool,
         /// Memory the import's edges may hold while staged and sorted (e.g. 512MiB, 2GiB;
@@ -248,16 +249,18 @@ enum Command {
         #[command(flatten)]
         triples: triples_cli::TriplesArgs,
     },
-    /// Manage the HNSW vector index that answers SEARCH entries.
+    /// Manage the indexes that answer SEARCH entries (full-text, and vectors when the database
+    /// has them).
     #[command(subcommand)]
     Index(IndexCommand),
 }
 
 #[derive(Debug, Subcommand)]
 enum IndexCommand {
-    /// Build (or rebuild) the vector index from the stored vectors and save it next to the
-    /// database (vectors.hnsw). Queries keep it current by themselves; this makes the first
-    /// SEARCH fast, e.g. after copying a database without its index file.
+    /// Build (or rebuild) the full-text index (text/) from the nodes and the vector index
+    /// (vectors.hnsw) from the stored vectors, and save them next to the database. Queries
+    /// keep them current by themselves; this makes the first SEARCH fast, e.g. after copying a
+    /// database without its index files.
     #[command(after_help = "Example:\n  cairn --db ./academic.cairn index build")]
     Build,
 }
@@ -733,6 +736,19 @@ fn import(
     }
     if !no_index {
         let started = Instant::now();
+        errln!("full-text index: indexing new and changed nodes");
+        let text = cairn.refresh_text()?;
+        outln!(
+            "full-text index: {} current in {:.2}s ({})",
+            cairn_text::text_dir(db).display(),
+            started.elapsed().as_secs_f64(),
+            match text {
+                cairn::TextRefresh::Built { nodes } => format!("{nodes} nodes indexed"),
+                cairn::TextRefresh::Updated { nodes } => format!("{nodes} nodes re-indexed"),
+                _ => "unchanged".to_owned(),
+            }
+        );
+        let started = Instant::now();
         let refreshed = while_building_index(|| cairn.refresh_index());
         match refreshed? {
             cairn_vector::Refresh::Unavailable(why) => {
@@ -805,6 +821,17 @@ fn embedder_failure(e: EmbedError, origin: &str) -> Failure {
 
 fn index_build(db: &Path) -> Result<(), Failure> {
     let cairn = open_db(db)?;
+    let t = cairn.build_text_index()?;
+    outln!(
+        "indexed the words of {} nodes in {:.2}s into {}",
+        t.nodes,
+        t.elapsed.as_secs_f64(),
+        t.path.display()
+    );
+    if cairn.graph().catalog().embedder().is_none() {
+        outln!("no vectors: no vector index (SEARCH ranks by words)");
+        return Ok(());
+    }
     let r = cairn.build_index()?;
     outln!(
         "indexed {} vectors in {:.2}s into {}",

@@ -1,0 +1,126 @@
+//! SEARCH through the full-text index, from the facade and from separate `cairn` processes: a
+//! one-shot write is found by the next one-shot SEARCH without a rebuild, a default import
+//! stores no vectors, fusion orders by reciprocal rank, and a written DEPTH 1 expands only the
+//! entries.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use cairn::{fuse, Cairn, DumpRecord, ImportOptions, NodeId};
+use cairn_generate::{Academic, AcademicConfig};
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn cairn(db: &Path, args: &[&str]) -> Output {
+    let out = Command::new(env!("CARGO_BIN_EXE_cairn"))
+        .arg("--db")
+        .arg(db)
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+fn academic(db: &Cairn, nodes: usize) {
+    let g = Academic::generate(&AcademicConfig::with_nodes(nodes, 7));
+    let records: Vec<DumpRecord> = g
+        .nodes()
+        .map(DumpRecord::Node)
+        .chain(g.edges().map(DumpRecord::Edge))
+        .collect();
+    db.import_records(records, ImportOptions::default())
+        .unwrap();
+}
+
+#[test]
+fn a_one_shot_write_is_found_by_the_next_one_shot_search_without_a_rebuild() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("db");
+    {
+        let c = Cairn::open(&db).unwrap();
+        academic(&c, 600);
+        // a default import stores no vectors: words have the full-text index
+        assert!(c.graph().catalog().embedder().is_none());
+        c.refresh_text().unwrap();
+    }
+    for i in 0..3 {
+        let title = format!("Quokka{i} zebrafish morphology atlas");
+        cairn(
+            &db,
+            &[
+                "query",
+                "-e",
+                &format!("UPSERT Paper \"px{i}\" SET title = \"{title}\""),
+            ],
+        );
+        let out = cairn(
+            &db,
+            &[
+                "query",
+                "-e",
+                &format!(
+                    "EXPLORE \"atlas\" FROM SEARCH \"quokka{i} atlas\" IN Paper TOP 1 DEPTH 1"
+                ),
+            ],
+        );
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stdout.contains(&format!("px{i}")), "{stdout}");
+        assert!(!stderr.contains("rebuilding"), "{stderr}");
+    }
+    // the index's stamp is the store's counter: the next open is current, nothing rebuilt
+    let c = Cairn::open(&db).unwrap();
+    assert_eq!(c.refresh_text().unwrap(), cairn::TextRefresh::Opened);
+}
+
+#[test]
+fn depth_one_expands_the_entries_and_nothing_more() {
+    let dir = tempfile::tempdir().unwrap();
+    let c = Cairn::open(dir.path()).unwrap();
+    academic(&c, 3000);
+    let found = c
+        .explore(
+            r#"EXPLORE "graph neural networks" FROM SEARCH "graph neural networks" IN Paper TOP 3 DEPTH 1"#,
+        )
+        .unwrap();
+    assert!(found.stats.nodes_expanded <= 3, "{:?}", found.stats);
+    assert!(!found.results.is_empty());
+    // without DEPTH the adaptive expansion may still go past the default depth
+    let found = c
+        .explore(
+            r#"EXPLORE "graph neural networks" FROM SEARCH "graph neural networks" IN Paper TOP 3"#,
+        )
+        .unwrap();
+    assert!(found.stats.nodes_expanded >= 3);
+}
+
+#[test]
+fn search_ranks_by_words_and_fusion_by_reciprocal_rank() {
+    let dir = tempfile::tempdir().unwrap();
+    let c = Cairn::open(dir.path()).unwrap();
+    academic(&c, 1000);
+    let hits = c
+        .text_search("graph neural networks", Some("Paper"), 5)
+        .unwrap();
+    assert_eq!(hits.len(), 5);
+    let names = c
+        .names(&hits.iter().map(|h| h.0).collect::<Vec<_>>())
+        .unwrap();
+    for n in &names {
+        let n = n.to_lowercase();
+        assert!(
+            n.contains("graph") || n.contains("neural") || n.contains("networks"),
+            "{n}"
+        );
+    }
+    assert!(hits.windows(2).all(|w| w[0].1 >= w[1].1));
+    // fusion: first in both beats first in one; ties by node id
+    let a = [(NodeId(1), 9.0), (NodeId(2), 8.0), (NodeId(3), 7.0)];
+    let b = [(NodeId(2), 0.9), (NodeId(4), 0.8)];
+    let fused = fuse(&[&a, &b], 3);
+    let ids: Vec<u64> = fused.iter().map(|h| h.0 .0).collect();
+    assert_eq!(ids, [2, 1, 4]);
+}
