@@ -43,7 +43,7 @@ pub use cairn_store::{
     Catalog, ChangeSet, CommitStats, Direction, EdgeRef, Element, EngineError, Freshness, Graph,
     GraphOptions, GraphRead, GraphSnapshot, Neighbor, OpenMode, Savepoint, Writer,
 };
-pub use cairn_text::{TextBuildReport, TextRefresh};
+pub use cairn_text::{text_dir, TextBuildReport, TextRefresh};
 pub use cairn_vector::{BuildReport, Refresh};
 pub use db::{annotation_statement, fuse, Cairn, CairnOptions, Output, RRF_K};
 pub use error::CairnError;

@@ -11,7 +11,8 @@ if [ ! -d "$kgqa/pathquestion" ]; then
   echo "no dev QA sets at $kgqa: skipped" >&2
   exit 0
 fi
-cargo build --release -q -p cairn --bin cairn --example entity_lookup
+cargo build --release -q -p cairn-cli --bin cairn
+cargo build --release -q -p cairn --example entity_lookup
 bin="$root/target/release/cairn"
 ex="$root/target/release/examples/entity_lookup"
 python3 "$root/benches/search/mentions.py" "$kgqa" "$work/mentions"

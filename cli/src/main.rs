@@ -740,7 +740,7 @@ fn import(
         let text = cairn.refresh_text()?;
         outln!(
             "full-text index: {} current in {:.2}s ({})",
-            cairn_text::text_dir(db).display(),
+            cairn::text_dir(db).display(),
             started.elapsed().as_secs_f64(),
             match text {
                 cairn::TextRefresh::Built { nodes } => format!("{nodes} nodes indexed"),

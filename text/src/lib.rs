@@ -239,7 +239,7 @@ impl TextStore {
     }
 
     /// Live documents in the index (`None` before it is opened).
-    pub fn len(&self) -> Option<u64> {
+    pub fn documents(&self) -> Option<u64> {
         match &*self.state.read() {
             State::Open(o) => Some(o.t.len()),
             State::Closed { .. } => None,

@@ -1,5 +1,6 @@
 //! The full-text index on a real store: found by words, ranked by BM25, kept current by change
 //! sets, saved with its stamp and opened (not rebuilt) by the next handle.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use cairn_storage_format::Value;
 use cairn_store::{Graph, GraphOptions};
@@ -93,7 +94,7 @@ fn writes_are_applied_in_place_saved_and_opened_by_the_next_handle() {
     assert_eq!(text.refresh().unwrap(), TextRefresh::Opened);
     assert!(text.search("stays", None, 5).unwrap().is_empty());
     assert_eq!(names(&g, &text.search("brand", None, 5).unwrap()), ["p1"]);
-    assert_eq!(text.len(), Some(1));
+    assert_eq!(text.documents(), Some(1));
 }
 
 #[test]
