@@ -322,15 +322,23 @@ fn stop_cancelled() {
 #[test]
 fn adaptive_expansion_goes_one_hop_deeper_when_insufficient() {
     let f = academic();
+    // A written DEPTH is a hard cap: no adaptive expansion past it, no venue two hops away.
     let e = run(
         &f,
         r#"EXPLORE "venue" FROM Author "han" VIA ANY TARGET Venue DEPTH 1 UNTIL sufficient >= 0.99"#,
+    );
+    assert_eq!(e.stats.adaptive_expansions, 0, "{:?}", e.stats);
+    assert!(e.results.iter().all(|r| r.label != "Venue"));
+    // The default depth (3, not written) grows when the results are insufficient.
+    let e = run(
+        &f,
+        r#"EXPLORE "venue" FROM Author "han" VIA ANY TARGET Venue UNTIL sufficient >= 0.99"#,
     );
     assert!(e.stats.adaptive_expansions >= 1, "{:?}", e.stats);
     assert!(e.stats.adaptive_expansions <= 2);
     assert!(
         e.results.iter().any(|r| r.label == "Venue"),
-        "the deeper hop reached venues"
+        "the search reached venues"
     );
     assert!(e
         .trace

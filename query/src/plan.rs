@@ -456,10 +456,22 @@ impl Display for Plan {
         fmt_num(f, self.score.connectivity)?;
         f.write_str(", distance ")?;
         fmt_num(f, self.score.distance)?;
+        write!(f, "\n  BEAM {}", self.beam)?;
+        // A depth not written is the default the compiler derives again (3, or the ordered
+        // path's length): shown as a comment, so that the printed plan compiles to this one.
+        if self.depth_fixed {
+            write!(f, "\n  DEPTH {}", self.depth)?;
+        } else {
+            write!(
+                f,
+                "\n  -- DEPTH {} (default: the adaptive expansion may go past it)",
+                self.depth
+            )?;
+        }
         write!(
             f,
-            "\n  BEAM {}\n  DEPTH {}\n  BUDGET {}\n  FANOUT {}\n  UNTIL {}\n  -- always: DEPTH, BUDGET and time ",
-            self.beam, self.depth, self.budget, self.fanout, self.until
+            "\n  BUDGET {}\n  FANOUT {}\n  UNTIL {}\n  -- always: DEPTH, BUDGET and time ",
+            self.budget, self.fanout, self.until
         )?;
         fmt_duration(f, self.time_cap)?;
         if self.ret == ReturnKind::Count {
