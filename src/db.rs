@@ -401,9 +401,12 @@ impl Cairn {
             },
             None => None,
         };
-        let Some(search) = self.entry_search()?.filter(|s| s.vectors) else {
+        let Some(search) = self.entry_search()? else {
             return Ok(None);
         };
+        if !search.vectors()? {
+            return Ok(None);
+        }
         let query = self
             .embedder()
             .embed(text)
@@ -411,25 +414,28 @@ impl Cairn {
         Ok(Some(search.search(&query, labels.as_deref(), k)?))
     }
 
-    /// The indexes as an entry search (the full-text index, and the vector index when the
-    /// database has usable vectors), or `None` when exact search must answer instead.
+    /// The indexes as an entry search: the full-text index, and the vector index when the
+    /// database has usable vectors (or `None` when exact search must answer instead). The
+    /// vector index is brought up to date now when its vectors are semantic (SEARCH fuses
+    /// them), else only when a search needs it (hash vectors only fill in after the words).
     fn entry_search(&self) -> Result<Option<IndexSearch<'_>>, CairnError> {
-        let vectors = match self.refresh_index()? {
-            Refresh::Unavailable(why) => {
-                tracing::debug!("no vector index: {why}");
-                false
-            }
-            _ => true,
-        };
         self.text.refresh()?;
-        // Vectors of the hash embedder are hashed words: the full-text index ranks words
-        // better, so they only fill in; a semantic embedder's ranking is fused.
-        let semantic = vectors && !is_hash(self.embedder().as_ref());
-        Ok(Some(IndexSearch {
+        let embedder = self.embedder();
+        let usable = self
+            .graph
+            .catalog()
+            .embedder()
+            .is_some_and(|e| e.id == embedder.id());
+        let semantic = usable && !is_hash(embedder.as_ref());
+        let search = IndexSearch {
             db: self,
-            vectors,
+            vectors: std::sync::OnceLock::new(),
             semantic,
-        }))
+        };
+        if semantic {
+            search.vectors()?;
+        }
+        Ok(Some(search))
     }
 
     fn run_plan(
@@ -782,13 +788,28 @@ const FUSE_DEPTH: usize = 4;
 #[derive(Debug)]
 struct IndexSearch<'a> {
     db: &'a Cairn,
-    /// The vector index can answer.
-    vectors: bool,
-    /// ...and its vectors come from a semantic embedder (fused with the words' ranking).
+    /// Whether the vector index can answer, found out (and the index brought up to date) on
+    /// first need.
+    vectors: std::sync::OnceLock<bool>,
+    /// The database's vectors come from a semantic embedder (fused with the words' ranking).
     semantic: bool,
 }
 
 impl IndexSearch<'_> {
+    fn vectors(&self) -> Result<bool, CairnError> {
+        if let Some(v) = self.vectors.get() {
+            return Ok(*v);
+        }
+        let v = match self.db.refresh_index()? {
+            Refresh::Unavailable(why) => {
+                tracing::debug!("no vector index: {why}");
+                false
+            }
+            _ => true,
+        };
+        Ok(*self.vectors.get_or_init(|| v))
+    }
+
     fn words(
         &self,
         text: &str,
@@ -819,7 +840,10 @@ pub fn fuse(rankings: &[&[(NodeId, f32)]], k: usize) -> Vec<(NodeId, f32)> {
 
 impl EntrySearch for IndexSearch<'_> {
     fn has_vectors(&self) -> bool {
-        self.vectors
+        self.vectors().unwrap_or_else(|e| {
+            tracing::warn!("the vector index: {e}");
+            false
+        })
     }
 
     fn search_text(
@@ -836,7 +860,7 @@ impl EntrySearch for IndexSearch<'_> {
             return Ok(fuse(&[&words, &near], k));
         }
         let mut hits = self.words(text, labels, k)?;
-        if hits.len() < k && self.vectors {
+        if hits.len() < k && self.has_vectors() {
             // No (or too few) nodes share a word with the query: the nearest hashed words
             // (character n-grams: misspellings, inflections) fill in after them.
             let seen: std::collections::HashSet<NodeId> = hits.iter().map(|h| h.0).collect();
@@ -856,7 +880,10 @@ impl EntrySearch for IndexSearch<'_> {
         labels: Option<&[LabelId]>,
         k: usize,
     ) -> Result<Vec<(NodeId, f32)>, ExploreError> {
-        if !self.vectors {
+        if !self
+            .vectors()
+            .map_err(|e| ExploreError::Engine(EngineError::Invalid(e.to_string())))?
+        {
             return Ok(Vec::new());
         }
         let mut hits = self.db.vectors.search_now(query, labels, k);

@@ -43,6 +43,7 @@ fn a_one_shot_write_is_found_by_the_next_one_shot_search_without_a_rebuild() {
         let c = Cairn::open(&db).unwrap();
         academic(&c, 600);
         c.refresh_text().unwrap();
+        c.refresh_index().unwrap();
     }
     for i in 0..3 {
         let title = format!("Quokka{i} zebrafish morphology atlas");
