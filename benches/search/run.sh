@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SEARCH at scale on a generated graph (default 1,000,000 nodes), release build, with the load:
-#  1. imports interleaved, RUNS times: Cairn data only (`--no-index`), Cairn default (data and
-#     the full-text index), Kuzu 0.11.3 `COPY FROM` (no index); medians and ratios;
+#  1. imports interleaved, RUNS times: Cairn data only (`--no-index`), Cairn default (data, the
+#     full-text index and, while hash vectors are the default, the vector index), Kuzu 0.11.3
+#     `COPY FROM` (no index); medians and ratios;
 #  2. on the default import: a one-shot `UPSERT` then a one-shot SEARCH in a new process (the
 #     second command timed, the written node looked for), RUNS times; then 1,000 one-shot
 #     writes in a row and the same SEARCH;
