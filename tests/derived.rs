@@ -259,17 +259,21 @@ fn the_largest_degree_is_kept_by_commits_and_recomputed_for_old_databases() {
     let kept = db.graph().max_degree();
     assert_eq!(kept, scan_max(&db), "survives reopening");
     // A database written before the statistic existed has no `meta/max_degree`.
-    let raw = db.graph().raw_db();
-    raw.delete_cf(raw.cf_handle("meta").unwrap(), b"max_degree")
-        .unwrap();
     drop(db);
+    let raw_meta = |f: &dyn Fn(&rocksdb::DB, &rocksdb::ColumnFamily)| {
+        let raw = rocksdb::DB::open_cf(
+            &rocksdb::Options::default(),
+            dir.path().join("rocksdb"),
+            cairn_store::Space::ALL.map(|s| s.name()),
+        )
+        .unwrap();
+        f(&raw, raw.cf_handle("meta").unwrap());
+    };
+    raw_meta(&|raw, meta| raw.delete_cf(meta, b"max_degree").unwrap());
     let db = Cairn::open(dir.path()).unwrap();
     assert_eq!(db.graph().max_degree(), kept, "recomputed on open");
-    let raw = db.graph().raw_db();
-    assert!(raw
-        .get_cf(raw.cf_handle("meta").unwrap(), b"max_degree")
-        .unwrap()
-        .is_some());
+    drop(db);
+    raw_meta(&|raw, meta| assert!(raw.get_cf(meta, b"max_degree").unwrap().is_some()));
 }
 
 /// The store operations one beam-8, depth-3 EXPLORE needs when nothing is in memory (a cold

@@ -1,21 +1,20 @@
-//! Applying a staged import: resolve names and endpoints, plan the writes, build and ingest the
-//! SST files, commit the final batch. See `docs/FORMAT.md` ("Bulk import") for the rule that
-//! decides which key goes where.
+//! Applying a staged import: resolve names and endpoints, plan the writes, write the store's
+//! bulk parts (SST files on RocksDB) and make them part of the store, commit the final batch.
+//! See `docs/FORMAT.md` ("Bulk import") for the rule that decides what goes where; the store's
+//! bulk loader builds every key.
 
 use super::nodes::NodeList;
 use super::spill::{self, BucketWriter, Fixed, Written};
 use super::stage::{Block, EdgePart, NodePart, Spilled, StagedEdge, Staging, BLOCK, NO_LABEL};
 use super::{report, ImportError, ImportOptions, ImportSummary, LineError, Phase};
-use cairn_storage_format::records::{encode_u64, encode_vector};
 use cairn_storage_format::{
-    Degree, EdgeProps, EmbedderDef, ExternalKey, InEdgeKey, LabelId, NodeId, NodeKey, NodeRecord,
-    OutEdgeKey, PropKeyId, RelId, Value,
+    Degree, EdgeProps, EmbedderDef, LabelId, NodeId, NodeRecord, PropKeyId, RelId, Value,
 };
 use cairn_store::describe;
 use cairn_store::graph::Reader;
 use cairn_store::{
-    BulkLoad, Catalog, EngineError, Family, Graph, GraphRead, NewNodeIndex, SstFile, SstFiles,
-    SstSink,
+    BulkFiles, BulkLoad, BulkPart, Catalog, Direction, EngineError, Graph, GraphRead, NewNodeIndex,
+    VectorSink,
 };
 use hashbrown::{DefaultHashBuilder, HashMap, HashSet, HashTable};
 use std::hash::BuildHasher;
@@ -462,15 +461,9 @@ pub(super) fn apply(
         .filter(|&i| base_catalog.label_name(LabelId(nodes.label(i))).is_some())
         .collect();
     for chunk in candidates.chunks(4096) {
-        let keys: Vec<Vec<u8>> = chunk
+        let keys: Vec<(LabelId, &str)> = chunk
             .iter()
-            .map(|&i| {
-                ExternalKey {
-                    label: LabelId(nodes.label(i)),
-                    key: nodes.key(i).to_owned(),
-                }
-                .encode()
-            })
+            .map(|&i| (LabelId(nodes.label(i)), nodes.key(i)))
             .collect();
         for (&i, id) in chunk.iter().zip(bulk.node_ids(&keys)?) {
             ids[i] = id;
@@ -723,33 +716,17 @@ pub(super) fn apply(
     let has_files = !new_nodes.is_empty();
     let embedder = options.embedder.as_deref();
     let sst = EdgeFiles {
-        files: bulk.sst_files()?,
+        files: bulk.files(first_new..next)?,
         props: &props_table,
     };
-    let files = std::thread::scope(|s| -> Result<Vec<SstFile>, ImportError> {
-        let put_out = |w: &mut SstSink<'_>, e: &EdgeIn| {
-            let key = OutEdgeKey {
-                src: e.src,
-                rel: e.rel,
-                dst: e.dst,
-            };
-            w.put(key.encode(), sst.props.bytes(e))
-        };
-        let put_in = |w: &mut SstSink<'_>, e: &EdgeIn| {
-            let key = InEdgeKey {
-                dst: e.dst,
-                rel: e.rel,
-                src: e.src,
-            };
-            w.put(key.encode(), sst.props.bytes(e))
-        };
+    let files = std::thread::scope(|s| -> Result<Vec<BulkPart>, ImportError> {
         // The new nodes' index entries (each record decoded, its names normalised) and keys:
         // nothing else waits for them, so they are built and written beside the edges from the
         // start (they were a serial step before the edges, then the last file written).
-        let key_files = s.spawn(|| -> Result<Vec<SstFile>, ImportError> {
+        let key_files = s.spawn(|| -> Result<Vec<BulkPart>, ImportError> {
             // The keys first: their sort's 32 bytes a node are freed before the index entries
             // are built, and before the edges' buckets grow.
-            let mut files: Vec<SstFile> = write_node_keys(sst.files, &new_nodes, &nodes)?
+            let mut files: Vec<BulkPart> = write_node_keys(sst.files, &new_nodes, &nodes)?
                 .into_iter()
                 .collect();
             let index_parts = par_chunks(&new_nodes, |chunk| {
@@ -766,10 +743,10 @@ pub(super) fn apply(
             Ok(files)
         });
         let node_files = s.spawn(
-            || -> Result<(Vec<Option<SstFile>>, Embedded), ImportError> {
+            || -> Result<(Vec<Option<BulkPart>>, Embedded), ImportError> {
                 let records = write_node_records(sst.files, &new_nodes, &nodes)?;
                 let mut embedded = Embedded::default();
-                let vectors = sst.files.write_with(Family::Vector, 0, |w| {
+                let vectors = sst.files.vectors(|w| {
                     let new = (new_nodes.as_slice(), &nodes);
                     write_vectors(w, new, embedder, &catalog, options, &mut embedded)
                 })?;
@@ -795,10 +772,10 @@ pub(super) fn apply(
         // `in` file alone.
         let mut edge_files = Vec::new();
         let join = |edge_files: &mut Vec<std::thread::ScopedJoinHandle<'_, _>>,
-                    files: &mut Vec<SstFile>|
+                    files: &mut Vec<BulkPart>|
          -> Result<(), ImportError> {
             for f in edge_files.drain(..) {
-                let f: cairn_store::Result<Option<SstFile>> = f.join().map_err(|_| panicked())?;
+                let f: cairn_store::Result<Option<BulkPart>> = f.join().map_err(|_| panicked())?;
                 files.extend(f?);
             }
             Ok(())
@@ -809,7 +786,7 @@ pub(super) fn apply(
         // a bucket: ~300 MiB at 5M nodes, near Kuzu's at 1M, for no gain measured above the
         // noise.)
         let finish_previous =
-            |edge_files: &mut Vec<_>, files: &mut Vec<SstFile>| -> Result<(), ImportError> {
+            |edge_files: &mut Vec<_>, files: &mut Vec<BulkPart>| -> Result<(), ImportError> {
                 match plan.spills() {
                     true => join(edge_files, files),
                     false => Ok(()),
@@ -868,7 +845,7 @@ pub(super) fn apply(
                 out_part += 1;
                 edge_files.push(s.spawn(move || {
                     let part = edges.get(range).unwrap_or_default();
-                    sst.files.write(Family::Out, i, part, put_out)
+                    sst.files.edges(Direction::Out, i, part, |e| sst.edge(e))
                 }));
             }
             for e in parts.iter().flat_map(|p| p.iter()) {
@@ -891,11 +868,7 @@ pub(super) fn apply(
                     bump(e.src, Degree { out: 1, inc: 0 });
                     bump(e.dst, Degree { out: 0, inc: 1 });
                 }
-                let key = OutEdgeKey {
-                    src: e.src,
-                    rel: e.rel,
-                    dst: e.dst,
-                };
+                let key = (e.src, e.rel, e.dst);
                 bulk.put_edge(key, props_table.bytes(e), !src_new, !dst_new)?;
                 if dst_new {
                     in_edges.push(*e, e.dst.0)?;
@@ -929,7 +902,7 @@ pub(super) fn apply(
                 in_part += 1;
                 edge_files.push(s.spawn(move || {
                     let part = edges.get(range).unwrap_or_default();
-                    sst.files.write(Family::In, i, part, put_in)
+                    sst.files.edges(Direction::In, i, part, |e| sst.edge(e))
                 }));
             }
         }
@@ -937,7 +910,7 @@ pub(super) fn apply(
         let mut old_degree: Vec<(NodeId, Degree)> = old_degree.into_iter().collect();
         old_degree.sort_by_key(|(id, _)| *id);
         for (id, d) in old_degree {
-            bulk.merge(Family::Degree, NodeKey(id).encode(), d.encode())?;
+            bulk.add_degree(id, d)?;
         }
         let degrees: Vec<(NodeId, Degree)> = new_degree
             .iter()
@@ -945,9 +918,7 @@ pub(super) fn apply(
             .filter(|(_, d)| **d != Degree::default())
             .map(|(i, d)| (NodeId(first_new + i as u64), *d))
             .collect();
-        let degree_file = sst.files.write(Family::Degree, 0, &degrees, |w, (id, d)| {
-            w.put(NodeKey(*id).encode(), d.encode())
-        });
+        let degree_file = sst.files.degrees(&degrees, |&(id, d)| (id, d));
 
         let (node_files, embedded) = node_files.join().map_err(|_| panicked())??;
         files.extend(node_files.into_iter().flatten());
@@ -964,7 +935,7 @@ pub(super) fn apply(
     cairn_store::failpoint!("import.files_written");
     if has_files {
         report(options, Phase::Commit, 0, None);
-        bulk.ingest(files, first_new..next)?;
+        bulk.ingest(files)?;
         step.done("SST files ingested");
         #[cfg(feature = "test-hooks")]
         test_hook_pause();
@@ -1283,35 +1254,30 @@ fn par_chunks<T: Sync, R: Send>(items: &[T], f: impl Fn(&[T]) -> R + Sync) -> Ve
 /// Writes the records of the new nodes (in ascending id order) to the node column family's SST
 /// file: the bytes the node list holds are the values.
 fn write_node_records(
-    files: SstFiles<'_>,
+    files: BulkFiles<'_>,
     new_nodes: &[(NodeId, u32)],
     nodes: &NodeList,
-) -> Result<Option<SstFile>, EngineError> {
-    files.write(Family::Node, 0, new_nodes, |w, &(id, i)| {
-        w.put(NodeKey(id).encode(), nodes.record_bytes(i as usize))
-    })
+) -> Result<Option<BulkPart>, EngineError> {
+    files.node_records(new_nodes, |&(id, i)| (id, nodes.record_bytes(i as usize)))
 }
 
-/// Writes the `node_key` entries of new nodes to their SST file, sorted: (label, key) order is
-/// the encoded keys' byte order (label big-endian, then the key's bytes), so no key is encoded
-/// to be sorted. Each entry to sort holds the key's first 8 bytes: most comparisons end there,
+/// Writes the `node_key` entries of new nodes to their part, sorted: (label, key) order is the
+/// encoded keys' byte order (label big-endian, then the key's bytes), so no key is encoded to
+/// be sorted. Each entry to sort holds the key's first 8 bytes: most comparisons end there,
 /// without reading the key from the node list (a cache miss each; the sort of 5M `&str` keys
 /// took 2.6 s) — and it is 16 bytes an entry rather than 32.
 fn write_node_keys(
-    files: SstFiles<'_>,
+    files: BulkFiles<'_>,
     new_nodes: &[(NodeId, u32)],
     nodes: &NodeList,
-) -> cairn_store::Result<Option<SstFile>> {
-    let key = |n: u32| {
-        let i = new_nodes.get(n as usize).map_or(u32::MAX, |&(_, i)| i);
-        nodes.key(i as usize)
-    };
+) -> cairn_store::Result<Option<BulkPart>> {
     let keys = node_key_order(new_nodes, nodes);
-    let mut buf = Vec::new();
-    files.write(Family::NodeKey, 0, &keys, |w, &(label, _, n)| {
-        let id = new_nodes.get(n as usize).map_or(NodeId(0), |&(id, _)| id);
-        ExternalKey::encode_into(LabelId(label), key(n), &mut buf);
-        w.put(&buf, encode_u64(id.0))
+    files.node_keys(&keys, |&(label, _, n)| {
+        let (id, i) = new_nodes
+            .get(n as usize)
+            .copied()
+            .unwrap_or((NodeId(0), u32::MAX));
+        (LabelId(label), nodes.key(i as usize), id)
     })
 }
 
@@ -1360,7 +1326,7 @@ const EMBED_BATCH: usize = 256;
 /// group of batches at a time and written at once. Only one group's vectors are ever held
 /// (holding all of them took 7.7 GB for 5M nodes at 384 dimensions).
 fn write_vectors(
-    sink: &mut SstSink<'_>,
+    sink: &mut VectorSink<'_>,
     (new_nodes, nodes): (&[(NodeId, u32)], &NodeList),
     embedder: Option<&dyn cairn_embed::Embedder>,
     catalog: &Catalog,
@@ -1408,7 +1374,7 @@ fn write_vectors(
                 None => computed.next(),
             };
             if let Some(v) = supplied(i).or(computed.as_deref()) {
-                sink.put(NodeKey(id).encode(), encode_vector(v))?;
+                sink.put(id, v)?;
             }
         }
     }
@@ -1527,11 +1493,20 @@ fn merge_props(into: &mut Vec<(PropKeyId, Value)>, from: Vec<(PropKeyId, Value)>
     }
 }
 
-/// The store's SST writer with the import's edge property bytes, shared by the writer threads.
+/// The store's bulk part writer with the import's edge property bytes, shared by the writer
+/// threads.
 #[derive(Clone, Copy)]
 struct EdgeFiles<'a> {
-    files: SstFiles<'a>,
+    files: BulkFiles<'a>,
     props: &'a PropsTable,
+}
+
+impl<'a> EdgeFiles<'a> {
+    /// Edge `e` as the store's bulk writer takes it: (source, relation, destination, encoded
+    /// properties).
+    fn edge(&self, e: &EdgeIn) -> (NodeId, RelId, NodeId, &'a [u8]) {
+        (e.src, e.rel, e.dst, self.props.bytes(e))
+    }
 }
 
 /// Splits the positions `range` of sorted edges into consecutive parts, one per core, none under

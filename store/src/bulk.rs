@@ -1,28 +1,30 @@
-//! The bulk loader: the store's half of an import, so that the import crate plans *what* to write
-//! and this module owns *how* it reaches RocksDB — SST files built with each column family's
-//! options, their ingestion under the import marker (`marker.rs`), and the commit (see docs/FORMAT.md, "Bulk
-//! import", for which key goes where and why an interrupted import rolls back).
+//! The bulk loader: the store's half of an import, so that the import crate plans *what* to
+//! write and this module owns *how* it reaches the store — which keys and keyspaces hold it
+//! (the import builds no key), parts written through the storage boundary's bulk path
+//! ([`crate::storage::Storage::bulk_write`]: SST files on RocksDB), made part of the store under
+//! the import marker (`marker.rs`), and the commit (see docs/FORMAT.md, "Bulk import", for
+//! which key goes where and why an interrupted import rolls back).
 //!
 //! A [`BulkLoad`] holds the single writer's lock from [`Graph::bulk_load`] until
 //! [`BulkLoad::commit`] or drop, like a [`crate::Writer`]: the new node ids it hands out stay
 //! free of concurrent writes.
 
 use crate::catalog::Catalog;
-use crate::cf;
 use crate::changes::ChangeSet;
 use crate::commit::{self, Commit};
 use crate::error::{EngineError, Result};
 use crate::failpoint;
-use crate::files::{BULK_DIR, SPILL_DIR};
-use crate::graph::Graph;
+use crate::graph::{Direction, Graph};
 use crate::lock::WriterLock;
 use crate::marker;
 use crate::max_degree::{self, DegreeGrowth};
-use crate::settle;
 use crate::stats;
-use cairn_storage_format::records::{decode_u64, encode_vector};
-use cairn_storage_format::{Degree, NodeId, NodeKey, NodeRecord, OutEdgeKey};
-use rocksdb::{IngestExternalFileOptions, SstFileWriter, WriteBatch};
+use crate::storage::rocks::SPILL_DIR;
+use crate::storage::{Batch, BulkPart, BulkSink, Space};
+use cairn_storage_format::records::{encode_u64, encode_vector};
+use cairn_storage_format::{
+    Degree, ExternalKey, InEdgeKey, LabelId, NodeId, NodeKey, NodeRecord, OutEdgeKey, RelId,
+};
 use std::ops::Range;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -51,96 +53,141 @@ impl Drop for SpillDir {
     }
 }
 
-/// The column families a bulk load writes (the catalog and counters in `meta` are the commit's).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Family {
-    /// Node records by id.
-    Node,
-    /// (label, key) → id.
-    NodeKey,
-    /// (normalised name, id) → label: the name index.
-    Name,
-    /// Property index entries.
-    Prop,
-    /// Node vectors by id.
-    Vector,
-    /// Out-edges by source.
-    Out,
-    /// In-edges by destination.
-    In,
-    /// Degree counters by node (merge operator adds).
-    Degree,
-}
-
-impl Family {
-    fn cf(self) -> &'static str {
-        match self {
-            Family::Node => cf::NODE,
-            Family::NodeKey => cf::NODE_KEY,
-            Family::Name => cf::NAME,
-            Family::Prop => cf::PROP,
-            Family::Vector => cf::VECTOR,
-            Family::Out => cf::OUT,
-            Family::In => cf::IN,
-            Family::Degree => cf::DEGREE,
-        }
-    }
-}
-
-/// An SST file written by [`SstFiles::write`], to be ingested by [`BulkLoad::ingest`].
-#[derive(Debug)]
-pub struct SstFile {
-    family: Family,
-    path: PathBuf,
-}
-
-/// One SST file being written: keys must come in ascending order.
-pub struct SstSink<'a> {
-    writer: SstFileWriter<'a>,
-    keys: u64,
-}
-
-impl std::fmt::Debug for SstSink<'_> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("SstSink").finish_non_exhaustive()
-    }
-}
-
-impl SstSink<'_> {
-    /// Appends one key; keys must be strictly ascending.
-    pub fn put(&mut self, key: impl AsRef<[u8]>, value: impl AsRef<[u8]>) -> Result<()> {
-        self.writer.put(key, value)?;
-        self.keys += 1;
-        Ok(())
-    }
-}
-
-/// Writes SST files for a bulk load; `Copy` and `Sync` so each file can be built on its own thread.
+/// Writes the parts of a bulk load: the keys of the new nodes, each method one keyspace, the
+/// keys built here from what the caller gives. `Copy` and `Sync`, so that each part can be
+/// written on its own thread. Every method takes items in the order of the keys it writes (it
+/// says which) and returns `None` when there were none.
 #[derive(Clone, Copy, Debug)]
-pub struct SstFiles<'g> {
+pub struct BulkFiles<'g> {
     graph: &'g Graph,
 }
 
-impl SstFiles<'_> {
-    /// Writes `items`, whose keys `put` must give in order, to file `part` of `family`;
-    /// `None` when there are no items.
-    pub fn write<T>(
+/// Writes a new node's vector while the part is being written (see [`BulkFiles::vectors`]).
+pub struct VectorSink<'a> {
+    sink: &'a mut dyn BulkSink,
+}
+
+impl std::fmt::Debug for VectorSink<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("VectorSink").finish_non_exhaustive()
+    }
+}
+
+impl VectorSink<'_> {
+    /// Appends node `id`'s vector; ids must be strictly ascending.
+    pub fn put(&mut self, id: NodeId, vector: &[f32]) -> Result<()> {
+        self.sink.put(&NodeKey(id).encode(), &encode_vector(vector))
+    }
+}
+
+impl BulkFiles<'_> {
+    /// Writes part `part` of `space` with the keys `fill` puts, in order, as it computes them:
+    /// nothing needs to be held to be written. An error of `fill` is returned as it is.
+    fn write<E: From<EngineError>>(
         &self,
-        family: Family,
+        space: Space,
         part: usize,
-        items: &[T],
-        mut put: impl FnMut(&mut SstSink<'_>, &T) -> Result<()>,
-    ) -> Result<Option<SstFile>> {
-        if items.is_empty() {
-            return Ok(None);
+        fill: impl FnOnce(&mut dyn BulkSink) -> std::result::Result<(), E>,
+    ) -> std::result::Result<Option<BulkPart>, E> {
+        let mut fill = Some(fill);
+        let mut failed: Option<E> = None;
+        let written = self.graph.storage.bulk_write(space, part, &mut |sink| {
+            let Some(fill) = fill.take() else {
+                return Ok(());
+            };
+            fill(sink).map_err(|e| {
+                failed = Some(e);
+                EngineError::Invalid("the bulk part was abandoned".into())
+            })
+        });
+        match (written, failed) {
+            (_, Some(e)) => Err(e),
+            (Ok(part), None) => Ok(part),
+            (Err(e), None) => Err(e.into()),
         }
-        self.write_with(family, part, |sink| {
-            items.iter().try_for_each(|item| put(sink, item))
+    }
+
+    /// The records of new nodes, given as (id, encoded record), in ascending id order.
+    pub fn node_records<'v, T>(
+        &self,
+        items: &'v [T],
+        record: impl Fn(&'v T) -> (NodeId, &'v [u8]),
+    ) -> Result<Option<BulkPart>> {
+        self.write(Space::Node, 0, |sink| {
+            items.iter().try_for_each(|item| {
+                let (id, bytes) = record(item);
+                sink.put(&NodeKey(id).encode(), bytes)
+            })
         })
     }
 
+    /// The (label, external key) → id entries of new nodes, in (label, key bytes) order.
+    pub fn node_keys<'v, T>(
+        &self,
+        items: &'v [T],
+        key: impl Fn(&'v T) -> (LabelId, &'v str, NodeId),
+    ) -> Result<Option<BulkPart>> {
+        let mut buf = Vec::new();
+        self.write(Space::NodeKey, 0, |sink| {
+            items.iter().try_for_each(|item| {
+                let (label, external, id) = key(item);
+                ExternalKey::encode_into(label, external, &mut buf);
+                sink.put(&buf, &encode_u64(id.0))
+            })
+        })
+    }
+
+    /// Part `part` of the edges whose leading node is new, in one direction, each given as
+    /// (source, relation, destination, encoded properties): for [`Direction::Out`] in
+    /// (source, relation, destination) order, for [`Direction::In`] in (destination, relation,
+    /// source) order.
+    pub fn edges<'v, T>(
+        &self,
+        direction: Direction,
+        part: usize,
+        items: &'v [T],
+        edge: impl Fn(&'v T) -> (NodeId, RelId, NodeId, &'v [u8]),
+    ) -> Result<Option<BulkPart>> {
+        let space = match direction {
+            Direction::In => Space::In,
+            _ => Space::Out,
+        };
+        self.write(space, part, |sink| {
+            items.iter().try_for_each(|item| {
+                let (src, rel, dst, props) = edge(item);
+                let key = OutEdgeKey { src, rel, dst };
+                match direction {
+                    Direction::In => sink.put(&key.reversed().encode(), props),
+                    _ => sink.put(&key.encode(), props),
+                }
+            })
+        })
+    }
+
+    /// The degrees of new nodes, in ascending id order.
+    pub fn degrees<T>(
+        &self,
+        items: &[T],
+        degree: impl Fn(&T) -> (NodeId, Degree),
+    ) -> Result<Option<BulkPart>> {
+        self.write(Space::Degree, 0, |sink| {
+            items.iter().try_for_each(|item| {
+                let (id, d) = degree(item);
+                sink.put(&NodeKey(id).encode(), &d.encode())
+            })
+        })
+    }
+
+    /// The vectors of new nodes, put by `fill` in ascending id order as it computes them.
+    pub fn vectors<E: From<EngineError>>(
+        &self,
+        fill: impl FnOnce(&mut VectorSink<'_>) -> std::result::Result<(), E>,
+    ) -> std::result::Result<Option<BulkPart>, E> {
+        self.write(Space::Vector, 0, |sink| fill(&mut VectorSink { sink }))
+    }
+
     /// Writes the index entries of new nodes, gathered in `parts` (in any order), sorted into
-    /// property-index and name-index files. Files rather than the final batch: a million name
+    /// property-index and name-index parts. Parts rather than the final batch: a million name
     /// entries inserted into the memtable, then flushed, made the final commit a fifth of a 1M
     /// import's time.
     ///
@@ -148,16 +195,16 @@ impl SstFiles<'_> {
     /// own threads first) and the parts are merged as the files are written: one sort of all
     /// entries compared keys scattered over every part's buffer, a cache miss per comparison
     /// (17 s of a 5M-node import's write phase, on its critical path). Large indexes are
-    /// written as one file per core over consecutive key ranges: one thread writing a 5M-node
+    /// written as one part per core over consecutive key ranges: one thread writing a 5M-node
     /// import's name file (3.4 s) was the last thing the `in` edges waited for.
-    pub fn write_index(&self, parts: &mut [NewNodeIndex]) -> Result<Vec<SstFile>> {
+    pub fn write_index(&self, parts: &mut [NewNodeIndex]) -> Result<Vec<BulkPart>> {
         for part in parts.iter_mut() {
             part.sort();
         }
         let parts: &[NewNodeIndex] = parts;
         let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
         let mut files = Vec::new();
-        for (family, is_name) in [(Family::Prop, false), (Family::Name, true)] {
+        for (space, is_name) in [(Space::Prop, false), (Space::Name, true)] {
             let len = |p: &NewNodeIndex| if is_name { p.name.len() } else { p.prop.len() };
             let total: usize = parts.iter().map(len).sum();
             if total == 0 {
@@ -194,11 +241,11 @@ impl SstFiles<'_> {
                         .collect()
                 })
                 .collect();
-            let written: Vec<Result<Option<SstFile>>> = std::thread::scope(|s| {
+            let written: Vec<Result<Option<BulkPart>>> = std::thread::scope(|s| {
                 let handles: Vec<_> = (ranges.iter().enumerate())
                     .map(|(k, ranges)| {
                         s.spawn(move || {
-                            self.write_with(family, k, |w| merge_index(w, parts, is_name, ranges))
+                            self.write(space, k, |w| merge_index(w, parts, is_name, ranges))
                         })
                     })
                     .collect();
@@ -217,58 +264,21 @@ impl SstFiles<'_> {
         }
         Ok(files)
     }
-
-    /// Writes file `part` of `family` with the keys `fill` puts, in order, as it computes them
-    /// (vectors as they are embedded, edges as a merge yields them): nothing needs to be held
-    /// to be written. `None` when `fill` puts no key.
-    pub fn write_with<E: From<EngineError>>(
-        &self,
-        family: Family,
-        part: usize,
-        fill: impl FnOnce(&mut SstSink<'_>) -> std::result::Result<(), E>,
-    ) -> std::result::Result<Option<SstFile>, E> {
-        crate::space::ensure(&self.graph.path, 0)?;
-        let started = std::time::Instant::now();
-        let cf_name = family.cf();
-        let opts = cf::options(cf_name, &self.graph.block_cache);
-        let mut sink = SstSink {
-            writer: SstFileWriter::create(&opts),
-            keys: 0,
-        };
-        let path = self
-            .graph
-            .path
-            .join(BULK_DIR)
-            .join(format!("{cf_name}-{part}.sst"));
-        sink.writer.open(&path).map_err(EngineError::from)?;
-        failpoint!("bulk.sst.opened");
-        fill(&mut sink)?;
-        if sink.keys == 0 {
-            // RocksDB refuses to finish an empty file.
-            drop(sink);
-            let _ = std::fs::remove_file(&path);
-            return Ok(None);
-        }
-        failpoint!("bulk.sst.before_finish");
-        sink.writer.finish().map_err(EngineError::from)?;
-        failpoint!("bulk.sst.finished");
-        let ms = started.elapsed().as_secs_f64() * 1e3;
-        tracing::debug!(
-            "import: {cf_name} file of {} keys written in {ms:.0} ms",
-            sink.keys
-        );
-        Ok(Some(SstFile { family, path }))
-    }
 }
 
-/// A bulk load in progress: the writer lock, the batch of keys that do not go to files, whether
-/// files were ingested (which makes the commit durable and its rollback necessary), and what the
-/// batch changed of the existing graph (its change set).
+/// A bulk load in progress: the writer lock, the batch of keys that do not go to the parts,
+/// whether the import marker is set (which makes the commit durable and its rollback
+/// necessary), and what the batch changed of the existing graph (its change set).
 pub struct BulkLoad<'g> {
     graph: &'g Graph,
     state: WriterLock<'g>,
-    batch: WriteBatch,
-    ingested: bool,
+    batch: Batch,
+    /// The import marker is set: parts may be in the store.
+    marked: bool,
+    /// [`BulkLoad::files`] prepared the storage's bulk path (which `Drop` then tidies).
+    began: bool,
+    /// The new ids the parts hold (set by [`BulkLoad::files`]).
+    new_ids: Range<u64>,
     first_new: u64,
     changes: ChangeSet,
     /// Degree merges of existing nodes, for the largest-degree statistic.
@@ -280,7 +290,7 @@ impl std::fmt::Debug for BulkLoad<'_> {
         f.debug_struct("BulkLoad")
             .field("next_node_id", &self.state.next_node_id)
             .field("batch_ops", &self.batch.len())
-            .field("ingested", &self.ingested)
+            .field("marked", &self.marked)
             .finish()
     }
 }
@@ -310,9 +320,11 @@ impl Graph {
         Ok(BulkLoad {
             graph: self,
             first_new: state.next_node_id,
+            new_ids: state.next_node_id..state.next_node_id,
             state,
-            batch: WriteBatch::default(),
-            ingested: false,
+            batch: Batch::default(),
+            marked: false,
+            began: false,
             changes: ChangeSet::default(),
             growth: DegreeGrowth::default(),
         })
@@ -325,51 +337,16 @@ impl<'g> BulkLoad<'g> {
         self.state.next_node_id
     }
 
-    /// Ids of existing nodes by encoded `ExternalKey` (label, key), in one batched lookup.
-    pub fn node_ids(&self, keys: &[Vec<u8>]) -> Result<Vec<Option<NodeId>>> {
-        let node_key_cf = self.graph.cf(cf::NODE_KEY)?;
-        self.graph
-            .db
-            .batched_multi_get_cf(node_key_cf, keys, false)
-            .into_iter()
-            .map(|value| {
-                value?
-                    .map(|bytes| {
-                        decode_u64(&bytes)
-                            .map(NodeId)
-                            .map_err(EngineError::corrupt("node key index"))
-                    })
-                    .transpose()
-            })
-            .collect()
+    /// Ids of existing nodes by (label, external key), in one batched lookup.
+    pub fn node_ids(&self, keys: &[(LabelId, &str)]) -> Result<Vec<Option<NodeId>>> {
+        self.graph.reader().node_ids(keys)
     }
 
-    /// Adds a put to the final batch (changes to existing keys: degree values, records).
-    pub fn put(
-        &mut self,
-        family: Family,
-        key: impl AsRef<[u8]>,
-        value: impl AsRef<[u8]>,
-    ) -> Result<()> {
-        let handle = self.graph.cf(family.cf())?;
-        self.batch.put_cf(handle, key, value);
-        Ok(())
-    }
-
-    /// Adds a merge (degree increments) to the final batch.
-    pub fn merge(
-        &mut self,
-        family: Family,
-        key: impl AsRef<[u8]>,
-        value: impl AsRef<[u8]>,
-    ) -> Result<()> {
-        if family == Family::Degree {
-            let delta = Degree::decode(value.as_ref()).map_err(EngineError::corrupt("degree"))?;
-            let id = NodeKey::decode(key.as_ref()).map_err(EngineError::corrupt("degree key"))?;
-            self.growth.add(id.0, stats::total(delta));
-        }
-        let handle = self.graph.cf(family.cf())?;
-        self.batch.merge_cf(handle, key, value);
+    /// Adds `delta` to existing node `id`'s degree in the final batch.
+    pub fn add_degree(&mut self, id: NodeId, delta: Degree) -> Result<()> {
+        self.growth.add(id, stats::total(delta));
+        self.batch
+            .merge(Space::Degree, NodeKey(id).encode(), delta.encode());
         Ok(())
     }
 
@@ -382,16 +359,9 @@ impl<'g> BulkLoad<'g> {
         old: &NodeRecord,
         new: &NodeRecord,
     ) -> Result<()> {
-        commit::index_upkeep(
-            self.graph,
-            &mut self.batch,
-            catalog,
-            id,
-            Some(old),
-            Some(new),
-        )?;
+        commit::index_upkeep(&mut self.batch, catalog, id, Some(old), Some(new))?;
         let value = new.encode().map_err(EngineError::encode("node record"))?;
-        self.put(Family::Node, NodeKey(id).encode(), value)?;
+        self.batch.put(Space::Node, NodeKey(id).encode(), value);
         self.changes.nodes_upserted.push(id);
         if commit::props_differ(Some(old), Some(new)) {
             self.changes.props_touched.push(id);
@@ -401,93 +371,86 @@ impl<'g> BulkLoad<'g> {
 
     /// Writes the vector of existing node `id` in the final batch.
     pub fn put_vector(&mut self, id: NodeId, vector: &[f32]) -> Result<()> {
-        self.put(Family::Vector, NodeKey(id).encode(), encode_vector(vector))?;
+        self.batch
+            .put(Space::Vector, NodeKey(id).encode(), encode_vector(vector));
         self.changes.vectors_touched.push(id);
         Ok(())
     }
 
     /// Deletes the vector of existing node `id` in the final batch.
     pub fn drop_vector(&mut self, id: NodeId) -> Result<()> {
-        let handle = self.graph.cf(cf::VECTOR)?;
-        self.batch.delete_cf(handle, NodeKey(id).encode());
+        self.batch.delete(Space::Vector, NodeKey(id).encode());
         self.changes.vectors_touched.push(id);
         Ok(())
     }
 
-    /// Writes edge `key` with encoded properties `props` in the final batch: its `out` key when
-    /// the source existed before the load, its `in` key when the destination did (the others go
-    /// to files). An edge between two existing nodes is listed in the change set.
+    /// Writes edge `src -[rel]-> dst` with encoded properties `props` in the final batch: its
+    /// `out` key when the source existed before the load, its `in` key when the destination
+    /// did (the others go to parts, [`BulkFiles::edges`]). An edge between two existing nodes
+    /// is listed in the change set.
     pub fn put_edge(
         &mut self,
-        key: OutEdgeKey,
+        (src, rel, dst): (NodeId, RelId, NodeId),
         props: &[u8],
         src_existed: bool,
         dst_existed: bool,
     ) -> Result<()> {
+        let key = OutEdgeKey { src, rel, dst };
         if src_existed {
-            self.put(Family::Out, key.encode(), props)?;
+            self.batch.put(Space::Out, key.encode(), props);
         }
         if dst_existed {
-            self.put(Family::In, key.reversed().encode(), props)?;
+            let in_key: InEdgeKey = key.reversed();
+            self.batch.put(Space::In, in_key.encode(), props);
         }
         if src_existed && dst_existed {
-            self.changes.edges_added.push((key.src, key.rel, key.dst));
+            self.changes.edges_added.push((src, rel, dst));
         }
         Ok(())
     }
 
-    /// Empties the SST directory and returns the writer of its files.
-    pub fn sst_files(&self) -> Result<SstFiles<'g>> {
-        // Before the directory is emptied: it may hold the writer's files of an import.
+    /// Prepares the parts of the new nodes `new_ids` and returns their writer. On a store whose
+    /// parts are written in place, the import marker goes first and durably (see
+    /// [`BulkLoad::ingest`]).
+    pub fn files(&mut self, new_ids: Range<u64>) -> Result<BulkFiles<'g>> {
+        // Before the storage is touched: it may hold the writer's parts of an import.
         self.graph.ensure_writable()?;
-        let dir = self.graph.path.join(BULK_DIR);
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).map_err(|source| EngineError::Io {
-            path: dir.clone(),
-            source,
-        })?;
+        self.graph.storage.bulk_begin()?;
+        self.began = true;
         failpoint!("bulk.sst_dir.created");
-        Ok(SstFiles { graph: self.graph })
+        self.new_ids = new_ids;
+        if self.graph.storage.bulk_in_place() && !self.new_ids.is_empty() {
+            self.mark()?;
+        }
+        Ok(BulkFiles { graph: self.graph })
     }
 
-    /// Ingests `files`, which hold keys of the new ids `new_ids` only. The import marker goes
-    /// first and durably: if the process dies from here until [`BulkLoad::commit`],
-    /// [`Graph::open`] removes every key of `new_ids` from the ingested column families.
-    pub fn ingest(&mut self, files: Vec<SstFile>, new_ids: Range<u64>) -> Result<()> {
-        self.graph.ensure_writable()?;
-        marker::set(&self.graph.db, &new_ids)?;
-        self.ingested = true;
-        // From the first file in, this process's own reads hide the new ids as a read-only
-        // view's do: the files hold their `node_key` and index entries too.
+    /// Sets the import marker for the new ids, durably: if the process dies from here until
+    /// [`BulkLoad::commit`], [`Graph::open`] removes every key of those ids. From here on,
+    /// this process's own reads hide them as a read-only view's do.
+    fn mark(&mut self) -> Result<()> {
+        marker::set(&*self.graph.storage, &self.new_ids)?;
+        self.marked = true;
         self.graph
             .importing_from
-            .store(new_ids.start, std::sync::atomic::Ordering::SeqCst);
-        let mut ingest = IngestExternalFileOptions::default();
-        ingest.set_move_files(true);
-        // One call per column family, with all its files (their key ranges do not overlap).
-        let mut by_cf: Vec<(Family, Vec<PathBuf>)> = Vec::new();
-        for file in files {
-            match by_cf.iter_mut().find(|(f, _)| *f == file.family) {
-                Some((_, paths)) => paths.push(file.path),
-                None => by_cf.push((file.family, vec![file.path])),
-            }
-        }
-        for (family, paths) in by_cf {
-            failpoint!("bulk.ingest.before_family");
-            self.graph.db.ingest_external_file_cf_opts(
-                self.graph.cf(family.cf())?,
-                &ingest,
-                paths,
-            )?;
-            failpoint!("bulk.ingest.after_family");
-        }
+            .store(self.new_ids.start, std::sync::atomic::Ordering::SeqCst);
         Ok(())
+    }
+
+    /// Makes `parts`, which hold keys of the new ids given to [`BulkLoad::files`] only, part of
+    /// the store, the import marker first (unless [`BulkLoad::files`] set it).
+    pub fn ingest(&mut self, parts: Vec<BulkPart>) -> Result<()> {
+        self.graph.ensure_writable()?;
+        if !self.marked {
+            self.mark()?;
+        }
+        self.graph.storage.bulk_ingest(parts)
     }
 
     /// Commits the final batch with `catalog` and the next node id `next_node_id` (and the
-    /// removal of the import marker) through the one commit protocol (synced if files were
-    /// ingested: the marker's removal must not be lost after the files are in). The change set
-    /// names the new ids as `imported`.
+    /// removal of the import marker) through the one commit protocol (synced if the marker
+    /// was set: its removal must not be lost after the parts are in). The change set names
+    /// the new ids as `imported`.
     pub fn commit(mut self, catalog: Catalog, next_node_id: u64) -> Result<Option<Arc<ChangeSet>>> {
         let mut changes = std::mem::take(&mut self.changes);
         changes.imported = (next_node_id > self.first_new).then_some(self.first_new..next_node_id);
@@ -502,28 +465,30 @@ impl<'g> BulkLoad<'g> {
             batch: std::mem::take(&mut self.batch),
             catalog: catalog_changed.then_some(catalog),
             next_node_id,
-            sync: self.graph.options.sync_writes || self.ingested,
-            clear_marker: self.ingested,
+            sync: self.graph.options.sync_writes || self.marked,
+            clear_marker: self.marked,
             changes,
             growth,
         };
         failpoint!("bulk.commit.before");
         let changes = commit::commit(self.graph, &mut self.state, c)?;
         // Committed: nothing for `Drop` to roll back, and nothing left to hide.
-        let ingested = std::mem::replace(&mut self.ingested, false);
+        let marked = std::mem::replace(&mut self.marked, false);
         self.graph
             .importing_from
             .store(u64::MAX, std::sync::atomic::Ordering::SeqCst);
         failpoint!("bulk.commit.after");
-        let _ = std::fs::remove_dir_all(self.graph.path.join(BULK_DIR));
-        if ingested {
+        if std::mem::take(&mut self.began) {
+            self.graph.storage.bulk_end();
+        }
+        if marked {
             // The batch put entries into the memtables (degrees, updates of existing nodes, the
             // marker's removal); flushing them now (on a quiet database) spares a read-only
             // open, which replays the log each time, from inserting them again (measured:
             // 2.3-5.8 s added to one-shot queries on a 1M import, when the new nodes' keys and
             // names were in the batch too).
             failpoint!("bulk.flush.before");
-            settle::flush_for_readers(&self.graph.db)?;
+            self.graph.storage.settle()?;
             failpoint!("bulk.flush.after");
         }
         Ok(changes)
@@ -531,7 +496,7 @@ impl<'g> BulkLoad<'g> {
 }
 
 /// Index entries (property index and name index) of new nodes, gathered on any thread and
-/// written in key order by [`SstFiles::write_index`]. The keys share one buffer: a million
+/// written in key order by [`BulkFiles::write_index`]. The keys share one buffer: a million
 /// nodes' entries are a few allocations, not a million.
 #[derive(Debug, Default)]
 pub struct NewNodeIndex {
@@ -588,7 +553,7 @@ impl NewNodeIndex {
         })
     }
 
-    /// Puts the entries in key order, as [`SstFiles::write_index`] needs them; a part sorted
+    /// Puts the entries in key order, as [`BulkFiles::write_index`] needs them; a part sorted
     /// on the thread that built it leaves less to do there. The zero-padded prefix never orders
     /// two keys against their byte order (a shorter key pads to at most the longer one's
     /// prefix), so ties alone need the whole keys.
@@ -626,7 +591,7 @@ const INDEX_SPLIT_MIN: usize = 1 << 18;
 /// entry of each part, smallest key first (keys are unique: they end in the node id); the
 /// inline prefix decides most comparisons.
 fn merge_index(
-    w: &mut SstSink<'_>,
+    w: &mut dyn BulkSink,
     parts: &[NewNodeIndex],
     is_name: bool,
     ranges: &[Range<usize>],
@@ -667,15 +632,18 @@ fn key_of<'b>(bytes: &'b [u8], e: &IndexEntry) -> &'b [u8] {
 }
 
 impl Drop for BulkLoad<'_> {
-    /// A load that ingested files and did not commit (an error after the ingest) is rolled back
-    /// at once, as the next open would do: its ids are handed out again by the next writer, and
-    /// must not meet the files' keys. If the rollback fails too, the marker stays, the ids stay
-    /// hidden, and the next open retries it.
+    /// A load that set its marker and did not commit (an error after the ingest) is rolled
+    /// back at once, as the next open would do: its ids are handed out again by the next
+    /// writer, and must not meet the parts' keys. If the rollback fails too, the marker stays,
+    /// the ids stay hidden, and the next open retries it.
     fn drop(&mut self) {
-        if !self.ingested {
+        if std::mem::take(&mut self.began) {
+            self.graph.storage.bulk_end();
+        }
+        if !self.marked {
             return;
         }
-        match marker::roll_back(&self.graph.db) {
+        match marker::roll_back(&*self.graph.storage) {
             Ok(()) => self
                 .graph
                 .importing_from

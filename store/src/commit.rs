@@ -5,7 +5,6 @@
 //! share, so that an index entry is written by one function whichever path changed the node.
 
 use crate::catalog::Catalog;
-use crate::cf;
 use crate::changes::ChangeSet;
 use crate::describe;
 use crate::error::{EngineError, Result};
@@ -13,9 +12,9 @@ use crate::failpoint;
 use crate::graph::Graph;
 use crate::lock::WriterState;
 use crate::max_degree::DegreeGrowth;
+use crate::storage::{Batch, Space};
 use cairn_storage_format::records::encode_u64;
 use cairn_storage_format::{IndexDef, MetaKey, NameKey, NodeId, NodeRecord, PropIndexKey, Value};
-use rocksdb::{WriteBatch, WriteOptions};
 use std::sync::atomic::Ordering;
 use std::sync::mpsc::{channel, Receiver};
 use std::sync::Arc;
@@ -50,7 +49,7 @@ impl Graph {
 /// One commit, ready to go: the batch of the changes, and what they mean.
 #[derive(Default)]
 pub(crate) struct Commit {
-    pub(crate) batch: WriteBatch,
+    pub(crate) batch: Batch,
     /// The new catalog, when the commit changed it.
     pub(crate) catalog: Option<Catalog>,
     pub(crate) next_node_id: u64,
@@ -79,40 +78,40 @@ pub(crate) fn commit(
     }
     // A read-only handle refuses every write here, the one place all writes pass.
     graph.ensure_writable()?;
-    let meta = graph.cf(cf::META)?;
+    let meta = Space::Meta;
     if let Some(catalog) = &c.catalog {
         failpoint!("commit.catalog_update");
         let record = (catalog.record().encode()).map_err(EngineError::encode("catalog record"))?;
         let annotations =
             (catalog.annotations().encode()).map_err(EngineError::encode("annotations record"))?;
-        c.batch.put_cf(meta, MetaKey::Catalog.encode(), record);
+        c.batch.put(meta, MetaKey::Catalog.encode(), record);
         c.batch
-            .put_cf(meta, MetaKey::Annotations.encode(), annotations);
+            .put(meta, MetaKey::Annotations.encode(), annotations);
         // absent while every label links, so that databases that never unlink stay as before
         if catalog.linking().unlinked_labels.is_empty() {
-            c.batch.delete_cf(meta, MetaKey::Linking.encode());
+            c.batch.delete(meta, MetaKey::Linking.encode());
         } else {
             let linking =
                 (catalog.linking().encode()).map_err(EngineError::encode("linking record"))?;
-            c.batch.put_cf(meta, MetaKey::Linking.encode(), linking);
+            c.batch.put(meta, MetaKey::Linking.encode(), linking);
         }
     }
     if c.next_node_id != state.next_node_id {
-        c.batch.put_cf(
+        c.batch.put(
             meta,
             MetaKey::NextNodeId.encode(),
             encode_u64(c.next_node_id),
         );
     }
     if c.clear_marker {
-        c.batch.delete_cf(meta, MetaKey::ImportPending.encode());
+        c.batch.delete(meta, MetaKey::ImportPending.encode());
     }
     let counter = state
         .commits
         .checked_add(1)
         .ok_or_else(|| EngineError::Invalid("commit counter exhausted".into()))?;
     c.batch
-        .put_cf(meta, MetaKey::Commits.encode(), encode_u64(counter));
+        .put(meta, MetaKey::Commits.encode(), encode_u64(counter));
     let max_degree = std::mem::take(&mut c.growth).apply(graph, &mut c.batch)?;
     c.changes.commit = counter;
     c.changes.catalog_changed = c.catalog.is_some();
@@ -120,21 +119,18 @@ pub(crate) fn commit(
     let vectors_at = c.changes.touches_vectors().then_some(counter);
     if let Some(at) = vectors_at {
         c.batch
-            .put_cf(meta, MetaKey::VectorsAt.encode(), encode_u64(at));
+            .put(meta, MetaKey::VectorsAt.encode(), encode_u64(at));
     }
 
-    let mut opts = WriteOptions::default();
-    opts.set_sync(c.sync);
-    // A failed log write would abort the process inside RocksDB: refuse it before (space.rs).
-    crate::space::ensure(&graph.path, 2 * c.batch.size_in_bytes() as u64)?;
     failpoint!("commit.before_write");
     graph.cache.begin_commit(c.changes.touched_records());
-    let result = graph.db.write_opt(c.batch, &opts);
+    let result = graph.storage.commit(&c.batch, c.sync);
     // Invalidate even on error: a failed write changed nothing, and an extra miss is harmless.
     graph.cache.end_commit(c.changes.touched_records());
     result?;
     failpoint!("commit.after_write");
     state.next_node_id = c.next_node_id;
+    graph.next_id.store(c.next_node_id, Ordering::SeqCst);
     state.commits = counter;
     if let Some(at) = vectors_at {
         graph.vectors_at.store(at, Ordering::SeqCst);
@@ -203,32 +199,29 @@ pub(crate) fn index_changes(
 /// one function every path that writes a node record calls (writer and bulk loader), so the
 /// indexes cannot drift from the records.
 pub(crate) fn index_upkeep(
-    graph: &Graph,
-    batch: &mut WriteBatch,
+    batch: &mut Batch,
     catalog: &Catalog,
     id: NodeId,
     old: Option<&NodeRecord>,
     new: Option<&NodeRecord>,
 ) -> Result<()> {
     let (deletes, puts) = index_changes(catalog.indexes(), id, old, new)?;
-    let prop_cf = graph.cf(cf::PROP)?;
     for k in deletes {
-        batch.delete_cf(prop_cf, k);
+        batch.delete(Space::Prop, k);
     }
     for k in puts {
-        batch.put_cf(prop_cf, k, []);
+        batch.put(Space::Prop, k, []);
     }
     let (old_name, new_name) = (
         old.and_then(|r| name_entry(catalog, id, r)),
         new.and_then(|r| name_entry(catalog, id, r)),
     );
     if old_name != new_name {
-        let name_cf = graph.cf(cf::NAME)?;
         if let Some((key, _)) = old_name {
-            batch.delete_cf(name_cf, key);
+            batch.delete(Space::Name, key);
         }
         if let Some((key, label)) = new_name {
-            batch.put_cf(name_cf, key, label);
+            batch.put(Space::Name, key, label);
         }
     }
     Ok(())

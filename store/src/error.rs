@@ -52,13 +52,31 @@ pub enum EngineError {
     Invalid(String),
     #[error("relation `{name}` cannot have parent `{parent}`: that would make a cycle")]
     RelationCycle { name: String, parent: String },
-    #[error("RocksDB: {0}")]
-    Rocks(#[from] rocksdb::Error),
+    /// An error of the key-value engine itself (RocksDB, Redis), with its kind.
+    #[error("{backend}: {message}")]
+    Backend {
+        backend: &'static str,
+        kind: BackendErrorKind,
+        message: String,
+    },
     #[error("I/O on {path}: {source}")]
     Io {
         path: PathBuf,
         source: std::io::Error,
     },
+}
+
+/// What kind of failure a [`EngineError::Backend`] is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BackendErrorKind {
+    /// Stored bytes are damaged (a checksum mismatch, an unreadable table).
+    Corruption,
+    /// The engine's files or connections failed.
+    Io,
+    /// The engine cannot serve the request now (a failover, a timeout); retrying may work.
+    Unavailable,
+    /// Anything else the engine reports.
+    Other,
 }
 
 impl EngineError {

@@ -2,13 +2,12 @@
 
 use crate::cache::NodeCache;
 use crate::catalog::Catalog;
-use crate::cf;
 use crate::changes::Subscribers;
 use crate::error::{EngineError, Result};
-use crate::files::{self, STAGING_DIR};
 use crate::lock::{WriterLock, WriterSlot, WriterState};
 use crate::marker;
-use crate::space;
+use crate::storage::rocks::{RocksOptions, RocksStorage};
+use crate::storage::{successor, KvRead, Scan, Space, Storage};
 use cairn_storage_format::keys::{edge_prefix, edge_rel_prefix};
 use cairn_storage_format::records::{decode_u64, decode_vector, decode_vector_into};
 use cairn_storage_format::{
@@ -17,7 +16,6 @@ use cairn_storage_format::{
     Value, FORMAT_VERSION,
 };
 use parking_lot::{Mutex, RwLock};
-use rocksdb::{ColumnFamily, ColumnFamilyDescriptor, DBPinnableSlice, Options, ReadOptions, DB};
 use std::ops::Bound;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -86,12 +84,13 @@ pub struct Neighbor {
     pub props: EdgeProps,
 }
 
-/// An embedded graph database on RocksDB: one writer at a time, any number of readers.
+/// An embedded graph database on a key-value engine (RocksDB; the storage boundary is
+/// [`crate::storage`]): one writer at a time, any number of readers.
 ///
 /// `Graph` is `Send + Sync`; share it with `Arc`. Reads through `Graph` see the latest committed
 /// state; for several reads that must agree with each other, take a [`GraphSnapshot`].
 pub struct Graph {
-    pub(crate) db: DB,
+    pub(crate) storage: Box<dyn Storage>,
     pub(crate) path: PathBuf,
     pub(crate) catalog: RwLock<Arc<Catalog>>,
     /// The single writer's lock and state (see `lock.rs`).
@@ -102,15 +101,15 @@ pub struct Graph {
     pub(crate) vectors_at: AtomicU64,
     /// The largest degree (see `Graph::max_degree`), as of the last commit.
     pub(crate) max_degree: AtomicU64,
+    /// The next node id as of the last commit (or catch-up): no committed key names an id at
+    /// or past it, so whole scans of node-keyed spaces stop there.
+    pub(crate) next_id: AtomicU64,
     /// Reads issued to RocksDB by kind (see `Graph::read_ops`).
     pub(crate) ops: crate::stats::OpCounters,
     pub(crate) subscribers: Subscribers,
     pub(crate) cache: NodeCache,
     pub(crate) options: GraphOptions,
-    /// Shared by all column families; bulk import builds its SST files with the same options.
-    pub(crate) block_cache: rocksdb::Cache,
-    /// `Some` when opened read-only. Declared after `db`, so the secondary instance closes
-    /// before its directory is removed.
+    /// `Some` when opened read-only.
     secondary: Option<Secondary>,
     /// In the writer: the first id of the bulk import that has ingested its files and not
     /// committed yet (`u64::MAX` when none), whose keys this process's own reads must not show
@@ -118,29 +117,8 @@ pub struct Graph {
     pub(crate) importing_from: AtomicU64,
 }
 
-impl Drop for Graph {
-    /// A writable handle that leaves more than a little in its memtables flushes them, so the
-    /// next open, and every read-only one, does not replay a large log (`settle.rs`). A failure
-    /// costs only that replay, so it is logged, not raised.
-    fn drop(&mut self) {
-        if self.secondary.is_some() {
-            return;
-        }
-        let large = crate::settle::memtable_bytes(&self.db)
-            .is_ok_and(|b| b > crate::settle::CLOSE_FLUSH_MIN_BYTES);
-        if large {
-            if let Err(e) = crate::settle::flush_for_readers(&self.db) {
-                tracing::warn!("flushing the memtables on close: {e}");
-            }
-        }
-    }
-}
-
-/// A read-only open's state: a RocksDB secondary instance and what it last caught up to.
+/// A read-only open's state: what it last caught up to.
 struct Secondary {
-    /// The secondary's own directory (RocksDB keeps only its info log there): a fresh temporary
-    /// directory per open, removed on drop.
-    dir: tempfile::TempDir,
     /// The first node id not committed as of the last catch-up: keys of higher ids belong to
     /// an import that has ingested files but not committed, and scans skip them.
     committed_ids: AtomicU64,
@@ -154,8 +132,8 @@ struct Secondary {
 /// How current a read-only view is: see [`Graph::freshness`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Freshness {
-    /// RocksDB's sequence number of the last write the view includes (it grows with every
-    /// commit of the writer, by the commit's number of operations).
+    /// The storage's sequence number of the last write the view includes (RocksDB's: it grows
+    /// with every commit of the writer, by the commit's number of operations).
     pub sequence: u64,
     /// When the view was opened or last caught up.
     pub as_of: SystemTime,
@@ -190,10 +168,6 @@ impl std::fmt::Debug for Graph {
     }
 }
 
-/// The RocksDB directory inside a Cairn database directory. Other files next to it (the vector
-/// index) stay out of RocksDB's own directory.
-pub(crate) const ROCKSDB_DIR: &str = "rocksdb";
-
 impl Graph {
     /// Opens (or creates) the database in directory `path`.
     ///
@@ -202,98 +176,29 @@ impl Graph {
     /// the directory holds something else.
     pub fn open(path: impl AsRef<Path>, options: GraphOptions) -> Result<Graph> {
         let path = path.as_ref().to_path_buf();
-        let db_dir = path.join(ROCKSDB_DIR);
+        let storage = RocksStorage::open(
+            &path,
+            &RocksOptions {
+                create_if_missing: options.create_if_missing,
+                read_only: options.mode == OpenMode::ReadOnly,
+                block_cache_bytes: options.block_cache_bytes,
+            },
+        )?;
+        Graph::open_storage(path, Box::new(storage), options)
+    }
+
+    /// Opens the database `storage` holds (`path`: its local directory, for messages and the
+    /// files kept beside it): checks the format stamp, rolls back an interrupted import (a
+    /// writer), reads what is committed.
+    fn open_storage(
+        path: PathBuf,
+        storage: Box<dyn Storage>,
+        options: GraphOptions,
+    ) -> Result<Graph> {
         let read_only = options.mode == OpenMode::ReadOnly;
-        let exists = db_dir.join("CURRENT").exists();
-        if !exists {
-            if read_only || !options.create_if_missing {
-                return Err(EngineError::Missing { path });
-            }
-            if path.is_file() {
-                return Err(EngineError::NotCairn {
-                    path,
-                    reason: "it is a file".into(),
-                });
-            }
-            // A stale `rocksdb.new` is a creation that died (`files::create_stamped`).
-            let foreign = std::fs::read_dir(&path)
-                .map(|mut entries| {
-                    entries.any(|e| {
-                        e.map(|e| e.file_name() != ROCKSDB_DIR && e.file_name() != STAGING_DIR)
-                            .unwrap_or(true)
-                    })
-                })
-                .unwrap_or(false);
-            if foreign {
-                return Err(EngineError::NotCairn {
-                    path,
-                    reason: "the directory is not empty and holds no database".into(),
-                });
-            }
-            std::fs::create_dir_all(&path).map_err(|source| EngineError::Io {
-                path: path.clone(),
-                source,
-            })?;
-        }
-
-        let mut db_opts = Options::default();
-        db_opts.create_if_missing(true);
-        db_opts.create_missing_column_families(true);
-        db_opts.increase_parallelism(2);
-        db_opts.set_max_background_jobs(2);
-        files::quiet_info_log(&mut db_opts);
-        let block_cache = rocksdb::Cache::new_lru_cache(options.block_cache_bytes)?;
-        if !read_only {
-            space::ensure(&path, space::open_need(&db_dir))?;
-        }
-        if !exists {
-            let descriptors = cf::ALL
-                .iter()
-                .map(|name| ColumnFamilyDescriptor::new(*name, cf::options(name, &block_cache)))
-                .collect();
-            files::create_stamped(&path, &db_dir, &db_opts, descriptors)?;
-        }
-
-        // Open every column family present on disk, ours and any a newer version added, so that
-        // the format check below can report the version instead of a column-family mismatch.
-        let existing = DB::list_cf(&db_opts, &db_dir).map_err(|e| open_error(&path, &db_dir, e))?;
-        if !existing.iter().any(|c| c == cf::META) {
-            return Err(EngineError::NotCairn {
-                path,
-                reason: "a RocksDB database without Cairn's column families".into(),
-            });
-        }
-        let mut descriptors: Vec<ColumnFamilyDescriptor> = cf::ALL
-            .iter()
-            // A secondary cannot create a column family; `cf` reports one that is missing.
-            .filter(|name| !read_only || existing.iter().any(|e| e == *name))
-            .map(|name| ColumnFamilyDescriptor::new(*name, cf::options(name, &block_cache)))
-            .collect();
-        for name in existing
-            .iter()
-            .filter(|n| *n != "default" && !cf::ALL.contains(&n.as_str()))
-        {
-            descriptors.push(ColumnFamilyDescriptor::new(name, Options::default()));
-        }
-        let (db, secondary_dir) = if read_only {
-            let (db, dir) = open_secondary(&path, &db_dir, descriptors)?;
-            (db, Some(dir))
-        } else {
-            let db = DB::open_cf_descriptors(&db_opts, &db_dir, descriptors)
-                .map_err(|e| open_error(&path, &db_dir, e))?;
-            files::tidy_after_open(&path, &db_dir)?;
-            (db, None)
-        };
-
-        let meta = db
-            .cf_handle(cf::META)
-            .ok_or_else(|| EngineError::NotCairn {
-                path: path.clone(),
-                reason: "no meta column family".into(),
-            })?;
-        // Stamped before `rocksdb/CURRENT` existed (`files::create_stamped`): a database
-        // without the stamp is someone else's.
-        let found = match db.get_cf(&meta, MetaKey::Format.encode())? {
+        // Stamped when the database was created, before anything else: a database without the
+        // stamp is someone else's.
+        let found = match get_meta(storage.as_read(), MetaKey::Format)? {
             None => {
                 return Err(EngineError::NotCairn {
                     path,
@@ -315,22 +220,26 @@ impl Graph {
         // The writer rolls back an interrupted import; a reader cannot write, and the import
         // may still be running in the writer: it hides the marker's ids instead (see `Secondary`).
         if !read_only {
-            marker::roll_back(&db)?;
+            marker::roll_back(&*storage)?;
         }
-        let mut committed = read_committed(&db)?;
-        let pieces = (&committed.catalog, committed.commits);
-        if crate::names::upgrade(&db, &path, pieces, found, !read_only)? {
+        let mut committed = read_committed(storage.as_read())?;
+        let pieces = (
+            &committed.catalog,
+            committed.commits,
+            committed.next_node_id,
+        );
+        if crate::names::upgrade(&*storage, &path, pieces, found, !read_only)? {
             committed.vectors_at = committed.commits;
         }
-        let max_degree = crate::stats::load_max_degree(&db, !read_only)?;
-        let secondary = secondary_dir.map(|dir| Secondary {
-            dir,
+        let max_degree =
+            crate::stats::load_max_degree(&*storage, committed.next_node_id, !read_only)?;
+        let secondary = read_only.then(|| Secondary {
             committed_ids: AtomicU64::new(committed.next_node_id),
             import_pending: AtomicBool::new(committed.import_pending),
             caught_up: Mutex::new(SystemTime::now()),
         });
         Ok(Graph {
-            db,
+            storage,
             path,
             catalog: RwLock::new(Arc::new(
                 Catalog::from_record(committed.catalog)
@@ -345,11 +254,11 @@ impl Graph {
             vectors_at: AtomicU64::new(committed.vectors_at),
             importing_from: AtomicU64::new(u64::MAX),
             max_degree: AtomicU64::new(max_degree),
+            next_id: AtomicU64::new(committed.next_node_id),
             ops: Default::default(),
             subscribers: Subscribers::default(),
             cache: NodeCache::new(options.node_cache_capacity),
             options,
-            block_cache,
             secondary,
         })
     }
@@ -358,7 +267,7 @@ impl Graph {
     /// (missing, extra or with another label); empty when they agree. One scan of `node` and
     /// `name`: a consistency check (the tests and the crash harness use it), not for queries.
     pub fn name_index_drift(&self) -> Result<Vec<String>> {
-        crate::names::drift(&self.db, &self.catalog())
+        crate::names::drift(&*self.storage, self.visible_ids(), &self.catalog())
     }
 
     /// Opens the database in directory `path` read-only, beside a writer that may hold it in
@@ -403,13 +312,12 @@ impl Graph {
             return Ok(false);
         };
         let mut caught_up = secondary.caught_up.lock();
-        let before = self.sequence();
-        self.db.try_catch_up_with_primary()?;
+        let moved = self.storage.catch_up()?;
         *caught_up = SystemTime::now();
-        if self.sequence() == before {
+        if !moved {
             return Ok(false);
         }
-        let committed = read_committed(&self.db)?;
+        let committed = read_committed(self.storage.as_read())?;
         secondary
             .committed_ids
             .store(committed.next_node_id, Ordering::SeqCst);
@@ -424,8 +332,9 @@ impl Graph {
         self.commits.store(committed.commits, Ordering::SeqCst);
         self.vectors_at
             .store(committed.vectors_at, Ordering::SeqCst);
+        self.next_id.store(committed.next_node_id, Ordering::SeqCst);
         self.max_degree.store(
-            crate::stats::load_max_degree(&self.db, false)?,
+            crate::stats::load_max_degree(&*self.storage, committed.next_node_id, false)?,
             Ordering::SeqCst,
         );
         self.cache.invalidate_all();
@@ -443,15 +352,21 @@ impl Graph {
         })
     }
 
-    /// Bytes in this handle's memtables, all column families: on a fresh read-only open, what it
-    /// replayed from the writer's log (a settled database leaves next to nothing there).
+    /// Bytes of recent writes this handle holds in memory (RocksDB: its memtables, all column
+    /// families): on a fresh read-only open, what it replayed from the writer's log (a settled
+    /// database leaves next to nothing there).
     pub fn memtable_bytes(&self) -> Result<u64> {
-        crate::settle::memtable_bytes(&self.db)
+        self.storage.memory_bytes()
     }
 
-    /// The secondary instance's own directory (a temporary one), for a read-only open.
+    /// The read-only handle's own directory (a RocksDB secondary's: a temporary one), if any.
     pub fn secondary_dir(&self) -> Option<&Path> {
-        self.secondary.as_ref().map(|s| s.dir.path())
+        self.storage.private_dir()
+    }
+
+    /// The name of the key-value engine that holds the database (`"RocksDB"`).
+    pub fn backend(&self) -> &'static str {
+        self.storage.backend()
     }
 
     /// Ids at or past this are not committed (an import in progress in the writer): scans skip
@@ -462,6 +377,14 @@ impl Graph {
             || self.importing_from.load(Ordering::SeqCst),
             |s| s.committed_ids.load(Ordering::SeqCst),
         )
+    }
+
+    /// The node ids whole scans visit: below the committed next id, and below any import
+    /// in progress.
+    pub(crate) fn visible_ids(&self) -> std::ops::Range<u64> {
+        0..self
+            .committed_ids()
+            .min(self.next_id.load(Ordering::SeqCst))
     }
 
     /// The database directory.
@@ -481,7 +404,7 @@ impl Graph {
         let committed = self.committed_ids();
         GraphSnapshot {
             graph: self,
-            snapshot: self.db.snapshot(),
+            snapshot: self.storage.snapshot(),
             catalog: self.catalog(),
             committed,
         }
@@ -492,112 +415,78 @@ impl Graph {
         self.cache.hits_misses()
     }
 
-    /// RocksDB's estimate of the number of keys in a column family (`node`, `out`, ...).
-    pub fn estimate_keys(&self, cf_name: &str) -> Result<u64> {
-        let cf = self.cf(cf_name)?;
-        Ok(self
-            .db
-            .property_int_value_cf(cf, "rocksdb.estimate-num-keys")?
-            .unwrap_or(0))
+    /// The storage's estimate of the number of keys in a keyspace named as
+    /// [`Space::name`] does (`node`, `out`, ...).
+    pub fn estimate_keys(&self, space: &str) -> Result<u64> {
+        let space = Space::from_name(space)
+            .ok_or_else(|| EngineError::Invalid(format!("no keyspace `{space}`")))?;
+        self.storage.estimate_keys(space)
     }
 
-    /// RocksDB's latest sequence number: it changes with every committed write, so a cache
-    /// built at one sequence is current while the sequence is unchanged.
+    /// The storage's latest sequence number (RocksDB's): it changes with every committed
+    /// write, so a cache built at one sequence is current while the sequence is unchanged.
     pub fn sequence(&self) -> u64 {
-        self.db.latest_sequence_number()
+        self.storage.sequence()
     }
 
-    /// Calls `f` with every node's degree, in id order (one scan of the degree column family).
+    /// Calls `f` with every node's degree, in id order (one scan of the degree keyspace).
     pub fn scan_degrees(&self, mut f: impl FnMut(NodeId, Degree)) -> Result<()> {
-        let committed = self.committed_ids();
-        let mut it = self.db.raw_iterator_cf(self.cf(cf::DEGREE)?);
-        it.seek_to_first();
-        while let (Some(k), Some(v)) = (it.key(), it.value()) {
-            let id = NodeKey::decode(k)
-                .map_err(EngineError::corrupt("degree key"))?
-                .0;
-            if id.0 < committed {
+        let ids = self.visible_ids();
+        self.storage
+            .scan(Space::Degree, Scan::Nodes(ids), &mut |k, v| {
+                let id = NodeKey::decode(k).map_err(EngineError::corrupt("degree key"))?;
                 f(
-                    id,
+                    id.0,
                     Degree::decode(v).map_err(EngineError::corrupt("degree"))?,
                 );
-            }
-            it.next();
-        }
-        Ok(it.status()?)
+                Ok(true)
+            })
     }
 
-    /// Calls `f` with every stored vector, in id order (one scan of the vector column family).
+    /// Calls `f` with every stored vector, in id order (one scan of the vector keyspace).
     /// Does nothing when the catalog records no embedder.
     pub fn scan_vectors(&self, mut f: impl FnMut(NodeId, &[f32])) -> Result<()> {
         let Some(dim) = self.catalog().embedder().map(|e| e.dim as usize) else {
             return Ok(());
         };
-        let committed = self.committed_ids();
-        let mut it = self.db.raw_iterator_cf(self.cf(cf::VECTOR)?);
-        it.seek_to_first();
+        let ids = self.visible_ids();
         let mut buf = Vec::with_capacity(dim);
-        while let (Some(k), Some(v)) = (it.key(), it.value()) {
-            let id = NodeKey::decode(k)
-                .map_err(EngineError::corrupt("vector key"))?
-                .0;
-            if id.0 < committed {
+        self.storage
+            .scan(Space::Vector, Scan::Nodes(ids), &mut |k, v| {
+                let id = NodeKey::decode(k).map_err(EngineError::corrupt("vector key"))?;
                 decode_vector_into(v, dim, &mut buf).map_err(EngineError::corrupt("vector"))?;
-                f(id, &buf);
-            }
-            it.next();
-        }
-        Ok(it.status()?)
+                f(id.0, &buf);
+                Ok(true)
+            })
     }
 
     /// Calls `f(node, rel, other)` for every edge in one direction, in key order (`node`
-    /// ascending, then relation, then `other`): one scan of the `out` or `in` column family.
+    /// ascending, then relation, then `other`): one scan of the `out` or `in` keyspace.
     pub fn scan_edges(
         &self,
         direction: Direction,
         mut f: impl FnMut(NodeId, RelId, NodeId),
     ) -> Result<()> {
-        let names: &[&str] = match direction {
-            Direction::Out => &[cf::OUT],
-            Direction::In => &[cf::IN],
-            Direction::Both => &[cf::OUT, cf::IN],
+        let spaces: &[Space] = match direction {
+            Direction::Out => &[Space::Out],
+            Direction::In => &[Space::In],
+            Direction::Both => &[Space::Out, Space::In],
         };
-        let committed = self.committed_ids();
-        for name in names {
-            let mut it = self.db.raw_iterator_cf(self.cf(name)?);
-            it.seek_to_first();
-            while let Some(k) = it.key() {
+        for space in spaces {
+            let ids = self.visible_ids();
+            self.storage.scan(*space, Scan::Nodes(ids), &mut |k, _| {
                 // Both layouts are `node · rel · other`.
                 let e = OutEdgeKey::decode(k).map_err(EngineError::corrupt("edge key"))?;
-                if e.src.0 < committed {
-                    f(e.src, e.rel, e.dst);
-                }
-                it.next();
-            }
-            it.status()?;
+                f(e.src, e.rel, e.dst);
+                Ok(true)
+            })?;
         }
         Ok(())
-    }
-
-    /// The underlying RocksDB handle, so benchmarks can put raw RocksDB operations beside
-    /// Cairn's on the same data. Not for application use: writes here bypass the catalog.
-    #[doc(hidden)]
-    pub fn raw_db(&self) -> &DB {
-        &self.db
     }
 
     /// Takes the single writer's lock (see `lock.rs` for the same-thread rule).
     pub(crate) fn lock_writer(&self, wait: Option<std::time::Duration>) -> Result<WriterLock<'_>> {
         self.writer.acquire(&self.path, wait)
-    }
-
-    pub(crate) fn cf(&self, name: &str) -> Result<&ColumnFamily> {
-        self.db
-            .cf_handle(name)
-            .ok_or_else(|| EngineError::NotCairn {
-                path: self.path.clone(),
-                reason: format!("column family `{name}` is missing"),
-            })
     }
 
     pub(crate) fn reader(&self) -> Reader<'_> {
@@ -610,100 +499,59 @@ impl Graph {
     }
 }
 
-/// Opens the RocksDB database in `db_dir` as a secondary instance in a fresh temporary
-/// directory. A secondary, unlike RocksDB's read-only open, can catch up with the writer
-/// without reopening; it needs `max_open_files = -1` (it keeps every table file open, so that
-/// the writer's compactions cannot delete one from under it).
-fn open_secondary(
-    path: &Path,
-    db_dir: &Path,
-    descriptors: Vec<ColumnFamilyDescriptor>,
-) -> Result<(DB, tempfile::TempDir)> {
-    let dir = tempfile::Builder::new()
-        .prefix("cairn-secondary-")
-        .tempdir()
-        .map_err(|source| EngineError::Io {
-            path: std::env::temp_dir(),
-            source,
-        })?;
-    // The secondary writes its info log there: the same abort on a full disk (space.rs).
-    space::ensure(dir.path(), 0)?;
-    let mut opts = Options::default();
-    opts.set_max_open_files(-1);
-    // The info log is all a secondary writes: keep one small file.
-    opts.set_keep_log_file_num(1);
-    opts.set_max_log_file_size(1 << 20);
-    let db = DB::open_cf_descriptors_as_secondary(&opts, db_dir, dir.path(), descriptors)
-        .map_err(|e| open_error(path, db_dir, e))?;
-    Ok((db, dir))
+/// A `meta` record's value.
+pub(crate) fn get_meta(kv: &dyn KvRead, key: MetaKey) -> Result<Option<Vec<u8>>> {
+    let mut out = None;
+    kv.get(Space::Meta, key.encode(), &mut |v| {
+        out = Some(v.to_vec());
+        Ok(())
+    })?;
+    Ok(out)
 }
 
-/// The committed catalog, next node id and import marker, from `meta`.
-fn read_committed(db: &DB) -> Result<Committed> {
-    let meta = db
-        .cf_handle(cf::META)
-        .ok_or_else(|| EngineError::Invalid("column family `meta` is missing".into()))?;
-    let catalog = match db.get_cf(meta, MetaKey::Catalog.encode())? {
-        Some(bytes) => CatalogRecord::decode(&bytes).map_err(EngineError::corrupt("catalog"))?,
-        None => CatalogRecord::default(),
-    };
-    let annotations = match db.get_cf(meta, MetaKey::Annotations.encode())? {
-        Some(bytes) => {
-            AnnotationsRecord::decode(&bytes).map_err(EngineError::corrupt("annotations"))?
+/// The committed catalog, next node id and import marker, from `meta` (one multi-get).
+fn read_committed(kv: &dyn KvRead) -> Result<Committed> {
+    const KEYS: [MetaKey; 7] = [
+        MetaKey::Catalog,
+        MetaKey::Annotations,
+        MetaKey::Linking,
+        MetaKey::NextNodeId,
+        MetaKey::Commits,
+        MetaKey::VectorsAt,
+        MetaKey::ImportPending,
+    ];
+    let keys: Vec<&[u8]> = KEYS.iter().map(|k| k.encode()).collect();
+    let mut values: [Option<Vec<u8>>; 7] = Default::default();
+    kv.multi_get(Space::Meta, &keys, &mut |i, v| {
+        if let Some(slot) = values.get_mut(i) {
+            *slot = Some(v.to_vec());
         }
-        None => AnnotationsRecord::default(),
+        Ok(())
+    })?;
+    let [catalog, annotations, linking, next_node_id, commits, vectors_at, import_pending] = values;
+    let u64_of = |v: Option<Vec<u8>>, what: &'static str| -> Result<u64> {
+        v.map(|b| decode_u64(&b).map_err(EngineError::corrupt(what)))
+            .transpose()
+            .map(Option::unwrap_or_default)
     };
-    let linking = match db.get_cf(meta, MetaKey::Linking.encode())? {
-        Some(bytes) => LinkingRecord::decode(&bytes).map_err(EngineError::corrupt("linking"))?,
-        None => LinkingRecord::default(),
-    };
-    let next_node_id = match db.get_cf(meta, MetaKey::NextNodeId.encode())? {
-        Some(bytes) => decode_u64(&bytes).map_err(EngineError::corrupt("node id counter"))?,
-        None => 0,
-    };
-    let commits = match db.get_cf(meta, MetaKey::Commits.encode())? {
-        Some(bytes) => decode_u64(&bytes).map_err(EngineError::corrupt("commit counter"))?,
-        None => 0,
-    };
-    let vectors_at = match db.get_cf(meta, MetaKey::VectorsAt.encode())? {
-        Some(bytes) => decode_u64(&bytes).map_err(EngineError::corrupt("vectors_at counter"))?,
-        None => 0,
-    };
-    let import_pending = db
-        .get_pinned_cf(meta, MetaKey::ImportPending.encode())?
-        .is_some();
     Ok(Committed {
-        catalog,
-        annotations,
-        linking,
-        next_node_id,
-        commits,
-        vectors_at,
-        import_pending,
+        catalog: catalog
+            .map(|b| CatalogRecord::decode(&b).map_err(EngineError::corrupt("catalog")))
+            .transpose()?
+            .unwrap_or_default(),
+        annotations: annotations
+            .map(|b| AnnotationsRecord::decode(&b).map_err(EngineError::corrupt("annotations")))
+            .transpose()?
+            .unwrap_or_default(),
+        linking: linking
+            .map(|b| LinkingRecord::decode(&b).map_err(EngineError::corrupt("linking")))
+            .transpose()?
+            .unwrap_or_default(),
+        next_node_id: u64_of(next_node_id, "node id counter")?,
+        commits: u64_of(commits, "commit counter")?,
+        vectors_at: u64_of(vectors_at, "vectors_at counter")?,
+        import_pending: import_pending.is_some(),
     })
-}
-
-/// Maps an error of opening RocksDB, telling a held `LOCK` file from everything else.
-fn open_error(path: &Path, db_dir: &Path, e: rocksdb::Error) -> EngineError {
-    if is_lock_error(&e, db_dir) {
-        EngineError::Locked {
-            path: path.to_path_buf(),
-            detail: e.into_string(),
-        }
-    } else {
-        EngineError::Rocks(e)
-    }
-}
-
-/// RocksDB reports a `LOCK` file held by another process ("While lock file: <dir>/LOCK:
-/// Resource temporarily unavailable") or by this one ("lock hold by current process, …:
-/// <dir>/LOCK: …") as an I/O error naming the file; its status has no sub-code for it. So
-/// the error kind decides first — a corruption such as "block checksum mismatch" is never a
-/// lock — and the lock file's path tells a lock from other I/O errors.
-fn is_lock_error(e: &rocksdb::Error, db_dir: &Path) -> bool {
-    e.kind() == rocksdb::ErrorKind::IOError
-        && e.to_string()
-            .contains(&*db_dir.join("LOCK").to_string_lossy())
 }
 
 /// What the name index holds for one name ([`GraphRead::nodes_named`]).
@@ -719,7 +567,7 @@ pub struct NameHits {
 /// the latest state) and read the snapshot directly.
 pub struct GraphSnapshot<'g> {
     graph: &'g Graph,
-    snapshot: rocksdb::SnapshotWithThreadMode<'g, DB>,
+    snapshot: Box<dyn KvRead + 'g>,
     catalog: Arc<Catalog>,
     committed: u64,
 }
@@ -838,7 +686,7 @@ impl GraphRead for GraphSnapshot<'_> {
     fn reader(&self) -> Reader<'_> {
         Reader {
             graph: self.graph,
-            snapshot: Some(&self.snapshot),
+            snapshot: Some(&*self.snapshot),
             catalog: Arc::clone(&self.catalog),
             committed: self.committed,
         }
@@ -849,7 +697,7 @@ impl GraphRead for GraphSnapshot<'_> {
 #[doc(hidden)]
 pub struct Reader<'a> {
     graph: &'a Graph,
-    snapshot: Option<&'a rocksdb::SnapshotWithThreadMode<'a, DB>>,
+    snapshot: Option<&'a dyn KvRead>,
     pub(crate) catalog: Arc<Catalog>,
     /// `Graph::committed_ids` when the view was taken: a snapshot keeps hiding an import that
     /// commits after it.
@@ -864,22 +712,18 @@ impl std::fmt::Debug for Reader<'_> {
     }
 }
 
-impl Reader<'_> {
-    fn opts(&self) -> ReadOptions {
-        let mut o = ReadOptions::default();
-        if let Some(s) = self.snapshot {
-            o.set_snapshot(s);
-        }
-        o
-    }
+/// Decodes a node id stored as a value.
+fn id_value(v: &[u8], what: &'static str) -> Result<NodeId> {
+    Ok(NodeId(decode_u64(v).map_err(EngineError::corrupt(what))?))
+}
 
-    /// Read options for a scan of keys starting with `prefix`.
-    fn scan_opts(&self, prefix: &[u8]) -> ReadOptions {
-        let mut o = self.opts();
-        if let Some(upper) = prefix_successor(prefix) {
-            o.set_iterate_upper_bound(upper);
+impl Reader<'_> {
+    /// The state read: the snapshot's, or the latest.
+    fn kv(&self) -> &dyn KvRead {
+        match self.snapshot {
+            Some(s) => s,
+            None => self.graph.storage.as_read(),
         }
-        o
     }
 
     /// A node of an import the writer has not committed (read-only views only; see
@@ -888,10 +732,45 @@ impl Reader<'_> {
         id.0 >= self.committed
     }
 
-    fn get(&self, cf: &'static str, key: &[u8]) -> Result<Option<DBPinnableSlice<'_>>> {
+    /// One point get, its value decoded by `decode`.
+    fn get<T>(
+        &self,
+        space: Space,
+        key: &[u8],
+        decode: impl FnOnce(&[u8]) -> Result<T>,
+    ) -> Result<Option<T>> {
         self.graph.ops.count(crate::stats::Op::PointGet);
-        let cf = self.graph.cf(cf)?;
-        Ok(self.graph.db.get_pinned_cf_opt(cf, key, &self.opts())?)
+        let mut decode = Some(decode);
+        let mut out = None;
+        self.kv().get(space, key, &mut |v| {
+            if let Some(d) = decode.take() {
+                out = Some(d(v)?);
+            }
+            Ok(())
+        })?;
+        Ok(out)
+    }
+
+    /// One multi-get of the node-keyed `space` for `ids` (ids an uncommitted import handed out
+    /// read as absent: `hidden`), each value decoded by `decode` into its slot of `out`.
+    fn multi_get_by_id<T>(
+        &self,
+        space: Space,
+        ids: &[NodeId],
+        out: &mut [Option<T>],
+        mut decode: impl FnMut(&[u8]) -> Result<T>,
+    ) -> Result<()> {
+        let encoded: Vec<[u8; 8]> = ids.iter().map(|id| NodeKey(*id).encode()).collect();
+        let keys: Vec<&[u8]> = encoded.iter().map(|k| k.as_slice()).collect();
+        self.graph.ops.count(crate::stats::Op::MultiGet);
+        self.kv().multi_get(space, &keys, &mut |i, v| {
+            if let (Some(id), Some(slot)) = (ids.get(i), out.get_mut(i)) {
+                if !self.hidden(*id) {
+                    *slot = Some(decode(v)?);
+                }
+            }
+            Ok(())
+        })
     }
 
     /// The node record, through the cache unless reading a snapshot.
@@ -906,11 +785,13 @@ impl Reader<'_> {
             }
         }
         let ticket = self.graph.cache.ticket();
-        let Some(bytes) = self.get(cf::NODE, &NodeKey(id).encode())? else {
+        let Some(rec) = self.get(Space::Node, &NodeKey(id).encode(), |bytes| {
+            NodeRecord::decode(bytes).map_err(EngineError::corrupt("node record"))
+        })?
+        else {
             return Ok(None);
         };
-        let rec =
-            Arc::new(NodeRecord::decode(&bytes).map_err(EngineError::corrupt("node record"))?);
+        let rec = Arc::new(rec);
         if cached {
             self.graph.cache.fill(&ticket, id, &rec);
         }
@@ -934,18 +815,14 @@ impl Reader<'_> {
             return Ok(out);
         }
         let ticket = self.graph.cache.ticket();
-        let cf = self.graph.cf(cf::NODE)?;
-        let keys: Vec<[u8; 8]> = missing.iter().map(|&i| NodeKey(ids[i]).encode()).collect();
-        let values = self
-            .graph
-            .db
-            .batched_multi_get_cf_opt(cf, &keys, false, &self.opts());
-        self.graph.ops.count(crate::stats::Op::MultiGet);
-        for (&i, value) in missing.iter().zip(values) {
-            if let Some(bytes) = value? {
-                let rec = Arc::new(
-                    NodeRecord::decode(&bytes).map_err(EngineError::corrupt("node record"))?,
-                );
+        let missing_ids: Vec<NodeId> = missing.iter().map(|&i| ids[i]).collect();
+        let mut found: Vec<Option<NodeRecord>> = vec![None; missing.len()];
+        self.multi_get_by_id(Space::Node, &missing_ids, &mut found, |bytes| {
+            NodeRecord::decode(bytes).map_err(EngineError::corrupt("node record"))
+        })?;
+        for (&i, rec) in missing.iter().zip(found) {
+            if let Some(rec) = rec {
+                let rec = Arc::new(rec);
                 if cached {
                     self.graph.cache.fill(&ticket, ids[i], &rec);
                 }
@@ -962,23 +839,42 @@ impl Reader<'_> {
             key: key.to_owned(),
         }
         .encode();
-        match self.get(cf::NODE_KEY, &k)? {
-            Some(bytes) => Ok(Some(NodeId(
-                decode_u64(&bytes).map_err(EngineError::corrupt("node key index"))?,
-            ))
-            .filter(|id| !self.hidden(*id))),
-            None => Ok(None),
-        }
+        Ok(self
+            .get(Space::NodeKey, &k, |v| id_value(v, "node key index"))?
+            .filter(|id| !self.hidden(*id)))
+    }
+
+    /// The ids of the nodes with these label ids and keys, in one multi-get (`None`: no such
+    /// node).
+    pub fn node_ids(&self, keys: &[(LabelId, &str)]) -> Result<Vec<Option<NodeId>>> {
+        let encoded: Vec<Vec<u8>> = keys
+            .iter()
+            .map(|(label, key)| {
+                let mut k = Vec::with_capacity(4 + key.len());
+                ExternalKey::encode_into(*label, key, &mut k);
+                k
+            })
+            .collect();
+        let slices: Vec<&[u8]> = encoded.iter().map(Vec::as_slice).collect();
+        let mut out = vec![None; keys.len()];
+        self.graph.ops.count(crate::stats::Op::MultiGet);
+        self.kv().multi_get(Space::NodeKey, &slices, &mut |i, v| {
+            let id = id_value(v, "node key index")?;
+            if let Some(slot) = out.get_mut(i) {
+                *slot = Some(id).filter(|id| !self.hidden(*id));
+            }
+            Ok(())
+        })?;
+        Ok(out)
     }
 
     /// The properties of edge (src, rel, dst), if it exists.
     pub fn edge(&self, src: NodeId, rel: RelId, dst: NodeId) -> Result<Option<EdgeProps>> {
-        match self.get(cf::OUT, &OutEdgeKey { src, rel, dst }.encode())? {
-            Some(bytes) => Ok(Some(
-                EdgeProps::decode(&bytes).map_err(EngineError::corrupt("edge properties"))?,
-            )),
-            None => Ok(None),
-        }
+        self.get(
+            Space::Out,
+            &OutEdgeKey { src, rel, dst }.encode(),
+            |bytes| EdgeProps::decode(bytes).map_err(EngineError::corrupt("edge properties")),
+        )
     }
 
     pub(crate) fn neighbors_into(
@@ -992,10 +888,10 @@ impl Reader<'_> {
             return Ok(());
         }
         if matches!(direction, Direction::Out | Direction::Both) {
-            self.scan_edges(cf::OUT, node, rels, Direction::Out, out)?;
+            self.scan_edges(Space::Out, node, rels, Direction::Out, out)?;
         }
         if matches!(direction, Direction::In | Direction::Both) {
-            self.scan_edges(cf::IN, node, rels, Direction::In, out)?;
+            self.scan_edges(Space::In, node, rels, Direction::In, out)?;
         }
         Ok(())
     }
@@ -1003,38 +899,32 @@ impl Reader<'_> {
     /// One prefix scan per relation in `rels` (or one over the node's whole prefix).
     fn scan_edges(
         &self,
-        cf_name: &'static str,
+        space: Space,
         node: NodeId,
         rels: &[RelId],
         direction: Direction,
         out: &mut Vec<Neighbor>,
     ) -> Result<()> {
-        let cf = self.graph.cf(cf_name)?;
-        let node_prefix = edge_prefix(node);
         let mut scan = |prefix: &[u8]| -> Result<()> {
-            let mut it = self
-                .graph
-                .db
-                .raw_iterator_cf_opt(cf, self.scan_opts(prefix));
             self.graph.ops.count(crate::stats::Op::PrefixScan);
-            it.seek(prefix);
-            while let (Some(k), Some(v)) = (it.key(), it.value()) {
-                // Both edge key layouts are `node · rel · other`.
-                let key = OutEdgeKey::decode(k).map_err(EngineError::corrupt("edge key"))?;
-                let props =
-                    EdgeProps::decode(v).map_err(EngineError::corrupt("edge properties"))?;
-                out.push(Neighbor {
-                    rel: key.rel,
-                    node: key.dst,
-                    direction,
-                    props,
-                });
-                it.next();
-            }
-            Ok(it.status()?)
+            let end = successor(prefix);
+            self.kv()
+                .scan(space, Scan::prefix(prefix, &end), &mut |k, v| {
+                    // Both edge key layouts are `node · rel · other`.
+                    let key = OutEdgeKey::decode(k).map_err(EngineError::corrupt("edge key"))?;
+                    let props =
+                        EdgeProps::decode(v).map_err(EngineError::corrupt("edge properties"))?;
+                    out.push(Neighbor {
+                        rel: key.rel,
+                        node: key.dst,
+                        direction,
+                        props,
+                    });
+                    Ok(true)
+                })
         };
         if rels.is_empty() {
-            scan(&node_prefix)
+            scan(&edge_prefix(node))
         } else {
             rels.iter()
                 .try_for_each(|rel| scan(&edge_rel_prefix(node, *rel)))
@@ -1045,54 +935,30 @@ impl Reader<'_> {
         if self.hidden(node) {
             return Ok(Degree::default());
         }
-        match self.get(cf::DEGREE, &NodeKey(node).encode())? {
-            Some(bytes) => Degree::decode(&bytes).map_err(EngineError::corrupt("degree")),
-            None => Ok(Degree::default()),
-        }
-    }
-
-    /// The values of `ids`' keys in `cf`, one batched multi-get; ids an uncommitted import
-    /// handed out read as absent (`hidden`).
-    fn multi_get_by_id(
-        &self,
-        cf: &'static str,
-        ids: &[NodeId],
-    ) -> Result<Vec<Option<DBPinnableSlice<'_>>>> {
-        let handle = self.graph.cf(cf)?;
-        let keys: Vec<[u8; 8]> = ids.iter().map(|id| NodeKey(*id).encode()).collect();
-        let values = self
-            .graph
-            .db
-            .batched_multi_get_cf_opt(handle, &keys, false, &self.opts());
-        self.graph.ops.count(crate::stats::Op::MultiGet);
-        ids.iter()
-            .zip(values)
-            .map(|(id, value)| Ok(value?.filter(|_| !self.hidden(*id))))
-            .collect()
+        Ok(self
+            .get(Space::Degree, &NodeKey(node).encode(), |bytes| {
+                Degree::decode(bytes).map_err(EngineError::corrupt("degree"))
+            })?
+            .unwrap_or_default())
     }
 
     pub(crate) fn degrees(&self, ids: &[NodeId]) -> Result<Vec<Degree>> {
-        self.multi_get_by_id(cf::DEGREE, ids)?
-            .into_iter()
-            .map(|value| match value {
-                Some(bytes) => Degree::decode(&bytes).map_err(EngineError::corrupt("degree")),
-                None => Ok(Degree::default()),
-            })
-            .collect()
+        let mut out = vec![None; ids.len()];
+        self.multi_get_by_id(Space::Degree, ids, &mut out, |bytes| {
+            Degree::decode(bytes).map_err(EngineError::corrupt("degree"))
+        })?;
+        Ok(out.into_iter().map(Option::unwrap_or_default).collect())
     }
 
     pub(crate) fn vectors(&self, ids: &[NodeId]) -> Result<Vec<Option<Vec<f32>>>> {
         let Some(dim) = self.catalog.embedder().map(|e| e.dim as usize) else {
             return Ok(vec![None; ids.len()]);
         };
-        self.multi_get_by_id(cf::VECTOR, ids)?
-            .into_iter()
-            .map(|value| {
-                value
-                    .map(|bytes| decode_vector(&bytes, dim).map_err(EngineError::corrupt("vector")))
-                    .transpose()
-            })
-            .collect()
+        let mut out = vec![None; ids.len()];
+        self.multi_get_by_id(Space::Vector, ids, &mut out, |bytes| {
+            decode_vector(bytes, dim).map_err(EngineError::corrupt("vector"))
+        })?;
+        Ok(out)
     }
 
     pub(crate) fn label_nodes(&self, label: LabelId) -> Result<Vec<NodeId>> {
@@ -1100,56 +966,48 @@ impl Reader<'_> {
     }
 
     pub(crate) fn label_nodes_limit(&self, label: LabelId, limit: usize) -> Result<Vec<NodeId>> {
-        let cf = self.graph.cf(cf::NODE_KEY)?;
         let prefix = ExternalKey::label_prefix(label);
-        let mut it = self
-            .graph
-            .db
-            .raw_iterator_cf_opt(cf, self.scan_opts(&prefix));
+        let end = successor(&prefix);
         self.graph.ops.count(crate::stats::Op::PrefixScan);
-        it.seek(prefix);
         let mut out = Vec::new();
-        while let Some(v) = it.value().filter(|_| out.len() < limit) {
-            let id = NodeId(decode_u64(v).map_err(EngineError::corrupt("node key index"))?);
-            if !self.hidden(id) {
-                out.push(id);
-            }
-            it.next();
+        if limit == 0 {
+            return Ok(out);
         }
-        it.status()?;
+        self.kv()
+            .scan(Space::NodeKey, Scan::prefix(&prefix, &end), &mut |_, v| {
+                let id = id_value(v, "node key index")?;
+                if !self.hidden(id) {
+                    out.push(id);
+                }
+                Ok(out.len() < limit)
+            })?;
         Ok(out)
     }
 
     /// One seek to `name · 00`: the entries of the name, then a look at the next key, which
     /// starts with `name · 20` exactly when a longer name continues this one (docs/FORMAT.md).
     pub(crate) fn nodes_named(&self, name: &str) -> Result<NameHits> {
-        let cf = self.graph.cf(cf::NAME)?;
         let prefix = NameKey::name_prefix(name);
         let mut longer_prefix = name.as_bytes().to_vec();
         longer_prefix.push(b' ');
-        let mut opts = self.opts();
-        if let Some(upper) = prefix_successor(&longer_prefix) {
-            opts.set_iterate_upper_bound(upper);
-        }
-        let mut it = self.graph.db.raw_iterator_cf_opt(cf, opts);
+        let end = successor(&longer_prefix);
         self.graph.ops.count(crate::stats::Op::PrefixScan);
-        it.seek(&prefix);
         let mut hits = NameHits::default();
-        while let Some((k, v)) = it.item() {
-            if !k.starts_with(&prefix) {
-                hits.longer = k.starts_with(&longer_prefix);
-                break;
-            }
-            let key = NameKey::decode(k).map_err(EngineError::corrupt("name index key"))?;
-            let label = LabelId(u32::from_be_bytes(v.try_into().map_err(|_| {
-                EngineError::Invalid("name index value is not a label".into())
-            })?));
-            if !self.hidden(key.node) {
-                hits.nodes.push((key.node, label));
-            }
-            it.next();
-        }
-        it.status()?;
+        self.kv()
+            .scan(Space::Name, Scan::prefix(&prefix, &end), &mut |k, v| {
+                if !k.starts_with(&prefix) {
+                    hits.longer = k.starts_with(&longer_prefix);
+                    return Ok(false);
+                }
+                let key = NameKey::decode(k).map_err(EngineError::corrupt("name index key"))?;
+                let label = LabelId(u32::from_be_bytes(v.try_into().map_err(|_| {
+                    EngineError::Invalid("name index value is not a label".into())
+                })?));
+                if !self.hidden(key.node) {
+                    hits.nodes.push((key.node, label));
+                }
+                Ok(true)
+            })?;
         Ok(hits)
     }
 
@@ -1171,7 +1029,7 @@ impl Reader<'_> {
             Bound::Included(v) => vp(v)?,
             Bound::Excluded(v) => {
                 let p = vp(v)?;
-                match prefix_successor(&p) {
+                match successor(&p) {
                     Some(s) => s,
                     None => return Ok(vec![]),
                 }
@@ -1179,32 +1037,28 @@ impl Reader<'_> {
             Bound::Unbounded => PropIndexKey::index_prefix(label, prop).to_vec(),
         };
         let end = match hi {
-            Bound::Included(v) => prefix_successor(&vp(v)?),
+            Bound::Included(v) => successor(&vp(v)?),
             Bound::Excluded(v) => Some(vp(v)?),
-            Bound::Unbounded => prefix_successor(&PropIndexKey::index_prefix(label, prop)),
+            Bound::Unbounded => successor(&PropIndexKey::index_prefix(label, prop)),
         };
-        let cf = self.graph.cf(cf::PROP)?;
-        let mut opts = self.opts();
-        if let Some(end) = &end {
-            if end.as_slice() <= start.as_slice() {
-                return Ok(vec![]);
-            }
-            opts.set_iterate_upper_bound(end.clone());
+        if end
+            .as_ref()
+            .is_some_and(|end| end.as_slice() <= start.as_slice())
+        {
+            return Ok(vec![]);
         }
-        let mut it = self.graph.db.raw_iterator_cf_opt(cf, opts);
         self.graph.ops.count(crate::stats::Op::PrefixScan);
-        it.seek(&start);
         let mut out = Vec::new();
-        while let Some(k) = it.key() {
-            let node = PropIndexKey::decode(k)
-                .map_err(EngineError::corrupt("property index key"))?
-                .node;
-            if !self.hidden(node) {
-                out.push(node);
-            }
-            it.next();
-        }
-        it.status()?;
+        self.kv()
+            .scan(Space::Prop, Scan::prefix(&start, &end), &mut |k, _| {
+                let node = PropIndexKey::decode(k)
+                    .map_err(EngineError::corrupt("property index key"))?
+                    .node;
+                if !self.hidden(node) {
+                    out.push(node);
+                }
+                Ok(true)
+            })?;
         Ok(out)
     }
 
@@ -1246,19 +1100,6 @@ fn in_range(v: &Value, lo: Bound<&Value>, hi: Bound<&Value>) -> bool {
         Bound::Unbounded => v.is_indexable(),
     };
     lo_ok && hi_ok
-}
-
-/// The smallest byte string greater than every string starting with `prefix`; `None` if there
-/// is none (all bytes 0xFF).
-pub(crate) fn prefix_successor(prefix: &[u8]) -> Option<Vec<u8>> {
-    let mut out = prefix.to_vec();
-    while let Some(last) = out.pop() {
-        if last < 0xFF {
-            out.push(last + 1);
-            return Some(out);
-        }
-    }
-    None
 }
 
 #[allow(dead_code)]

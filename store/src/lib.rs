@@ -1,8 +1,9 @@
-//! Cairn's graph store: a property graph on RocksDB.
+//! Cairn's graph store: a property graph on a key-value engine.
 //!
-//! RocksDB is the single source of truth. Nodes, both directions of every edge, degrees,
-//! property indexes and vectors live in column families whose key layouts are defined in
-//! `cairn-storage-format` and documented in `docs/FORMAT.md`.
+//! The engine is the single source of truth. Nodes, both directions of every edge, degrees,
+//! property indexes and vectors live in keyspaces whose key layouts are defined in
+//! `cairn-storage-format` and documented in `docs/FORMAT.md`. The engine sits behind one
+//! boundary, [`storage`] (docs/STORAGE.md); RocksDB is its backend.
 //!
 //! ```no_run
 //! use cairn_store::{Graph, GraphOptions, GraphRead, Direction};
@@ -21,31 +22,29 @@
 pub mod bulk;
 mod cache;
 pub mod catalog;
-mod cf;
 pub mod changes;
 mod commit;
 pub mod describe;
 pub mod error;
 pub mod failpoint;
-mod files;
 pub mod graph;
 mod lock;
 mod marker;
 mod max_degree;
 mod names;
-mod settle;
-pub mod space;
 mod stats;
+pub mod storage;
 mod strategies;
 pub mod write;
 
-pub use bulk::{BulkLoad, Family, NewNodeIndex, SpillDir, SstFile, SstFiles, SstSink};
+pub use bulk::{BulkFiles, BulkLoad, NewNodeIndex, SpillDir, VectorSink};
 pub use catalog::{Catalog, Element};
 pub use changes::{ChangeSet, EdgeRef};
-pub use error::{EngineError, Result};
+pub use error::{BackendErrorKind, EngineError, Result};
 pub use graph::{
     Direction, Freshness, Graph, GraphOptions, GraphRead, GraphSnapshot, NameHits, Neighbor,
     OpenMode,
 };
 pub use stats::ReadOps;
+pub use storage::{BulkPart, Space};
 pub use write::{CommitStats, Savepoint, Writer};

@@ -2,13 +2,12 @@
 //! that raises a node's degree above the recorded one writes the new figure in its own batch.
 //! Here rather than in `stats.rs`, which the graph imports, so that no module cycle forms.
 
-use crate::cf;
 use crate::error::{EngineError, Result};
 use crate::graph::Graph;
 use crate::stats::{total, Op, ReadOps};
+use crate::storage::{Batch, Scan, Space};
 use cairn_storage_format::records::encode_u64;
-use cairn_storage_format::{Degree, MetaKey, NodeId, NodeKey};
-use rocksdb::WriteBatch;
+use cairn_storage_format::{Degree, MetaKey, NodeId};
 use std::sync::atomic::Ordering;
 
 /// Degree increases a commit makes, for the largest-degree statistic: `(node, added)` for nodes
@@ -28,7 +27,7 @@ impl DegreeGrowth {
     /// Puts the new largest degree into `batch` when this growth raises it; returns it then.
     /// Reads the committed degrees of the grown nodes (the writer lock is held, so they are the
     /// ones the batch's merges apply to).
-    pub(crate) fn apply(mut self, graph: &Graph, batch: &mut WriteBatch) -> Result<Option<u64>> {
+    pub(crate) fn apply(mut self, graph: &Graph, batch: &mut Batch) -> Result<Option<u64>> {
         let old = graph.max_degree.load(Ordering::SeqCst);
         let mut max = self.floor;
         if !self.grown.is_empty() {
@@ -49,30 +48,23 @@ impl DegreeGrowth {
         if max <= old {
             return Ok(None);
         }
-        batch.put_cf(
-            graph.cf(cf::META)?,
-            MetaKey::MaxDegree.encode(),
-            encode_u64(max),
-        );
+        batch.put(Space::Meta, MetaKey::MaxDegree.encode(), encode_u64(max));
         Ok(Some(max))
     }
 }
 
 /// The largest degree among the nodes of `ids` (a bulk load's new range, whose degrees were
-/// ingested whole): one range scan of the `degree` column family.
+/// put whole): one scan of their degrees.
 pub(crate) fn max_degree_in(graph: &Graph, ids: std::ops::Range<u64>) -> Result<u64> {
-    let mut opts = rocksdb::ReadOptions::default();
-    opts.set_iterate_upper_bound(NodeKey(NodeId(ids.end)).encode().to_vec());
-    let mut it = graph.db.raw_iterator_cf_opt(graph.cf(cf::DEGREE)?, opts);
-    it.seek(NodeKey(NodeId(ids.start)).encode());
     let mut max = 0;
-    while let Some(v) = it.value() {
-        max = max.max(total(
-            Degree::decode(v).map_err(EngineError::corrupt("degree"))?,
-        ));
-        it.next();
-    }
-    it.status()?;
+    graph
+        .storage
+        .scan(Space::Degree, Scan::Nodes(ids), &mut |_, v| {
+            max = max.max(total(
+                Degree::decode(v).map_err(EngineError::corrupt("degree"))?,
+            ));
+            Ok(true)
+        })?;
     Ok(max)
 }
 

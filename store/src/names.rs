@@ -3,13 +3,13 @@
 //! database written before it existed (format 1), and checks it against the records.
 
 use crate::catalog::Catalog;
-use crate::cf;
 use crate::describe;
 use crate::error::{EngineError, Result};
+use crate::storage::{Batch, Scan, Space, Storage};
 use cairn_storage_format::records::encode_u64;
 use cairn_storage_format::{CatalogRecord, MetaKey, NameKey, NodeKey, NodeRecord};
-use rocksdb::{WriteBatch, WriteOptions, DB};
 use std::collections::BTreeMap;
+use std::ops::Range;
 use std::path::Path;
 
 /// The first format version with the name index.
@@ -17,21 +17,15 @@ const NAME_INDEX_FORMAT: u64 = 2;
 /// Entries per write while building: bounds the memory of a build over a large database.
 const BUILD_CHUNK: usize = 100_000;
 
-fn handle<'d>(db: &'d DB, name: &str) -> Result<&'d rocksdb::ColumnFamily> {
-    db.cf_handle(name)
-        .ok_or_else(|| EngineError::Invalid(format!("column family `{name}` is missing")))
-}
-
-/// Calls `f` with the name-index entry (key, value) every node record calls for: the index as
-/// a rebuild from the records would write it, in node-id order.
+/// Calls `f` with the name-index entry (key, value) every node record of `ids` calls for: the
+/// index as a rebuild from the records would write it, in node-id order.
 fn expected_entries(
-    db: &DB,
+    storage: &dyn Storage,
+    ids: Range<u64>,
     catalog: &Catalog,
     mut f: impl FnMut(Vec<u8>, [u8; 4]) -> Result<()>,
 ) -> Result<()> {
-    let mut it = db.raw_iterator_cf(handle(db, cf::NODE)?);
-    it.seek_to_first();
-    while let Some((k, v)) = it.item() {
+    storage.scan(Space::Node, Scan::Nodes(ids), &mut |k, v| {
         let id = NodeKey::decode(k)
             .map_err(EngineError::corrupt("node key"))?
             .0;
@@ -42,22 +36,20 @@ fn expected_entries(
                 rec.label.0.to_be_bytes(),
             )?;
         }
-        it.next();
-    }
-    it.status()?;
-    Ok(())
+        Ok(true)
+    })
 }
 
 /// Brings a database of format `found` up to format 2: nothing when it is there (false); on a
-/// writable open, the name index from one scan of the `node` column family and
-/// `meta/vectors_at` set to the commit counter (format 1 kept no such record: only a
-/// vector-index file of the current counter stays valid), written before the format stamp
-/// moves to 2 (a build cut short is redone from scratch at the next open), then true; on a
-/// read-only open, which cannot write, [`EngineError::OldFormat`].
+/// writable open, the name index from one scan of the `node` keyspace and `meta/vectors_at`
+/// set to the commit counter (format 1 kept no such record: only a vector-index file of the
+/// current counter stays valid), written before the format stamp moves to 2 (a build cut short
+/// is redone from scratch at the next open), then true; on a read-only open, which cannot
+/// write, [`EngineError::OldFormat`].
 pub(crate) fn upgrade(
-    db: &DB,
+    storage: &dyn Storage,
     path: &Path,
-    (catalog, commits): (&CatalogRecord, u64),
+    (catalog, commits, next_id): (&CatalogRecord, u64, u64),
     found: u64,
     writable: bool,
 ) -> Result<bool> {
@@ -77,31 +69,35 @@ pub(crate) fn upgrade(
         path.display()
     );
     let catalog = Catalog::from_record(catalog.clone());
-    let (name_cf, meta) = (handle(db, cf::NAME)?, handle(db, cf::META)?);
-    let mut batch = WriteBatch::default();
-    // Names are UTF-8, which never holds 0xFF: this range is the whole column family.
-    batch.delete_range_cf(name_cf, b"".as_slice(), b"\xFF".as_slice());
+    // What a build cut short left.
+    let mut batch = Batch::default();
+    storage.scan(Space::Name, Scan::All, &mut |k, _| {
+        batch.delete(Space::Name, k);
+        Ok(true)
+    })?;
     let mut entries = 0u64;
-    expected_entries(db, &catalog, |key, value| {
-        batch.put_cf(name_cf, key, value);
+    expected_entries(storage, 0..next_id, &catalog, |key, value| {
+        batch.put(Space::Name, key, value);
         entries += 1;
         if batch.len() >= BUILD_CHUNK {
-            db.write(std::mem::take(&mut batch))?;
+            storage.commit(&std::mem::take(&mut batch), false)?;
         }
         Ok(())
     })?;
-    batch.put_cf(meta, MetaKey::VectorsAt.encode(), encode_u64(commits));
-    batch.put_cf(
-        meta,
+    batch.put(
+        Space::Meta,
+        MetaKey::VectorsAt.encode(),
+        encode_u64(commits),
+    );
+    batch.put(
+        Space::Meta,
         MetaKey::Format.encode(),
         encode_u64(NAME_INDEX_FORMAT),
     );
-    let mut sync = WriteOptions::default();
-    sync.set_sync(true);
-    db.write_opt(batch, &sync)?;
-    // Flushed, so that later opens (a read-only one replays the log every time) do not replay
+    storage.commit(&batch, true)?;
+    // Settled, so that later opens (a read-only one replays the log every time) do not replay
     // one write per named node.
-    db.flush_cf(name_cf)?;
+    storage.settle()?;
     tracing::warn!(
         "name index built: {entries} names in {:.1} s",
         started.elapsed().as_secs_f64()
@@ -109,11 +105,15 @@ pub(crate) fn upgrade(
     Ok(true)
 }
 
-/// Where the name index of `db` differs from a rebuild from its node records under `catalog`
-/// (see `Graph::name_index_drift`).
-pub(crate) fn drift(db: &DB, catalog: &Catalog) -> Result<Vec<String>> {
+/// Where the name index of `storage` differs from a rebuild from the records of the nodes
+/// `ids` under `catalog` (see `Graph::name_index_drift`).
+pub(crate) fn drift(
+    storage: &dyn Storage,
+    ids: Range<u64>,
+    catalog: &Catalog,
+) -> Result<Vec<String>> {
     let mut expected = BTreeMap::new();
-    expected_entries(db, catalog, |k, v| {
+    expected_entries(storage, ids, catalog, |k, v| {
         expected.insert(k, v.to_vec());
         Ok(())
     })?;
@@ -122,9 +122,7 @@ pub(crate) fn drift(db: &DB, catalog: &Catalog) -> Result<Vec<String>> {
         Ok(key) => format!("{:?} → node {}", key.name, key.node.0),
         Err(_) => format!("undecodable key {k:?}"),
     };
-    let mut it = db.raw_iterator_cf(handle(db, cf::NAME)?);
-    it.seek_to_first();
-    while let Some((k, v)) = it.item() {
+    storage.scan(Space::Name, Scan::All, &mut |k, v| {
         match expected.remove(k) {
             None => out.push(format!("extra entry {}", show(k))),
             Some(label) if label != v => out.push(format!(
@@ -133,9 +131,8 @@ pub(crate) fn drift(db: &DB, catalog: &Catalog) -> Result<Vec<String>> {
             )),
             Some(_) => {}
         }
-        it.next();
-    }
-    it.status()?;
+        Ok(true)
+    })?;
     out.extend(
         expected
             .keys()

@@ -1,39 +1,36 @@
 //! Graph-wide statistics kept in `meta` beside the data, so that readers get them without a
 //! scan — today the largest degree, the executor's connectivity normaliser — and counters of
-//! the reads issued to RocksDB. How commits keep the largest degree is in `max_degree.rs`.
+//! the reads issued to the storage. How commits keep the largest degree is in `max_degree.rs`.
 
-use crate::cf;
 use crate::error::{EngineError, Result};
+use crate::storage::{Batch, Scan, Space, Storage};
 use cairn_storage_format::records::{decode_u64, encode_u64};
 use cairn_storage_format::{Degree, MetaKey};
-use rocksdb::DB;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// The recorded largest degree; when a database written before the statistic existed has
-/// none, one scan of the `degree` column family finds it (written back on a writable open, so
-/// the scan happens once).
-pub(crate) fn load_max_degree(db: &DB, writable: bool) -> Result<u64> {
-    let meta = db
-        .cf_handle(cf::META)
-        .ok_or_else(|| EngineError::Invalid("column family `meta` is missing".into()))?;
-    if let Some(bytes) = db.get_pinned_cf(meta, MetaKey::MaxDegree.encode())? {
-        return decode_u64(&bytes).map_err(EngineError::corrupt("max degree"));
+/// none, one scan of the degrees of the nodes below `next_id` finds it (written back on a
+/// writable open, so the scan happens once).
+pub(crate) fn load_max_degree(storage: &dyn Storage, next_id: u64, writable: bool) -> Result<u64> {
+    let mut recorded = None;
+    storage.get(Space::Meta, MetaKey::MaxDegree.encode(), &mut |v| {
+        recorded = Some(decode_u64(v).map_err(EngineError::corrupt("max degree"))?);
+        Ok(())
+    })?;
+    if let Some(max) = recorded {
+        return Ok(max);
     }
-    let degree = db
-        .cf_handle(cf::DEGREE)
-        .ok_or_else(|| EngineError::Invalid("column family `degree` is missing".into()))?;
     let mut max = 0u64;
-    let mut it = db.raw_iterator_cf(degree);
-    it.seek_to_first();
-    while let Some(v) = it.value() {
+    storage.scan(Space::Degree, Scan::Nodes(0..next_id), &mut |_, v| {
         max = max.max(total(
             Degree::decode(v).map_err(EngineError::corrupt("degree"))?,
         ));
-        it.next();
-    }
-    it.status()?;
+        Ok(true)
+    })?;
     if writable {
-        db.put_cf(meta, MetaKey::MaxDegree.encode(), encode_u64(max))?;
+        let mut batch = Batch::default();
+        batch.put(Space::Meta, MetaKey::MaxDegree.encode(), encode_u64(max));
+        storage.commit(&batch, false)?;
     }
     Ok(max)
 }
@@ -43,7 +40,7 @@ pub(crate) fn total(d: Degree) -> u64 {
     u64::try_from(d.out.max(0) + d.inc.max(0)).unwrap_or(0)
 }
 
-/// Kinds of reads a query issues to RocksDB: each one call, i.e. one round trip were the store
+/// Kinds of reads a query issues to the storage: each one call, i.e. one round trip were the store
 /// a remote key-value service.
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum Op {
@@ -62,7 +59,7 @@ impl OpCounters {
     }
 }
 
-/// Reads issued to RocksDB since open (reads answered by the record cache are not counted).
+/// Reads issued to the storage since open (reads answered by the record cache are not counted).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct ReadOps {
     /// Single-key gets (a node by key, an edge, one degree).

@@ -2,24 +2,23 @@
 //!
 //! The writer keeps an overlay of what it changed so that later operations in the same batch
 //! see earlier ones (an edge to a node upserted a moment ago, removing a node with an edge added
-//! in this batch). Everything goes into one RocksDB `WriteBatch`; readers see all of it or none.
+//! in this batch). Everything goes into one [`Batch`]; readers see all of it or none.
 
 use crate::catalog::Catalog;
-use crate::cf;
 use crate::changes::ChangeSet;
 use crate::commit::{self, Commit};
 use crate::describe;
 use crate::error::{EngineError, Result};
-use crate::graph::{Graph, GraphOptions, Neighbor, ROCKSDB_DIR};
+use crate::graph::{Graph, GraphOptions, Neighbor};
 use crate::lock::WriterLock;
 use crate::max_degree::DegreeGrowth;
+use crate::storage::{Batch, Space};
 use crate::Direction;
 use cairn_storage_format::records::{encode_u64, encode_vector};
 use cairn_storage_format::{
     Degree, EdgeProps, ExternalKey, InEdgeKey, LabelId, NodeId, NodeKey, NodeRecord, OutEdgeKey,
     PropKeyId, RelId, Value,
 };
-use rocksdb::WriteBatch;
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 use std::sync::Arc;
@@ -28,7 +27,7 @@ use std::time::Duration;
 /// What a commit changed.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct CommitStats {
-    /// RocksDB operations in the batch.
+    /// Operations in the batch.
     pub operations: usize,
     /// Bytes in the batch.
     pub bytes: usize,
@@ -45,7 +44,7 @@ pub struct CommitStats {
 pub struct Writer<'g> {
     pub(crate) graph: &'g Graph,
     state: WriterLock<'g>,
-    pub(crate) batch: WriteBatch,
+    pub(crate) batch: Batch,
     base_catalog: Arc<Catalog>,
     o: Overlay,
     sync: bool,
@@ -72,8 +71,7 @@ struct Overlay {
     vectors: HashMap<NodeId, Option<Vec<f32>>>,
 }
 
-/// The writer as of a savepoint: the batch's size and count (RocksDB's own save points keep the
-/// same two numbers), where the undo log stood, and the two small parts of the overlay.
+/// The writer as of a savepoint: the batch's size and count, where the undo log stood, and the two small parts of the overlay.
 struct Saved {
     id: u64,
     batch_bytes: usize,
@@ -134,7 +132,7 @@ impl<'g> Writer<'g> {
         Writer {
             graph,
             state,
-            batch: WriteBatch::default(),
+            batch: Batch::default(),
             base_catalog: graph.catalog(),
             o: Overlay {
                 next_node_id,
@@ -211,7 +209,7 @@ impl<'g> Writer<'g> {
         let (catalog, next_node_id) = (saved.catalog.clone(), saved.next_node_id);
         self.o.catalog = catalog;
         self.o.next_node_id = next_node_id;
-        self.batch = truncated(&self.batch, bytes, count)?;
+        self.batch.truncate(bytes, count)?;
         let o = &mut self.o;
         for entry in self.undo.drain(undo..).rev() {
             match entry {
@@ -492,8 +490,7 @@ impl<'g> Writer<'g> {
                 key: key.to_owned(),
             }
             .encode();
-            self.batch
-                .put_cf(self.graph.cf(cf::NODE_KEY)?, ek, encode_u64(id.0));
+            self.batch.put(Space::NodeKey, ek, encode_u64(id.0));
             self.set_key((label, key.to_owned()), Some(id));
         }
         Ok(id)
@@ -513,11 +510,10 @@ impl<'g> Writer<'g> {
             .map_err(EngineError::encode("node record"))?;
         // Field by field, so the catalog and the batch borrow apart.
         let catalog = self.o.catalog.as_ref().unwrap_or(&*self.base_catalog);
-        commit::index_upkeep(self.graph, &mut self.batch, catalog, id, old, new)?;
-        let node_cf = self.graph.cf(cf::NODE)?;
+        commit::index_upkeep(&mut self.batch, catalog, id, old, new)?;
         match value {
-            Some(bytes) => self.batch.put_cf(node_cf, NodeKey(id).encode(), bytes),
-            None => self.batch.delete_cf(node_cf, NodeKey(id).encode()),
+            Some(bytes) => self.batch.put(Space::Node, NodeKey(id).encode(), bytes),
+            None => self.batch.delete(Space::Node, NodeKey(id).encode()),
         }
         self.set_node(id, new.cloned());
         Ok(())
@@ -538,10 +534,9 @@ impl<'g> Writer<'g> {
             key: record.key.clone(),
         }
         .encode();
-        self.batch.delete_cf(self.graph.cf(cf::NODE_KEY)?, ek);
+        self.batch.delete(Space::NodeKey, ek);
         self.set_key((record.label, record.key), None);
-        self.batch
-            .delete_cf(self.graph.cf(cf::DEGREE)?, NodeKey(id).encode());
+        self.batch.delete(Space::Degree, NodeKey(id).encode());
         self.drop_vector(id)?;
         Ok(true)
     }
@@ -579,19 +574,15 @@ impl<'g> Writer<'g> {
                 id.0
             )));
         }
-        self.batch.put_cf(
-            self.graph.cf(cf::VECTOR)?,
-            NodeKey(id).encode(),
-            encode_vector(vector),
-        );
+        self.batch
+            .put(Space::Vector, NodeKey(id).encode(), encode_vector(vector));
         self.set_vector_overlay(id, Some(vector.to_vec()));
         Ok(())
     }
 
     /// Removes node `id`'s vector, if it has one (the node stays, outside the vector index).
     pub fn drop_vector(&mut self, id: NodeId) -> Result<()> {
-        self.batch
-            .delete_cf(self.graph.cf(cf::VECTOR)?, NodeKey(id).encode());
+        self.batch.delete(Space::Vector, NodeKey(id).encode());
         self.set_vector_overlay(id, None);
         Ok(())
     }
@@ -676,10 +667,9 @@ impl<'g> Writer<'g> {
             .encode()
             .map_err(EngineError::encode("edge properties"))?;
         let out_key = OutEdgeKey { src, rel, dst };
+        self.batch.put(Space::Out, out_key.encode(), &value);
         self.batch
-            .put_cf(self.graph.cf(cf::OUT)?, out_key.encode(), &value);
-        self.batch
-            .put_cf(self.graph.cf(cf::IN)?, out_key.reversed().encode(), &value);
+            .put(Space::In, out_key.reversed().encode(), &value);
         let is_new = old.is_none();
         if is_new {
             self.bump_degree(src, Degree { out: 1, inc: 0 })?;
@@ -710,10 +700,8 @@ impl<'g> Writer<'g> {
         }
         let out_key = OutEdgeKey { src, rel, dst };
         let in_key: InEdgeKey = out_key.reversed();
-        self.batch
-            .delete_cf(self.graph.cf(cf::OUT)?, out_key.encode());
-        self.batch
-            .delete_cf(self.graph.cf(cf::IN)?, in_key.encode());
+        self.batch.delete(Space::Out, out_key.encode());
+        self.batch.delete(Space::In, in_key.encode());
         self.bump_degree(src, Degree { out: -1, inc: 0 })?;
         self.bump_degree(dst, Degree { out: 0, inc: -1 })?;
         self.set_edge((src, rel, dst), None);
@@ -721,11 +709,8 @@ impl<'g> Writer<'g> {
     }
 
     fn bump_degree(&mut self, node: NodeId, delta: Degree) -> Result<()> {
-        self.batch.merge_cf(
-            self.graph.cf(cf::DEGREE)?,
-            NodeKey(node).encode(),
-            delta.encode(),
-        );
+        self.batch
+            .merge(Space::Degree, NodeKey(node).encode(), delta.encode());
         Ok(())
     }
 
@@ -739,7 +724,6 @@ impl<'g> Writer<'g> {
         if !self.catalog_mut().add_index(label, prop) {
             return Ok(false);
         }
-        let prop_cf = self.graph.cf(cf::PROP)?;
         let mut ids = self.graph.reader().label_nodes(label)?;
         ids.extend(
             self.o
@@ -758,7 +742,7 @@ impl<'g> Writer<'g> {
                 rec.prop(prop).filter(|v| v.is_indexable()),
             ) {
                 self.batch
-                    .put_cf(prop_cf, commit::index_key(&index, v, id)?, []);
+                    .put(Space::Prop, commit::index_key(&index, v, id)?, []);
             }
         }
         Ok(true)
@@ -876,18 +860,12 @@ impl<'g> Writer<'g> {
     }
 
     /// A private copy of the database as this batch would leave it, at `dir` (an empty or
-    /// missing directory): a RocksDB checkpoint of the committed graph (hard links to its
+    /// missing directory): a checkpoint of the committed graph (RocksDB: hard links to its
     /// files, the memtable flushed) with the batch committed into it. For readers that cannot
     /// read through the overlay, such as the executor's node table; nothing of the copy reaches
     /// this database. Delete `dir` after use.
     pub fn fork(&self, dir: &Path) -> Result<Graph> {
-        let io = |source| EngineError::Io {
-            path: dir.to_path_buf(),
-            source,
-        };
-        std::fs::create_dir_all(dir).map_err(io)?;
-        rocksdb::checkpoint::Checkpoint::new(&self.graph.db)?
-            .create_checkpoint(dir.join(ROCKSDB_DIR))?;
+        self.graph.storage.checkpoint(dir)?;
         let copy = Graph::open(
             dir,
             GraphOptions {
@@ -900,7 +878,7 @@ impl<'g> Writer<'g> {
             let (_, growth) = self.changes()?;
             let mut state = copy.lock_writer(None)?;
             let c = Commit {
-                batch: WriteBatch::from_data(self.batch.data()),
+                batch: self.batch.clone(),
                 catalog: self.o.catalog.clone(),
                 next_node_id: self.o.next_node_id,
                 growth,
@@ -910,20 +888,4 @@ impl<'g> Writer<'g> {
         }
         Ok(copy)
     }
-}
-
-/// `batch` cut back to its first `bytes` bytes, holding `count` operations. RocksDB's batch
-/// format is a 12-byte header (sequence number, then the operation count as a little-endian
-/// u32) followed by the operations in order; its own save points cut it back the same way.
-fn truncated(batch: &WriteBatch, bytes: usize, count: usize) -> Result<WriteBatch> {
-    let data = batch
-        .data()
-        .get(..bytes)
-        .filter(|d| d.len() >= 12)
-        .ok_or_else(|| EngineError::Invalid("savepoint beyond the batch".into()))?;
-    let mut data = data.to_vec();
-    let count = u32::try_from(count)
-        .map_err(|_| EngineError::Invalid("batch too large for a savepoint".into()))?;
-    data[8..12].copy_from_slice(&count.to_le_bytes());
-    Ok(WriteBatch::from_data(&data))
 }

@@ -2,8 +2,8 @@
 //! on a real database in a temporary directory.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use cairn_storage_format::{ExternalKey, NodeId, NodeKey, NodeRecord, Value};
-use cairn_store::{Family, Graph, GraphOptions, GraphRead, NewNodeIndex};
+use cairn_storage_format::{NodeId, NodeRecord, Value};
+use cairn_store::{Graph, GraphOptions, GraphRead, NewNodeIndex};
 
 /// 300,000 new authors in three unsorted parts, half of their names alike in their first 8
 /// bytes (so that order falls to the whole keys): large enough to be split over the cores,
@@ -37,7 +37,7 @@ fn a_large_name_index_split_into_files_finds_every_name() {
             (NodeId(first + i), rec)
         })
         .collect();
-    let files = bulk.sst_files().unwrap();
+    let files = bulk.files(first..first + n).unwrap();
     let mut parts: Vec<NewNodeIndex> = (0..3).map(|_| NewNodeIndex::default()).collect();
     for (i, (id, rec)) in records.iter().enumerate() {
         parts[i % 3].add(&catalog, *id, rec).unwrap();
@@ -45,32 +45,26 @@ fn a_large_name_index_split_into_files_finds_every_name() {
     let mut ingested = files.write_index(&mut parts).unwrap();
     let cores = std::thread::available_parallelism().map_or(1, |c| c.get());
     assert_eq!(ingested.len(), cores, "one name file per core");
+    let encoded: Vec<(NodeId, Vec<u8>)> = records
+        .iter()
+        .map(|(id, rec)| (*id, rec.encode().unwrap()))
+        .collect();
     ingested.extend(
         files
-            .write(Family::Node, 0, &records, |s, (id, rec)| {
-                s.put(NodeKey(*id).encode(), rec.encode().unwrap())
-            })
+            .node_records(&encoded, |(id, rec)| (*id, rec.as_slice()))
             .unwrap(),
     );
-    let mut by_key: Vec<(Vec<u8>, NodeId)> = records
+    let mut by_key: Vec<(&str, NodeId)> = records
         .iter()
-        .map(|(id, rec)| {
-            let key = ExternalKey {
-                label: author,
-                key: rec.key.clone(),
-            };
-            (key.encode(), *id)
-        })
+        .map(|(id, rec)| (rec.key.as_str(), *id))
         .collect();
     by_key.sort();
     ingested.extend(
         files
-            .write(Family::NodeKey, 0, &by_key, |s, (key, id)| {
-                s.put(key, NodeKey(*id).encode())
-            })
+            .node_keys(&by_key, |(key, id)| (author, *key, *id))
             .unwrap(),
     );
-    bulk.ingest(ingested, first..first + n).unwrap();
+    bulk.ingest(ingested).unwrap();
     bulk.commit((*catalog).clone(), first + n).unwrap();
     for i in 0..n {
         let hits = g.nodes_named(&name_of(i).to_lowercase()).unwrap().nodes;

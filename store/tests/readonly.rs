@@ -3,10 +3,10 @@
 //! in the root crate runs them as two processes.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use cairn_storage_format::{
-    Degree, EdgeProps, ExternalKey, NodeId, NodeKey, NodeRecord, OutEdgeKey, Value,
+use cairn_storage_format::{Degree, EdgeProps, NodeId, NodeRecord, Value};
+use cairn_store::{
+    BackendErrorKind, Direction, EngineError, Graph, GraphOptions, GraphRead, OpenMode,
 };
-use cairn_store::{Direction, EngineError, Family, Graph, GraphOptions, GraphRead, OpenMode};
 
 fn writer(dir: &std::path::Path) -> Graph {
     Graph::open(dir, GraphOptions::default()).unwrap()
@@ -105,9 +105,9 @@ fn a_reader_refuses_every_write_and_leaves_the_database_as_it_was() {
     let mut b = r.writer().unwrap();
     b.create_index("Author", "name").unwrap();
     assert!(matches!(b.commit(), Err(EngineError::ReadOnly { .. })));
-    let bulk = r.bulk_load().unwrap();
+    let mut bulk = r.bulk_load().unwrap();
     assert!(matches!(
-        bulk.sst_files(),
+        bulk.files(10..20),
         Err(EngineError::ReadOnly { .. })
     ));
     drop(bulk);
@@ -179,44 +179,48 @@ fn a_reader_does_not_see_an_import_that_has_not_committed() {
         c
     };
     let knows = rel.relation_id("KNOWS").unwrap();
-    let files = bulk.sst_files().unwrap();
+    let files = bulk.files(first..first + 3).unwrap();
+    let records: Vec<(NodeId, Vec<u8>)> = new
+        .iter()
+        .map(|id| {
+            let rec = NodeRecord {
+                label: author,
+                key: format!("new{id}"),
+                props: vec![],
+                description: None,
+            };
+            (NodeId(*id), rec.encode().unwrap())
+        })
+        .collect();
     let mut ingested = Vec::new();
     ingested.extend(
         files
-            .write(Family::Node, 0, &new, |s, id| {
-                let rec = NodeRecord {
-                    label: author,
-                    key: format!("new{id}"),
-                    props: vec![],
-                    description: None,
-                };
-                s.put(NodeKey(NodeId(*id)).encode(), rec.encode().unwrap())
-            })
+            .node_records(&records, |(id, rec)| (*id, rec.as_slice()))
             .unwrap(),
     );
     ingested.extend(
         files
-            .write(Family::Degree, 0, &new, |s, id| {
-                s.put(
-                    NodeKey(NodeId(*id)).encode(),
-                    Degree { out: 1, inc: 0 }.encode(),
-                )
-            })
+            .degrees(&new, |id| (NodeId(*id), Degree { out: 1, inc: 0 }))
             .unwrap(),
     );
+    let props = EdgeProps::default().encode().unwrap();
     ingested.extend(
         files
-            .write(Family::Out, 0, &new, |s, id| {
-                let key = OutEdgeKey {
-                    src: NodeId(*id),
-                    rel: knows,
-                    dst: ann,
-                };
-                s.put(key.encode(), EdgeProps::default().encode().unwrap())
+            .edges(Direction::Out, 0, &new, |id| {
+                (NodeId(*id), knows, ann, props.as_slice())
             })
             .unwrap(),
     );
-    bulk.ingest(ingested, first..first + 3).unwrap();
+    let keys: Vec<(String, NodeId)> = new
+        .iter()
+        .map(|id| (format!("new{id}"), NodeId(*id)))
+        .collect();
+    ingested.extend(
+        files
+            .node_keys(&keys, |(key, id)| (author, key.as_str(), *id))
+            .unwrap(),
+    );
+    bulk.ingest(ingested).unwrap();
 
     assert!(r.catch_up().unwrap(), "the marker and the files are new");
     assert!(r.freshness().unwrap().import_pending);
@@ -250,14 +254,6 @@ fn a_reader_does_not_see_an_import_that_has_not_committed() {
     assert!(degrees.iter().all(|id| id.0 < first), "{degrees:?}");
     drop(r2);
 
-    for id in &new {
-        let key = ExternalKey {
-            label: author,
-            key: format!("new{id}"),
-        };
-        bulk.put(Family::NodeKey, key.encode(), NodeKey(NodeId(*id)).encode())
-            .unwrap();
-    }
     bulk.commit(rel, first + 3).unwrap();
 
     assert!(r.catch_up().unwrap());
@@ -296,9 +292,16 @@ fn a_damaged_table_is_not_reported_as_locked() {
             .unwrap();
         }
         b.commit().unwrap();
-        w.raw_db()
-            .flush_cf(w.raw_db().cf_handle("node").unwrap())
-            .unwrap();
+    }
+    // Into a table file, which the damage below hits.
+    {
+        let db = rocksdb::DB::open_cf(
+            &rocksdb::Options::default(),
+            dir.path().join("rocksdb"),
+            cairn_store::Space::ALL.map(|s| s.name()),
+        )
+        .unwrap();
+        db.flush_cf(db.cf_handle("node").unwrap()).unwrap();
     }
     let sst = std::fs::read_dir(dir.path().join("rocksdb"))
         .unwrap()
@@ -318,10 +321,10 @@ fn a_damaged_table_is_not_reported_as_locked() {
         !matches!(err, EngineError::Locked { .. }),
         "a damaged table reported as a lock: {err}"
     );
-    let EngineError::Rocks(e) = &err else {
+    let EngineError::Backend { kind, .. } = &err else {
         panic!("expected RocksDB's error, got {err}");
     };
-    assert_eq!(e.kind(), rocksdb::ErrorKind::Corruption, "{e}");
+    assert_eq!(*kind, BackendErrorKind::Corruption, "{err}");
 }
 
 /// Ingests the files of an import of two authors named "Zed Newcomer" (records, keys, name and
@@ -343,32 +346,28 @@ fn ingest_two(w: &Graph) -> (cairn_store::BulkLoad<'_>, u64) {
             (NodeId(id), rec)
         })
         .collect();
-    let files = bulk.sst_files().unwrap();
+    let files = bulk.files(first..first + 2).unwrap();
     let mut index = cairn_store::NewNodeIndex::default();
     for (id, rec) in &new {
         index.add(&catalog, *id, rec).unwrap();
     }
     let mut ingested = files.write_index(&mut [index]).unwrap();
     assert_eq!(ingested.len(), 2, "a property-index file and a name file");
+    let records: Vec<(NodeId, Vec<u8>)> = new
+        .iter()
+        .map(|(id, rec)| (*id, rec.encode().unwrap()))
+        .collect();
     ingested.extend(
         files
-            .write(Family::Node, 0, &new, |s, (id, rec)| {
-                s.put(NodeKey(*id).encode(), rec.encode().unwrap())
-            })
+            .node_records(&records, |(id, rec)| (*id, rec.as_slice()))
             .unwrap(),
     );
     ingested.extend(
         files
-            .write(Family::NodeKey, 0, &new, |s, (id, rec)| {
-                let key = ExternalKey {
-                    label: author,
-                    key: rec.key.clone(),
-                };
-                s.put(key.encode(), NodeKey(*id).encode())
-            })
+            .node_keys(&new, |(id, rec)| (author, rec.key.as_str(), *id))
             .unwrap(),
     );
-    bulk.ingest(ingested, first..first + 2).unwrap();
+    bulk.ingest(ingested).unwrap();
     (bulk, first)
 }
 

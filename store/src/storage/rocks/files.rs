@@ -4,9 +4,9 @@
 //! the info log stays small; empty write-ahead logs and temporaries of a process that died are
 //! removed, so that repeated opens leave nothing behind.
 
-use crate::cf;
 use crate::error::{EngineError, Result};
 use crate::failpoint;
+use crate::storage::Space;
 use cairn_storage_format::records::encode_u64;
 use cairn_storage_format::{MetaKey, FORMAT_VERSION};
 use rocksdb::{ColumnFamilyDescriptor, Options, WriteOptions, DB};
@@ -54,10 +54,10 @@ pub(crate) fn create_stamped(
     }
     std::fs::create_dir_all(&staging).map_err(io(&staging))?;
     {
-        let db = DB::open_cf_descriptors(opts, &staging, descriptors)?;
+        let db = DB::open_cf_descriptors(opts, &staging, descriptors).map_err(super::err)?;
         failpoint!("create.before_stamp");
         let meta = db
-            .cf_handle(cf::META)
+            .cf_handle(Space::Meta.name())
             .ok_or_else(|| EngineError::Invalid("column family `meta` is missing".into()))?;
         let mut sync = WriteOptions::default();
         sync.set_sync(true);
@@ -66,7 +66,8 @@ pub(crate) fn create_stamped(
             MetaKey::Format.encode(),
             encode_u64(u64::from(FORMAT_VERSION)),
             &sync,
-        )?;
+        )
+        .map_err(super::err)?;
         failpoint!("create.before_rename");
     }
     // An empty `rocksdb/` (left by an older build) is replaced; a non-empty one fails here.

@@ -11,8 +11,9 @@
 //! written again (the same values, and the marker's removal) into the new, tiny log: a reader's
 //! catch-up replays them on top of whatever it held.
 
-use crate::cf;
+use super::err;
 use crate::error::{EngineError, Result};
+use crate::storage::Space;
 use cairn_storage_format::MetaKey;
 use rocksdb::{ColumnFamily, DB};
 
@@ -23,10 +24,10 @@ pub(crate) const CLOSE_FLUSH_MIN_BYTES: u64 = 4 << 20;
 /// Flushes every column family, then re-writes `meta` (see the module comment), synced. The
 /// caller holds the writer's slot (or the only handle), so no commit runs in between.
 pub(crate) fn flush_for_readers(db: &DB) -> Result<()> {
-    for name in cf::ALL {
-        db.flush_cf(family(db, name)?)?;
+    for space in Space::ALL {
+        db.flush_cf(family(db, space)?).map_err(err)?;
     }
-    let meta = family(db, cf::META)?;
+    let meta = family(db, Space::Meta)?;
     let mut batch = rocksdb::WriteBatch::default();
     let mut it = db.raw_iterator_cf(meta);
     it.seek_to_first();
@@ -34,32 +35,34 @@ pub(crate) fn flush_for_readers(db: &DB) -> Result<()> {
         batch.put_cf(meta, k, v);
         it.next();
     }
-    it.status()?;
+    it.status().map_err(err)?;
     drop(it);
     if db
-        .get_pinned_cf(meta, MetaKey::ImportPending.encode())?
+        .get_pinned_cf(meta, MetaKey::ImportPending.encode())
+        .map_err(err)?
         .is_none()
     {
         batch.delete_cf(meta, MetaKey::ImportPending.encode());
     }
     let mut sync = rocksdb::WriteOptions::default();
     sync.set_sync(true);
-    db.write_opt(batch, &sync)?;
+    db.write_opt(batch, &sync).map_err(err)?;
     Ok(())
 }
 
 /// Bytes held in the memtables of every column family (what the next open would replay).
 pub(crate) fn memtable_bytes(db: &DB) -> Result<u64> {
     let mut total = 0;
-    for name in cf::ALL {
+    for space in Space::ALL {
         total += db
-            .property_int_value_cf(family(db, name)?, "rocksdb.cur-size-all-mem-tables")?
+            .property_int_value_cf(family(db, space)?, "rocksdb.cur-size-all-mem-tables")
+            .map_err(err)?
             .ok_or_else(|| EngineError::Invalid("memtable size property missing".into()))?;
     }
     Ok(total)
 }
 
-fn family<'a>(db: &'a DB, name: &str) -> Result<&'a ColumnFamily> {
-    db.cf_handle(name)
-        .ok_or_else(|| EngineError::Invalid(format!("column family `{name}` is missing")))
+fn family(db: &DB, space: Space) -> Result<&ColumnFamily> {
+    db.cf_handle(space.name())
+        .ok_or_else(|| EngineError::Invalid(format!("column family `{}` is missing", space.name())))
 }

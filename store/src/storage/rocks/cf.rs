@@ -1,25 +1,14 @@
-//! Column families and their RocksDB options. The key layouts live in `cairn-storage-format`;
-//! this module decides how RocksDB indexes them (prefix extractors, bloom filters, merge).
+//! Column families (one per [`Space`], named by [`Space::name`]) and their RocksDB options.
+//! The key layouts live in `cairn-storage-format`; this module decides how RocksDB indexes
+//! them (prefix extractors, bloom filters, merge).
 
+use crate::storage::Space;
 use cairn_storage_format::keys::EDGE_NODE_PREFIX_LEN;
 use cairn_storage_format::Degree;
 use rocksdb::{BlockBasedOptions, Cache, MergeOperands, Options, SliceTransform};
 
-pub const META: &str = "meta";
-pub const NODE: &str = "node";
-pub const NODE_KEY: &str = "node_key";
-pub const OUT: &str = "out";
-pub const IN: &str = "in";
-pub const DEGREE: &str = "degree";
-pub const PROP: &str = "prop";
-pub const VECTOR: &str = "vector";
-pub const NAME: &str = "name";
-
-/// Every column family of a Cairn database, in creation order.
-pub const ALL: [&str; 9] = [META, NODE, NODE_KEY, OUT, IN, DEGREE, PROP, VECTOR, NAME];
-
-/// Options for column family `name`, sharing one block cache.
-pub fn options(name: &str, cache: &Cache) -> Options {
+/// Options for the column family of `space`, sharing one block cache.
+pub(crate) fn options(space: Space, cache: &Cache) -> Options {
     let mut table = BlockBasedOptions::default();
     table.set_block_cache(cache);
     table.set_bloom_filter(10.0, false);
@@ -31,17 +20,17 @@ pub fn options(name: &str, cache: &Cache) -> Options {
     // and re-checksummed megabytes: 64% of a write-then-query round's time at 1M nodes.
     table.set_cache_index_and_filter_blocks(false);
     let mut opts = Options::default();
-    match name {
-        OUT | IN => {
+    match space {
+        Space::Out | Space::In => {
             // Adjacency scans seek to a node's 8-byte prefix: a prefix bloom lets RocksDB skip
             // files without that node; whole-key filtering keeps edge-exists checks cheap.
             opts.set_prefix_extractor(SliceTransform::create_fixed_prefix(EDGE_NODE_PREFIX_LEN));
             opts.set_memtable_prefix_bloom_ratio(0.1);
             table.set_whole_key_filtering(true);
         }
-        DEGREE => opts.set_merge_operator_associative("cairn.degree.add", merge_degree),
+        Space::Degree => opts.set_merge_operator_associative("cairn.degree.add", merge_degree),
         // Float vectors do not compress; skipping it saves a decompression per vector read.
-        VECTOR => opts.set_compression_type(rocksdb::DBCompressionType::None),
+        Space::Vector => opts.set_compression_type(rocksdb::DBCompressionType::None),
         _ => {}
     }
     opts.set_block_based_table_factory(&table);

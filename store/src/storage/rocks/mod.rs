@@ -1,0 +1,604 @@
+//! The RocksDB backend of the storage boundary: a space is a column family, a [`Batch`] one
+//! `WriteBatch`, a snapshot a RocksDB snapshot, a bulk part an SST file ingested under the import
+//! marker. It also owns what only a local RocksDB directory has: atomic creation with the format
+//! stamp, the writer's `LOCK`, read-only opens as secondary instances, free-space checks before
+//! writes, and flushing so that readers open fast (docs/ARCHITECTURE.md, "Readers beside a
+//! writer"; docs/FORMAT.md, "Directory").
+
+mod bulk;
+mod cf;
+mod files;
+mod settle;
+pub(crate) mod space;
+
+use super::{Batch, BulkPart, BulkSink, KvRead, Op, Scan, Space, Storage};
+use crate::error::{BackendErrorKind, EngineError, Result};
+use rocksdb::{
+    ColumnFamily, ColumnFamilyDescriptor, Options, ReadOptions, SnapshotWithThreadMode, WriteBatch,
+    WriteOptions, DB,
+};
+use std::path::{Path, PathBuf};
+
+pub(crate) use files::{BULK_DIR, SPILL_DIR};
+
+/// The RocksDB directory inside a Cairn database directory. Other files next to it (the vector
+/// index) stay out of RocksDB's own directory.
+pub(crate) const ROCKSDB_DIR: &str = "rocksdb";
+
+const NAME: &str = "RocksDB";
+
+/// Maps RocksDB's error to the store's, keeping its kind.
+pub(crate) fn err(e: rocksdb::Error) -> EngineError {
+    use rocksdb::ErrorKind as K;
+    let kind = match e.kind() {
+        K::Corruption => BackendErrorKind::Corruption,
+        K::IOError => BackendErrorKind::Io,
+        K::Busy | K::TimedOut | K::TryAgain | K::Aborted => BackendErrorKind::Unavailable,
+        _ => BackendErrorKind::Other,
+    };
+    EngineError::Backend {
+        backend: NAME,
+        kind,
+        message: e.into_string(),
+    }
+}
+
+/// How to open a RocksDB database.
+#[derive(Clone, Debug)]
+pub(crate) struct RocksOptions {
+    pub(crate) create_if_missing: bool,
+    pub(crate) read_only: bool,
+    pub(crate) block_cache_bytes: usize,
+}
+
+/// A Cairn database in RocksDB (see the module docs).
+pub(crate) struct RocksStorage {
+    db: DB,
+    /// The Cairn database directory (`rocksdb/` is inside it).
+    path: PathBuf,
+    /// Shared by all column families; bulk loads build their SST files with the same options.
+    block_cache: rocksdb::Cache,
+    /// `Some` when opened read-only: the secondary instance's own directory (RocksDB keeps
+    /// only its info log there), a fresh temporary one per open, removed on drop. Declared
+    /// after `db`, so the instance closes before its directory goes.
+    secondary: Option<tempfile::TempDir>,
+    /// A read-only open's live snapshots, which its catch-up waits for (see [`Pinned`]).
+    pins: Pins,
+}
+
+/// RocksDB's secondary instances have no snapshots; their view moves only at a catch-up. So a
+/// snapshot of a read-only open is its current view, pinned: a catch-up waits until no pinned
+/// view is left (and new ones wait for the catch-up).
+#[derive(Debug, Default)]
+struct Pins {
+    /// (live pinned views, a catch-up is running)
+    state: parking_lot::Mutex<(usize, bool)>,
+    changed: parking_lot::Condvar,
+}
+
+/// How long a catch-up waits for the read-only open's snapshots to be dropped.
+const PIN_WAIT: std::time::Duration = std::time::Duration::from_secs(60);
+
+impl Pins {
+    fn pin(&self) {
+        let mut state = self.state.lock();
+        while state.1 {
+            self.changed.wait(&mut state);
+        }
+        state.0 += 1;
+    }
+
+    fn unpin(&self) {
+        self.state.lock().0 -= 1;
+        self.changed.notify_all();
+    }
+
+    /// Runs `f` once no view is pinned, keeping new pins out meanwhile.
+    fn exclusive<T>(&self, path: &Path, f: impl FnOnce() -> Result<T>) -> Result<T> {
+        {
+            let mut state = self.state.lock();
+            while state.0 > 0 || state.1 {
+                if self.changed.wait_for(&mut state, PIN_WAIT).timed_out() {
+                    return Err(EngineError::WriterBusy {
+                        path: path.to_path_buf(),
+                        reason: "a snapshot of this read-only handle is still open; drop it \
+                                 before catching up"
+                            .into(),
+                    });
+                }
+            }
+            state.1 = true;
+        }
+        let out = f();
+        self.state.lock().1 = false;
+        self.changed.notify_all();
+        out
+    }
+}
+
+impl std::fmt::Debug for RocksStorage {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RocksStorage")
+            .field("path", &self.path)
+            .field("read_only", &self.secondary.is_some())
+            .finish()
+    }
+}
+
+impl Drop for RocksStorage {
+    /// A writable handle that leaves more than a little in its memtables flushes them, so the
+    /// next open, and every read-only one, does not replay a large log (`settle.rs`). A failure
+    /// costs only that replay, so it is logged, not raised.
+    fn drop(&mut self) {
+        if self.secondary.is_some() {
+            return;
+        }
+        let large =
+            settle::memtable_bytes(&self.db).is_ok_and(|b| b > settle::CLOSE_FLUSH_MIN_BYTES);
+        if large {
+            if let Err(e) = settle::flush_for_readers(&self.db) {
+                tracing::warn!("flushing the memtables on close: {e}");
+            }
+        }
+    }
+}
+
+impl RocksStorage {
+    /// Opens (or creates, stamped with the format version) the database in directory `path`.
+    /// The format check and everything else that reads `meta` is the graph's.
+    pub(crate) fn open(path: &Path, options: &RocksOptions) -> Result<RocksStorage> {
+        let path = path.to_path_buf();
+        let db_dir = path.join(ROCKSDB_DIR);
+        let read_only = options.read_only;
+        let exists = db_dir.join("CURRENT").exists();
+        if !exists {
+            if read_only || !options.create_if_missing {
+                return Err(EngineError::Missing { path });
+            }
+            if path.is_file() {
+                return Err(EngineError::NotCairn {
+                    path,
+                    reason: "it is a file".into(),
+                });
+            }
+            // A stale `rocksdb.new` is a creation that died (`files::create_stamped`).
+            let foreign = std::fs::read_dir(&path)
+                .map(|mut entries| {
+                    entries.any(|e| {
+                        e.map(|e| {
+                            e.file_name() != ROCKSDB_DIR && e.file_name() != files::STAGING_DIR
+                        })
+                        .unwrap_or(true)
+                    })
+                })
+                .unwrap_or(false);
+            if foreign {
+                return Err(EngineError::NotCairn {
+                    path,
+                    reason: "the directory is not empty and holds no database".into(),
+                });
+            }
+            std::fs::create_dir_all(&path).map_err(|source| EngineError::Io {
+                path: path.clone(),
+                source,
+            })?;
+        }
+
+        let mut db_opts = Options::default();
+        db_opts.create_if_missing(true);
+        db_opts.create_missing_column_families(true);
+        db_opts.increase_parallelism(2);
+        db_opts.set_max_background_jobs(2);
+        files::quiet_info_log(&mut db_opts);
+        let block_cache = rocksdb::Cache::new_lru_cache(options.block_cache_bytes).map_err(err)?;
+        if !read_only {
+            space::ensure(&path, space::open_need(&db_dir))?;
+        }
+        if !exists {
+            let descriptors = Space::ALL
+                .iter()
+                .map(|s| ColumnFamilyDescriptor::new(s.name(), cf::options(*s, &block_cache)))
+                .collect();
+            files::create_stamped(&path, &db_dir, &db_opts, descriptors)?;
+        }
+
+        // Open every column family present on disk, ours and any a newer version added, so that
+        // the format check can report the version instead of a column-family mismatch.
+        let existing = DB::list_cf(&db_opts, &db_dir).map_err(|e| open_error(&path, &db_dir, e))?;
+        if !existing.iter().any(|c| c == Space::Meta.name()) {
+            return Err(EngineError::NotCairn {
+                path,
+                reason: "a RocksDB database without Cairn's column families".into(),
+            });
+        }
+        let mut descriptors: Vec<ColumnFamilyDescriptor> = Space::ALL
+            .iter()
+            // A secondary cannot create a column family; `cf` reports one that is missing.
+            .filter(|s| !read_only || existing.iter().any(|e| e == s.name()))
+            .map(|s| ColumnFamilyDescriptor::new(s.name(), cf::options(*s, &block_cache)))
+            .collect();
+        for name in existing
+            .iter()
+            .filter(|n| *n != "default" && Space::from_name(n).is_none())
+        {
+            descriptors.push(ColumnFamilyDescriptor::new(name, Options::default()));
+        }
+        let (db, secondary) = if read_only {
+            let (db, dir) = open_secondary(&path, &db_dir, descriptors)?;
+            (db, Some(dir))
+        } else {
+            let db = DB::open_cf_descriptors(&db_opts, &db_dir, descriptors)
+                .map_err(|e| open_error(&path, &db_dir, e))?;
+            files::tidy_after_open(&path, &db_dir)?;
+            (db, None)
+        };
+        Ok(RocksStorage {
+            db,
+            path,
+            block_cache,
+            secondary,
+            pins: Pins::default(),
+        })
+    }
+
+    fn cf(&self, space: Space) -> Result<&ColumnFamily> {
+        cf_of(&self.db, &self.path, space)
+    }
+}
+
+fn cf_of<'d>(db: &'d DB, path: &Path, space: Space) -> Result<&'d ColumnFamily> {
+    db.cf_handle(space.name())
+        .ok_or_else(|| EngineError::NotCairn {
+            path: path.to_path_buf(),
+            reason: format!("column family `{}` is missing", space.name()),
+        })
+}
+
+/// Reads of the latest state or of one snapshot.
+struct Reads<'a> {
+    db: &'a DB,
+    path: &'a Path,
+    snapshot: Option<SnapshotWithThreadMode<'a, DB>>,
+    /// A read-only open's pinned view (see [`Pins`]), released on drop.
+    pinned: Option<&'a Pins>,
+}
+
+impl Drop for Reads<'_> {
+    fn drop(&mut self) {
+        if let Some(pins) = self.pinned {
+            pins.unpin();
+        }
+    }
+}
+
+impl Reads<'_> {
+    fn opts(&self) -> ReadOptions {
+        let mut o = ReadOptions::default();
+        if let Some(s) = &self.snapshot {
+            o.set_snapshot(s);
+        }
+        o
+    }
+
+    fn get(
+        &self,
+        space: Space,
+        key: &[u8],
+        found: &mut dyn FnMut(&[u8]) -> Result<()>,
+    ) -> Result<bool> {
+        let cf = cf_of(self.db, self.path, space)?;
+        match self
+            .db
+            .get_pinned_cf_opt(cf, key, &self.opts())
+            .map_err(err)?
+        {
+            Some(v) => {
+                found(&v)?;
+                Ok(true)
+            }
+            None => Ok(false),
+        }
+    }
+
+    fn multi_get(
+        &self,
+        space: Space,
+        keys: &[&[u8]],
+        found: &mut dyn FnMut(usize, &[u8]) -> Result<()>,
+    ) -> Result<()> {
+        let cf = cf_of(self.db, self.path, space)?;
+        let values = self
+            .db
+            .batched_multi_get_cf_opt(cf, keys, false, &self.opts());
+        for (i, value) in values.into_iter().enumerate() {
+            if let Some(v) = value.map_err(err)? {
+                found(i, &v)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn scan(
+        &self,
+        space: Space,
+        scan: Scan<'_>,
+        each: &mut dyn FnMut(&[u8], &[u8]) -> Result<bool>,
+    ) -> Result<()> {
+        let cf = cf_of(self.db, self.path, space)?;
+        let mut opts = self.opts();
+        let (start, end): (Vec<u8>, Option<Vec<u8>>) = match scan {
+            Scan::Range { start, end } => (start.to_vec(), end.map(<[u8]>::to_vec)),
+            Scan::Nodes(ids) => {
+                if ids.start >= ids.end {
+                    return Ok(());
+                }
+                // Across nodes: past the prefix extractor of `out` and `in` (a seek there
+                // would only promise the keys of the first node).
+                opts.set_total_order_seek(true);
+                (
+                    ids.start.to_be_bytes().to_vec(),
+                    Some(ids.end.to_be_bytes().to_vec()),
+                )
+            }
+            Scan::All => {
+                // Past the prefix extractor too: with it, a first seek after a range deletion
+                // in `out` listed nothing (the conformance suite's bulk test).
+                opts.set_total_order_seek(true);
+                (Vec::new(), None)
+            }
+        };
+        if let Some(end) = end {
+            if end.as_slice() <= start.as_slice() {
+                return Ok(());
+            }
+            opts.set_iterate_upper_bound(end);
+        }
+        let mut it = self.db.raw_iterator_cf_opt(cf, opts);
+        if start.is_empty() {
+            it.seek_to_first();
+        } else {
+            it.seek(&start);
+        }
+        while let Some((k, v)) = it.item() {
+            if !each(k, v)? {
+                return Ok(());
+            }
+            it.next();
+        }
+        it.status().map_err(err)
+    }
+}
+
+impl KvRead for Reads<'_> {
+    fn get(
+        &self,
+        space: Space,
+        key: &[u8],
+        found: &mut dyn FnMut(&[u8]) -> Result<()>,
+    ) -> Result<bool> {
+        Reads::get(self, space, key, found)
+    }
+    fn multi_get(
+        &self,
+        space: Space,
+        keys: &[&[u8]],
+        found: &mut dyn FnMut(usize, &[u8]) -> Result<()>,
+    ) -> Result<()> {
+        Reads::multi_get(self, space, keys, found)
+    }
+    fn scan(
+        &self,
+        space: Space,
+        scan: Scan<'_>,
+        each: &mut dyn FnMut(&[u8], &[u8]) -> Result<bool>,
+    ) -> Result<()> {
+        Reads::scan(self, space, scan, each)
+    }
+}
+
+impl RocksStorage {
+    fn latest(&self) -> Reads<'_> {
+        Reads {
+            db: &self.db,
+            path: &self.path,
+            snapshot: None,
+            pinned: None,
+        }
+    }
+}
+
+impl KvRead for RocksStorage {
+    fn get(
+        &self,
+        space: Space,
+        key: &[u8],
+        found: &mut dyn FnMut(&[u8]) -> Result<()>,
+    ) -> Result<bool> {
+        self.latest().get(space, key, found)
+    }
+    fn multi_get(
+        &self,
+        space: Space,
+        keys: &[&[u8]],
+        found: &mut dyn FnMut(usize, &[u8]) -> Result<()>,
+    ) -> Result<()> {
+        self.latest().multi_get(space, keys, found)
+    }
+    fn scan(
+        &self,
+        space: Space,
+        scan: Scan<'_>,
+        each: &mut dyn FnMut(&[u8], &[u8]) -> Result<bool>,
+    ) -> Result<()> {
+        self.latest().scan(space, scan, each)
+    }
+}
+
+impl Storage for RocksStorage {
+    fn backend(&self) -> &'static str {
+        NAME
+    }
+
+    fn as_read(&self) -> &dyn KvRead {
+        self
+    }
+
+    fn snapshot(&self) -> Box<dyn KvRead + '_> {
+        if self.secondary.is_some() {
+            self.pins.pin();
+            return Box::new(Reads {
+                db: &self.db,
+                path: &self.path,
+                snapshot: None,
+                pinned: Some(&self.pins),
+            });
+        }
+        Box::new(Reads {
+            db: &self.db,
+            path: &self.path,
+            snapshot: Some(self.db.snapshot()),
+            pinned: None,
+        })
+    }
+
+    fn commit(&self, batch: &Batch, sync: bool) -> Result<()> {
+        let mut wb = WriteBatch::default();
+        for op in batch.iter() {
+            match op {
+                Op::Put(s, k, v) => wb.put_cf(self.cf(s)?, k, v),
+                Op::Delete(s, k) => wb.delete_cf(self.cf(s)?, k),
+                Op::Merge(s, k, v) => wb.merge_cf(self.cf(s)?, k, v),
+                Op::DeleteNodes(s, ids) => {
+                    wb.delete_range_cf(self.cf(s)?, ids.start.to_be_bytes(), ids.end.to_be_bytes())
+                }
+            }
+        }
+        let mut opts = WriteOptions::default();
+        opts.set_sync(sync);
+        // A failed log write would abort the process inside RocksDB: refuse it before (space.rs).
+        space::ensure(&self.path, 2 * wb.size_in_bytes() as u64)?;
+        self.db.write_opt(wb, &opts).map_err(err)
+    }
+
+    fn sequence(&self) -> u64 {
+        self.db.latest_sequence_number()
+    }
+
+    fn catch_up(&self) -> Result<bool> {
+        if self.secondary.is_none() {
+            return Ok(false);
+        }
+        self.pins.exclusive(&self.path, || {
+            let before = self.sequence();
+            self.db.try_catch_up_with_primary().map_err(err)?;
+            Ok(self.sequence() != before)
+        })
+    }
+
+    fn settle(&self) -> Result<()> {
+        settle::flush_for_readers(&self.db)
+    }
+
+    fn memory_bytes(&self) -> Result<u64> {
+        settle::memtable_bytes(&self.db)
+    }
+
+    fn estimate_keys(&self, space: Space) -> Result<u64> {
+        Ok(self
+            .db
+            .property_int_value_cf(self.cf(space)?, "rocksdb.estimate-num-keys")
+            .map_err(err)?
+            .unwrap_or(0))
+    }
+
+    fn private_dir(&self) -> Option<&Path> {
+        self.secondary.as_ref().map(|d| d.path())
+    }
+
+    fn checkpoint(&self, dir: &Path) -> Result<()> {
+        std::fs::create_dir_all(dir).map_err(|source| EngineError::Io {
+            path: dir.to_path_buf(),
+            source,
+        })?;
+        rocksdb::checkpoint::Checkpoint::new(&self.db)
+            .map_err(err)?
+            .create_checkpoint(dir.join(ROCKSDB_DIR))
+            .map_err(err)
+    }
+
+    fn bulk_in_place(&self) -> bool {
+        false
+    }
+
+    fn bulk_begin(&self) -> Result<()> {
+        bulk::begin(&self.path)
+    }
+
+    fn bulk_write(
+        &self,
+        space: Space,
+        part: usize,
+        fill: &mut dyn FnMut(&mut dyn BulkSink) -> Result<()>,
+    ) -> Result<Option<BulkPart>> {
+        bulk::write(&self.path, &self.block_cache, space, part, fill)
+    }
+
+    fn bulk_ingest(&self, parts: Vec<BulkPart>) -> Result<()> {
+        bulk::ingest(&self.db, &self.path, parts)
+    }
+
+    fn bulk_end(&self) {
+        let _ = std::fs::remove_dir_all(self.path.join(BULK_DIR));
+    }
+}
+
+/// Opens the RocksDB database in `db_dir` as a secondary instance in a fresh temporary
+/// directory. A secondary, unlike RocksDB's read-only open, can catch up with the writer
+/// without reopening; it needs `max_open_files = -1` (it keeps every table file open, so that
+/// the writer's compactions cannot delete one from under it).
+fn open_secondary(
+    path: &Path,
+    db_dir: &Path,
+    descriptors: Vec<ColumnFamilyDescriptor>,
+) -> Result<(DB, tempfile::TempDir)> {
+    let dir = tempfile::Builder::new()
+        .prefix("cairn-secondary-")
+        .tempdir()
+        .map_err(|source| EngineError::Io {
+            path: std::env::temp_dir(),
+            source,
+        })?;
+    // The secondary writes its info log there: the same abort on a full disk (space.rs).
+    space::ensure(dir.path(), 0)?;
+    let mut opts = Options::default();
+    opts.set_max_open_files(-1);
+    // The info log is all a secondary writes: keep one small file.
+    opts.set_keep_log_file_num(1);
+    opts.set_max_log_file_size(1 << 20);
+    let db = DB::open_cf_descriptors_as_secondary(&opts, db_dir, dir.path(), descriptors)
+        .map_err(|e| open_error(path, db_dir, e))?;
+    Ok((db, dir))
+}
+
+/// Maps an error of opening RocksDB, telling a held `LOCK` file from everything else.
+fn open_error(path: &Path, db_dir: &Path, e: rocksdb::Error) -> EngineError {
+    if is_lock_error(&e, db_dir) {
+        EngineError::Locked {
+            path: path.to_path_buf(),
+            detail: e.into_string(),
+        }
+    } else {
+        err(e)
+    }
+}
+
+/// RocksDB reports a `LOCK` file held by another process ("While lock file: <dir>/LOCK:
+/// Resource temporarily unavailable") or by this one ("lock hold by current process, …:
+/// <dir>/LOCK: …") as an I/O error naming the file; its status has no sub-code for it. So
+/// the error kind decides first — a corruption such as "block checksum mismatch" is never a
+/// lock — and the lock file's path tells a lock from other I/O errors.
+fn is_lock_error(e: &rocksdb::Error, db_dir: &Path) -> bool {
+    e.kind() == rocksdb::ErrorKind::IOError
+        && e.to_string()
+            .contains(&*db_dir.join("LOCK").to_string_lossy())
+}
