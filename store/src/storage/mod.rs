@@ -156,36 +156,28 @@ impl<'a> Scan<'a> {
     }
 }
 
+/// The callback of [`KvRead::get`]: the value found.
+pub type Found<'a> = dyn FnMut(&[u8]) -> Result<()> + 'a;
+/// The callback of [`KvRead::multi_get`]: the position of a key asked for, and its value.
+pub type FoundAt<'a> = dyn FnMut(usize, &[u8]) -> Result<()> + 'a;
+/// The callback of [`KvRead::scan`]: each key and value; false stops the scan.
+pub type Each<'a> = dyn FnMut(&[u8], &[u8]) -> Result<bool> + 'a;
+
 /// Reads of one state of the store: the latest commit ([`Storage`]) or a snapshot.
 ///
 /// Callbacks get borrowed bytes, valid for the call only; an error a callback returns stops
 /// the read and is returned.
 pub trait KvRead: Send + Sync {
     /// Calls `found` with the value of `key` in `space`; returns whether there was one.
-    fn get(
-        &self,
-        space: Space,
-        key: &[u8],
-        found: &mut dyn FnMut(&[u8]) -> Result<()>,
-    ) -> Result<bool>;
+    fn get(&self, space: Space, key: &[u8], found: &mut Found<'_>) -> Result<bool>;
 
     /// Calls `found(i, value)` for each of `keys` that has a value (`i` its position), in any
     /// order. One call, one round trip per shard on a remote engine.
-    fn multi_get(
-        &self,
-        space: Space,
-        keys: &[&[u8]],
-        found: &mut dyn FnMut(usize, &[u8]) -> Result<()>,
-    ) -> Result<()>;
+    fn multi_get(&self, space: Space, keys: &[&[u8]], found: &mut FoundAt<'_>) -> Result<()>;
 
     /// Calls `each(key, value)` for the keys `scan` covers, in order (see [`Scan`]), until it
     /// returns false.
-    fn scan(
-        &self,
-        space: Space,
-        scan: Scan<'_>,
-        each: &mut dyn FnMut(&[u8], &[u8]) -> Result<bool>,
-    ) -> Result<()>;
+    fn scan(&self, space: Space, scan: Scan<'_>, each: &mut Each<'_>) -> Result<()>;
 }
 
 /// A key-value engine that holds a Cairn database: reads of the latest commit, snapshots,

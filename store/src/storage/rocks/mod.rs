@@ -11,7 +11,7 @@ mod files;
 mod settle;
 pub(crate) mod space;
 
-use super::{Batch, BulkPart, BulkSink, KvRead, Op, Scan, Space, Storage};
+use super::{Batch, BulkPart, BulkSink, Each, Found, FoundAt, KvRead, Op, Scan, Space, Storage};
 use crate::error::{BackendErrorKind, EngineError, Result};
 use rocksdb::{
     ColumnFamily, ColumnFamilyDescriptor, Options, ReadOptions, SnapshotWithThreadMode, WriteBatch,
@@ -280,12 +280,7 @@ impl Reads<'_> {
         o
     }
 
-    fn get(
-        &self,
-        space: Space,
-        key: &[u8],
-        found: &mut dyn FnMut(&[u8]) -> Result<()>,
-    ) -> Result<bool> {
+    fn get(&self, space: Space, key: &[u8], found: &mut Found<'_>) -> Result<bool> {
         let cf = cf_of(self.db, self.path, space)?;
         match self
             .db
@@ -300,12 +295,7 @@ impl Reads<'_> {
         }
     }
 
-    fn multi_get(
-        &self,
-        space: Space,
-        keys: &[&[u8]],
-        found: &mut dyn FnMut(usize, &[u8]) -> Result<()>,
-    ) -> Result<()> {
+    fn multi_get(&self, space: Space, keys: &[&[u8]], found: &mut FoundAt<'_>) -> Result<()> {
         let cf = cf_of(self.db, self.path, space)?;
         let values = self
             .db
@@ -318,12 +308,7 @@ impl Reads<'_> {
         Ok(())
     }
 
-    fn scan(
-        &self,
-        space: Space,
-        scan: Scan<'_>,
-        each: &mut dyn FnMut(&[u8], &[u8]) -> Result<bool>,
-    ) -> Result<()> {
+    fn scan(&self, space: Space, scan: Scan<'_>, each: &mut Each<'_>) -> Result<()> {
         let cf = cf_of(self.db, self.path, space)?;
         let mut opts = self.opts();
         let (start, end): (Vec<u8>, Option<Vec<u8>>) = match scan {
@@ -370,28 +355,13 @@ impl Reads<'_> {
 }
 
 impl KvRead for Reads<'_> {
-    fn get(
-        &self,
-        space: Space,
-        key: &[u8],
-        found: &mut dyn FnMut(&[u8]) -> Result<()>,
-    ) -> Result<bool> {
+    fn get(&self, space: Space, key: &[u8], found: &mut Found<'_>) -> Result<bool> {
         Reads::get(self, space, key, found)
     }
-    fn multi_get(
-        &self,
-        space: Space,
-        keys: &[&[u8]],
-        found: &mut dyn FnMut(usize, &[u8]) -> Result<()>,
-    ) -> Result<()> {
+    fn multi_get(&self, space: Space, keys: &[&[u8]], found: &mut FoundAt<'_>) -> Result<()> {
         Reads::multi_get(self, space, keys, found)
     }
-    fn scan(
-        &self,
-        space: Space,
-        scan: Scan<'_>,
-        each: &mut dyn FnMut(&[u8], &[u8]) -> Result<bool>,
-    ) -> Result<()> {
+    fn scan(&self, space: Space, scan: Scan<'_>, each: &mut Each<'_>) -> Result<()> {
         Reads::scan(self, space, scan, each)
     }
 }
@@ -408,28 +378,13 @@ impl RocksStorage {
 }
 
 impl KvRead for RocksStorage {
-    fn get(
-        &self,
-        space: Space,
-        key: &[u8],
-        found: &mut dyn FnMut(&[u8]) -> Result<()>,
-    ) -> Result<bool> {
+    fn get(&self, space: Space, key: &[u8], found: &mut Found<'_>) -> Result<bool> {
         self.latest().get(space, key, found)
     }
-    fn multi_get(
-        &self,
-        space: Space,
-        keys: &[&[u8]],
-        found: &mut dyn FnMut(usize, &[u8]) -> Result<()>,
-    ) -> Result<()> {
+    fn multi_get(&self, space: Space, keys: &[&[u8]], found: &mut FoundAt<'_>) -> Result<()> {
         self.latest().multi_get(space, keys, found)
     }
-    fn scan(
-        &self,
-        space: Space,
-        scan: Scan<'_>,
-        each: &mut dyn FnMut(&[u8], &[u8]) -> Result<bool>,
-    ) -> Result<()> {
+    fn scan(&self, space: Space, scan: Scan<'_>, each: &mut Each<'_>) -> Result<()> {
         self.latest().scan(space, scan, each)
     }
 }
