@@ -17,7 +17,9 @@ use rocksdb::{
     ColumnFamily, ColumnFamilyDescriptor, Options, ReadOptions, SnapshotWithThreadMode, WriteBatch,
     WriteOptions, DB,
 };
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::thread::ThreadId;
 
 pub(crate) use files::{BULK_DIR, SPILL_DIR};
 
@@ -66,13 +68,15 @@ pub(crate) struct RocksStorage {
     pins: Pins,
 }
 
-/// RocksDB's secondary instances have no snapshots; their view moves only at a catch-up. So a
-/// snapshot of a read-only open is its current view, pinned: a catch-up waits until no pinned
-/// view is left (and new ones wait for the catch-up).
+/// RocksDB's secondary instances have no snapshots (their iterators refuse one); their view
+/// moves only at a catch-up. So a snapshot of a read-only open is its current view, pinned: a
+/// catch-up waits until the views other threads pinned are dropped (and new pins wait for the
+/// catch-up). A thread that catches up while holding a snapshot of its own is not made to wait
+/// for itself: its snapshot shows the caught-up view from then on.
 #[derive(Debug, Default)]
 struct Pins {
-    /// (live pinned views, a catch-up is running)
-    state: parking_lot::Mutex<(usize, bool)>,
+    /// (live pinned views by the thread that holds them, a catch-up is running)
+    state: parking_lot::Mutex<(HashMap<ThreadId, usize>, bool)>,
     changed: parking_lot::Condvar,
 }
 
@@ -85,11 +89,18 @@ impl Pins {
         while state.1 {
             self.changed.wait(&mut state);
         }
-        state.0 += 1;
+        *state.0.entry(std::thread::current().id()).or_default() += 1;
     }
 
-    fn unpin(&self) {
-        self.state.lock().0 -= 1;
+    fn unpin(&self, owner: ThreadId) {
+        let mut state = self.state.lock();
+        if let Some(n) = state.0.get_mut(&owner) {
+            *n -= 1;
+            if *n == 0 {
+                state.0.remove(&owner);
+            }
+        }
+        drop(state);
         self.changed.notify_all();
     }
 
@@ -97,12 +108,13 @@ impl Pins {
     fn exclusive<T>(&self, path: &Path, f: impl FnOnce() -> Result<T>) -> Result<T> {
         {
             let mut state = self.state.lock();
-            while state.0 > 0 || state.1 {
+            let me = std::thread::current().id();
+            while state.0.keys().any(|t| *t != me) || state.1 {
                 if self.changed.wait_for(&mut state, PIN_WAIT).timed_out() {
                     return Err(EngineError::WriterBusy {
                         path: path.to_path_buf(),
-                        reason: "a snapshot of this read-only handle is still open; drop it \
-                                 before catching up"
+                        reason: "another thread holds a snapshot of this read-only handle; \
+                                 drop it before catching up"
                             .into(),
                     });
                 }
@@ -259,14 +271,15 @@ struct Reads<'a> {
     db: &'a DB,
     path: &'a Path,
     snapshot: Option<SnapshotWithThreadMode<'a, DB>>,
-    /// A read-only open's pinned view (see [`Pins`]), released on drop.
-    pinned: Option<&'a Pins>,
+    /// A read-only open's pinned view (see [`Pins`]) and the thread that pinned it, released
+    /// on drop.
+    pinned: Option<(&'a Pins, ThreadId)>,
 }
 
 impl Drop for Reads<'_> {
     fn drop(&mut self) {
-        if let Some(pins) = self.pinned {
-            pins.unpin();
+        if let Some((pins, owner)) = self.pinned {
+            pins.unpin(owner);
         }
     }
 }
@@ -405,7 +418,7 @@ impl Storage for RocksStorage {
                 db: &self.db,
                 path: &self.path,
                 snapshot: None,
-                pinned: Some(&self.pins),
+                pinned: Some((&self.pins, std::thread::current().id())),
             });
         }
         Box::new(Reads {
