@@ -266,10 +266,14 @@ impl LlmBackend for OpenAiChat {
                 message,
             },
         })?;
+        // serde's message may quote the body: redacted like every text about the request.
         let parsed: ChatResponse =
             serde_json::from_str(&text).map_err(|e| LlmError::BadResponse {
                 url: url(),
-                message: format!("not a chat completion: {e}"),
+                message: format!(
+                    "not a chat completion: {}",
+                    self.client.redact(&e.to_string())
+                ),
             })?;
         parsed
             .choices

@@ -304,3 +304,123 @@ fn an_unreachable_llm_falls_back_to_the_offline_agents() {
     assert!(!o.plan.llm && !o.answer.by_llm);
     assert_eq!(o.answer.count, Some(2));
 }
+
+/// A server that answers every request with `status` and `body`, and records the request
+/// paths (with their queries). Returns the base URL.
+fn echo_server(status: u16, body: String) -> (String, Arc<Mutex<Vec<String>>>) {
+    let server = tiny_http::Server::http("127.0.0.1:0").unwrap();
+    let port = server.server_addr().to_ip().unwrap().port();
+    let paths = Arc::new(Mutex::new(Vec::new()));
+    let seen = Arc::clone(&paths);
+    thread::spawn(move || {
+        while let Ok(Some(req)) = server.recv_timeout(Duration::from_secs(20)) {
+            seen.lock().unwrap().push(req.url().to_owned());
+            let _ = req
+                .respond(tiny_http::Response::from_string(body.clone()).with_status_code(status));
+        }
+    });
+    (format!("http://127.0.0.1:{port}/v1"), paths)
+}
+
+const SECRET: &str = "sk-proj-Zq8cW3nT5vR1yL7kP2mX9bJ4";
+
+#[test]
+fn the_key_never_reaches_an_error_message() {
+    let bodies = [
+        // OpenAI's 401 quotes part of the key it refused.
+        (
+            401,
+            format!(
+                r#"{{"error":{{"message":"Incorrect API key provided: {}********{}. You can find your API key at ...","type":"invalid_request_error"}}}}"#,
+                &SECRET[..12],
+                &SECRET[SECRET.len() - 8..]
+            ),
+        ),
+        // A proxy's 500 echoing the request's headers, in a long HTML page.
+        (
+            500,
+            format!(
+                "<html><pre>POST /v1/chat/completions\nauthorization: Bearer {SECRET}\n{}</pre></html>",
+                "padding ".repeat(5000)
+            ),
+        ),
+        // A 200 whose body is not a completion, with the key in it.
+        (200, format!(r#"{{"choices": "{SECRET}"}}"#)),
+    ];
+    for (status, body) in bodies {
+        let (base, _) = echo_server(status, body);
+        let mut c = ChatConfig::new(format!("{base}?api_key={SECRET}x"), "m");
+        c.endpoint.api_key = Some(SECRET.into());
+        c.endpoint.retries = 0;
+        let llm = OpenAiChat::new(c).unwrap();
+        let err = llm.complete(&[Message::user("hi")]).unwrap_err();
+        let shown = format!("{err} {err:?} {llm:?}");
+        for piece in [&SECRET[..12], &SECRET[SECRET.len() - 8..], &SECRET[8..20]] {
+            assert!(!shown.contains(piece), "{status}: {piece} in {shown}");
+        }
+        assert!(shown.contains("api_key=***"), "{shown}");
+        assert!(
+            err.to_string().chars().count() < 600,
+            "a bounded excerpt: {err}"
+        );
+    }
+}
+
+#[test]
+fn a_query_in_the_base_url_stays_after_the_path() {
+    let (base, paths) = echo_server(200, r#"{"choices":[{"message":{"content":"ok"}}]}"#.into());
+    let llm = OpenAiChat::new(ChatConfig::new(
+        format!("{base}/?api-version=2024-06-01&api_key=abcdefgh123"),
+        "m",
+    ))
+    .unwrap();
+    assert_eq!(llm.complete(&[Message::user("hi")]).unwrap(), "ok");
+    assert_eq!(
+        paths.lock().unwrap().as_slice(),
+        ["/v1/chat/completions?api-version=2024-06-01&api_key=abcdefgh123"]
+    );
+}
+
+#[test]
+fn absurd_or_secret_bearing_settings_are_refused() {
+    let env = |pairs: Vec<(&'static str, String)>| {
+        move |k: &str| pairs.iter().find(|(n, _)| *n == k).map(|(_, v)| v.clone())
+    };
+    let base = |extra: Vec<(&'static str, String)>| {
+        let mut pairs = vec![
+            ("CAIRN_LLM_BASE_URL", "http://127.0.0.1:9/v1".to_owned()),
+            ("CAIRN_LLM_MODEL", "m".to_owned()),
+        ];
+        pairs.extend(extra);
+        ChatConfig::from_lookup(env(pairs))
+    };
+    for (var, value) in [
+        ("CAIRN_LLM_RETRIES", "1000000"),
+        ("CAIRN_LLM_RETRIES", "11"),
+        ("CAIRN_LLM_RETRIES", "-1"),
+        ("CAIRN_LLM_TIMEOUT_SECS", "0"),
+        ("CAIRN_LLM_TIMEOUT_SECS", "99999999"),
+    ] {
+        let err = base(vec![(var, value.to_owned())]).unwrap_err();
+        let text = err.to_string();
+        assert!(text.contains(var) && text.contains("from"), "{text}");
+    }
+    let ok = base(vec![
+        ("CAIRN_LLM_RETRIES", "10".into()),
+        ("CAIRN_LLM_TIMEOUT_SECS", "3600".into()),
+    ])
+    .unwrap();
+    assert_eq!(ok.endpoint.retries, 10);
+    let with_user = ChatConfig::from_lookup(env(vec![
+        (
+            "CAIRN_LLM_BASE_URL",
+            format!("http://user:{SECRET}@127.0.0.1:9/v1"),
+        ),
+        ("CAIRN_LLM_MODEL", "m".into()),
+    ]))
+    .and_then(OpenAiChat::new)
+    .unwrap_err();
+    let text = format!("{with_user} {with_user:?}");
+    assert!(text.contains("must not carry credentials"), "{text}");
+    assert!(!text.contains(&SECRET[3..11]), "{text}");
+}

@@ -165,8 +165,13 @@ impl HttpEmbedder {
                 message,
             },
         })?;
-        let parsed: Response = serde_json::from_str(&text)
-            .map_err(|e| self.bad(format!("not an embeddings response: {e}")))?;
+        // serde's message may quote the body: redacted like every text about the request.
+        let parsed: Response = serde_json::from_str(&text).map_err(|e| {
+            self.bad(format!(
+                "not an embeddings response: {}",
+                self.client.redact(&e.to_string())
+            ))
+        })?;
         if parsed.data.len() != input.len() {
             return Err(self.bad(format!(
                 "{} embeddings for {} inputs",

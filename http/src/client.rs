@@ -1,11 +1,19 @@
 //! The blocking client for OpenAI-compatible endpoints (`POST {base}/{path}` with a JSON body and
 //! an optional bearer token), with one policy for every caller: a whole-request timeout, retries
 //! with doubling backoff after a transport error, a timeout, HTTP 429 or 5xx (never after another
-//! 4xx, which a retry would not fix), and the server's error message taken from its JSON body.
+//! 4xx, which a retry would not fix), and the server's error message taken from its JSON body —
+//! as a bounded excerpt with the keys masked (`redact.rs`), like every URL the errors name.
 
-use crate::settings::{endpoint, SettingError, Settings};
+use crate::redact::Redactor;
+use crate::settings::{endpoint, Endpoint, SettingError, Settings};
 use serde::Deserialize;
 use std::time::Duration;
+
+/// The longest whole-request timeout a setting may ask for: an hour.
+pub const MAX_TIMEOUT_SECS: u64 = 3600;
+/// The most retries a setting may ask for (with doubling backoff from 500 ms, 10 retries already
+/// wait over 8 minutes).
+pub const MAX_RETRIES: u32 = 10;
 
 /// How to call one endpoint.
 #[derive(Clone)]
@@ -26,7 +34,7 @@ impl std::fmt::Debug for ClientConfig {
     // never print the key
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ClientConfig")
-            .field("base_url", &self.base_url)
+            .field("base_url", &crate::redact::redact_url(&self.base_url))
             .field("api_key", &self.api_key.as_ref().map(|_| "<set>"))
             .field("timeout", &self.timeout)
             .field("retries", &self.retries)
@@ -47,8 +55,9 @@ impl ClientConfig {
         }
     }
 
-    /// Reads the base URL (required), the key (else `OPENAI_API_KEY`), the timeout in seconds and
-    /// the retries (at most 10) from the variables `vars` names.
+    /// Reads the base URL (required), the key (else `OPENAI_API_KEY`), the timeout in seconds
+    /// (1 to [`MAX_TIMEOUT_SECS`]) and the retries (0 to [`MAX_RETRIES`]) from the variables
+    /// `vars` names; a value out of range is refused, not clamped.
     pub fn from_settings<F: Fn(&str) -> Option<String>>(
         env: &Settings<F>,
         vars: &EnvVars,
@@ -57,13 +66,17 @@ impl ClientConfig {
         c.api_key = env.api_key(vars.key);
         if let Some(s) = env.parsed(
             vars.timeout,
-            |s: &u64| *s > 0,
-            "expected a positive number of seconds",
+            |s: &u64| (1..=MAX_TIMEOUT_SECS).contains(s),
+            &format!("expected a whole number of seconds from 1 to {MAX_TIMEOUT_SECS}"),
         )? {
             c.timeout = Duration::from_secs(s);
         }
-        if let Some(r) = env.parsed(vars.retries, |_: &u32| true, "expected a whole number")? {
-            c.retries = r.min(10);
+        if let Some(r) = env.parsed(
+            vars.retries,
+            |r: &u32| *r <= MAX_RETRIES,
+            &format!("expected a whole number from 0 to {MAX_RETRIES}"),
+        )? {
+            c.retries = r;
         }
         Ok(c)
     }
@@ -112,13 +125,16 @@ pub enum HttpError {
 /// A client for one endpoint.
 pub struct Client {
     agent: ureq::Agent,
-    url: String,
+    endpoint: Endpoint,
+    redactor: Redactor,
     config: ClientConfig,
 }
 
 impl std::fmt::Debug for Client {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Client").field("url", &self.url).finish()
+        f.debug_struct("Client")
+            .field("url", &self.endpoint.shown)
+            .finish()
     }
 }
 
@@ -138,18 +154,39 @@ impl Client {
     /// A client for `{config.base_url}/{path}`; `setting` names the variable the base URL came
     /// from, for the error when it is not an http(s) URL. No request is made yet.
     pub fn new(setting: &str, path: &str, config: ClientConfig) -> Result<Self, SettingError> {
-        let url = endpoint(setting, &config.base_url, path)?;
+        let endpoint = endpoint(setting, &config.base_url, path)?;
         let agent: ureq::Agent = ureq::Agent::config_builder()
             .timeout_global(Some(config.timeout))
             .http_status_as_error(false)
             .build()
             .into();
-        Ok(Client { agent, url, config })
+        let redactor = Redactor::new(
+            config
+                .api_key
+                .iter()
+                .cloned()
+                .chain(endpoint.secrets.iter().cloned()),
+        );
+        Ok(Client {
+            agent,
+            endpoint,
+            redactor,
+            config,
+        })
     }
 
-    /// The endpoint's full URL.
+    /// The endpoint's URL as it may be shown: query values masked (the request goes to the
+    /// full one, which is never handed out).
+    #[allow(clippy::misnamed_getters)]
     pub fn url(&self) -> &str {
-        &self.url
+        &self.endpoint.shown
+    }
+
+    /// `text` (a response, a library's error) as a message may quote it: this client's secrets
+    /// masked, on one line, at most [`crate::redact::EXCERPT_CHARS`] characters.
+    pub fn redact(&self, text: &str) -> String {
+        self.redactor
+            .excerpt(&text.replace(&self.endpoint.url, &self.endpoint.shown))
     }
 
     /// POSTs the JSON `body` and returns the 2xx response body, retrying as the module says.
@@ -175,7 +212,7 @@ impl Client {
     fn attempt(&self, body: &[u8], attempts: u32) -> Result<String, (HttpError, bool)> {
         let mut req = self
             .agent
-            .post(&self.url)
+            .post(&self.endpoint.url)
             .header("Content-Type", "application/json");
         if let Some(key) = &self.config.api_key {
             req = req.header("Authorization", &format!("Bearer {key}"));
@@ -191,15 +228,16 @@ impl Client {
         if (200..300).contains(&status) {
             return Ok(text);
         }
+        // The server's words, never raw: a bounded excerpt with the keys masked.
         let message = serde_json::from_str::<ErrorBody>(&text)
             .map(|b| match b.error {
                 ErrorDetail::Object { message } | ErrorDetail::Text(message) => message,
             })
-            .unwrap_or_else(|_| text.chars().take(500).collect());
+            .unwrap_or(text);
         let err = HttpError::Status {
-            url: self.url.clone(),
+            url: self.url().to_owned(),
+            message: self.redact(&message),
             status,
-            message,
             attempts,
         };
         Err((err, status == 429 || status >= 500))
@@ -210,15 +248,15 @@ impl Client {
             || matches!(&e, ureq::Error::Io(io) if io.kind() == std::io::ErrorKind::TimedOut);
         if timed_out {
             HttpError::Timeout {
-                url: self.url.clone(),
+                url: self.url().to_owned(),
                 secs: self.config.timeout.as_secs().max(1),
                 attempts,
             }
         } else {
             HttpError::Transport {
-                url: self.url.clone(),
+                url: self.url().to_owned(),
                 attempts,
-                message: e.to_string(),
+                message: self.redact(&e.to_string()),
             }
         }
     }

@@ -5,6 +5,7 @@
 //! Reads go through a lookup function rather than `std::env` directly: tests pass a map, since
 //! mutating the process environment races with other threads reading it.
 
+use crate::redact::{authority_span, redact_url};
 use std::str::FromStr;
 
 /// A setting that is missing or cannot be used. Both name the variable, which is what the user
@@ -82,17 +83,67 @@ impl<F: Fn(&str) -> Option<String>> Settings<F> {
     }
 }
 
-/// `{base}/{path}` for an HTTP API whose base URL the setting `name` gave; only http(s) is
-/// accepted, so a typo fails here, naming the setting, rather than at the first request.
-pub fn endpoint(name: &str, base: &str, path: &str) -> Result<String, SettingError> {
-    let url = format!("{}/{path}", base.trim_end_matches('/'));
-    if url.starts_with("http://") || url.starts_with("https://") {
-        Ok(url)
-    } else {
-        Err(SettingError::invalid(
-            name,
-            base,
-            "must start with http:// or https://",
-        ))
+/// Where requests go, and how that URL may be shown.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Endpoint {
+    /// The URL requests go to: `{base}/{path}`, with the base's query (if any) after the path.
+    pub url: String,
+    /// The same with every query value masked ([`crate::redact::redact_url`]): for messages.
+    pub shown: String,
+    /// The base URL's query values, which may be keys (`?api_key=…`).
+    pub secrets: Vec<String>,
+}
+
+impl std::fmt::Debug for Endpoint {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Endpoint")
+            .field("url", &self.shown)
+            .finish()
     }
+}
+
+/// `{base}/{path}` for an HTTP API whose base URL the setting `name` gave. Only http(s) is
+/// accepted, so a typo fails here, naming the setting, rather than at the first request. A
+/// query (`?api_key=…`, `?api-version=…`) stays after the appended path. Credentials in the
+/// authority (`user:password@host`) are refused: the key belongs in the key's setting, where
+/// it is never shown, and the client would not send them. Errors show the URL redacted.
+pub fn endpoint(name: &str, base: &str, path: &str) -> Result<Endpoint, SettingError> {
+    let base = base.trim();
+    let invalid = |reason: &str| SettingError::invalid(name, &redact_url(base), reason);
+    if !(base.starts_with("http://") || base.starts_with("https://")) {
+        return Err(invalid("must start with http:// or https://"));
+    }
+    let (base, fragment) = base.split_once('#').unwrap_or((base, ""));
+    if !fragment.is_empty() {
+        return Err(invalid("must not have a #fragment"));
+    }
+    let (location, query) = match base.split_once('?') {
+        Some((l, q)) => (l, Some(q)),
+        None => (base, None),
+    };
+    if let Some((start, end)) = authority_span(location) {
+        if location[start..end].contains('@') {
+            return Err(invalid(
+                "must not carry credentials (user:password@host): give the key in its own setting",
+            ));
+        }
+        if start == end {
+            return Err(invalid("has no host"));
+        }
+    }
+    let mut url = format!("{}/{path}", location.trim_end_matches('/'));
+    let mut secrets = Vec::new();
+    if let Some(q) = query.filter(|q| !q.is_empty()) {
+        url.push('?');
+        url.push_str(q);
+        secrets.extend(
+            q.split('&')
+                .filter_map(|p| p.split_once('=').map(|(_, v)| v.to_owned())),
+        );
+    }
+    Ok(Endpoint {
+        shown: redact_url(&url),
+        url,
+        secrets,
+    })
 }
