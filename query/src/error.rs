@@ -280,12 +280,73 @@ impl ErrorKind {
     }
 }
 
+/// A line longer than this many bytes is quoted as a window of it around the span.
+const LONG_LINE: usize = 400;
+/// How much of a long line the window shows before the span.
+const BEFORE_SPAN: usize = 120;
+/// A label is underlined over at most this many bytes.
+const LONGEST_LABEL: usize = 200;
+
+/// The statement or script an error quotes, as miette reads it: the text itself, except that a
+/// line longer than [`LONG_LINE`] is given as a window of it around the span asked for, with
+/// the span's true line and column. miette pads with `format!` widths, which panic past 65,535
+/// columns (a statement of one 65k-character line crashed the CLI), and a line that long is
+/// no help on a terminal anyway.
+#[derive(Clone, Debug)]
+struct Quoted(NamedSource<String>);
+
+/// The largest char boundary of `s` at or below `at`.
+fn floor_boundary(s: &str, at: usize) -> usize {
+    let mut at = at.min(s.len());
+    while !s.is_char_boundary(at) {
+        at -= 1;
+    }
+    at
+}
+
+impl SourceCode for Quoted {
+    fn read_span<'a>(
+        &'a self,
+        span: &miette::SourceSpan,
+        before: usize,
+        after: usize,
+    ) -> Result<Box<dyn miette::SpanContents<'a> + 'a>, miette::MietteError> {
+        let text = self.0.inner();
+        let whole = self.0.read_span(span, before, after)?;
+        let long = whole
+            .data()
+            .split(|b| *b == b'\n')
+            .any(|line| line.len() > LONG_LINE);
+        if !long {
+            return Ok(whole);
+        }
+        let at = floor_boundary(text, span.offset());
+        let line_start = text[..at].rfind('\n').map_or(0, |n| n + 1);
+        let line_end = text[at..].find('\n').map_or(text.len(), |n| at + n);
+        let start = if before == 0 {
+            at
+        } else {
+            floor_boundary(text, at.saturating_sub(BEFORE_SPAN).max(line_start))
+        };
+        let end = floor_boundary(text, (start + LONG_LINE).min(line_end));
+        let line = text[..start].matches('\n').count();
+        Ok(Box::new(miette::MietteSpanContents::new_named(
+            self.0.name().to_owned(),
+            &text.as_bytes()[start..end],
+            (start, end - start).into(),
+            line,
+            start - line_start,
+            1,
+        )))
+    }
+}
+
 /// An error in a statement, with the statement text attached when known (so that it renders
 /// with a caret). Match on [`QueryError::kind`] for the typed cause.
 #[derive(Clone, Debug)]
 pub struct QueryError {
     kind: Box<ErrorKind>,
-    source: Option<NamedSource<String>>,
+    source: Option<Quoted>,
     /// Where the statement starts in `source` (a script of several): the spans are the
     /// statement's own.
     offset: usize,
@@ -303,7 +364,7 @@ impl QueryError {
 
     /// Attaches the statement text the spans point into.
     pub fn with_source(mut self, src: &str) -> Self {
-        self.source = Some(NamedSource::new("query", src.to_owned()));
+        self.source = Some(Quoted(NamedSource::new("query", src.to_owned())));
         self.offset = 0;
         self
     }
@@ -312,7 +373,7 @@ impl QueryError {
     /// statement starting at byte `offset`: the error then points at the script's line and
     /// column (`queries.explore:5:7`).
     pub fn in_script(mut self, name: &str, text: &str, offset: usize) -> Self {
-        self.source = Some(NamedSource::new(name, text.to_owned()));
+        self.source = Some(Quoted(NamedSource::new(name, text.to_owned())));
         self.offset = offset;
         self
     }
@@ -371,7 +432,15 @@ impl Diagnostic for QueryError {
     }
 
     fn labels(&self) -> Option<Box<dyn Iterator<Item = LabeledSpan> + '_>> {
-        let shift = |s: Span| Span::new(s.start + self.offset, s.end + self.offset);
+        // Shifted into the script; at most LONGEST_LABEL bytes underlined (see `Quoted`).
+        let shift = |s: Span| {
+            let start = s.start + self.offset;
+            let mut end = (s.end + self.offset).min(start + LONGEST_LABEL);
+            if let Some(src) = &self.source {
+                end = floor_boundary(src.0.inner(), end).max(start);
+            }
+            Span::new(start, end)
+        };
         let mut labels = vec![LabeledSpan::new_primary_with_span(
             Some(self.kind.label_text()),
             shift(self.kind.span()),
@@ -407,4 +476,43 @@ pub(crate) fn nearest<'a>(
         .take(3)
         .map(|(_, c)| c.to_owned())
         .collect()
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use crate::parse;
+
+    fn render(e: &super::QueryError) -> String {
+        let handler = miette::GraphicalReportHandler::new_themed(
+            miette::GraphicalTheme::unicode_nocolor(),
+        );
+        let mut out = String::new();
+        handler.render_report(&mut out, e).unwrap();
+        out
+    }
+
+    #[test]
+    fn an_error_on_a_very_long_line_renders_a_window_with_the_true_place() {
+        // 65,534 and more columns panicked inside miette's padding.
+        for n in [65_534, 70_000, 300] {
+            let src = format!("EXPLORE \"{}\" BEEM 8", "A".repeat(n));
+            let e = parse(&src).unwrap_err();
+            let out = render(&e);
+            assert!(out.contains(&format!("[query:1:{}]", n + 12)), "{out}");
+            assert!(out.contains("BEEM"), "{out}");
+            assert!(out.lines().all(|l| l.len() < 1000), "{out}");
+            let plain = e.render_plain(80);
+            assert!(plain.contains("BEEM"), "{plain}");
+        }
+        // In a script, on its third line; and a span as long as the line.
+        let long = "Ж".repeat(40_000);
+        let script = format!("SHOW LABELS;\nSHOW LABELS;\nEXPLORE \"{long}");
+        let e = crate::parse_script(&script)
+            .unwrap_err()
+            .in_script("q.explore", &script, 0);
+        let out = render(&e);
+        assert!(out.contains("[q.explore:3:9]"), "{out}");
+        assert!(out.lines().all(|l| l.len() < 2000), "{out}");
+    }
 }

@@ -191,7 +191,7 @@ pub struct Split<'a> {
     /// Statements ended by a `;` (the `;` excluded), with their spans in the script; empty and
     /// comment-only ones are left out.
     pub complete: Vec<(Span, &'a str)>,
-    /// What follows the last `;`, when it holds more than whitespace and comments.
+    /// What follows the last `;`, when it holds more than whitespace and closed comments.
     pub rest: Option<(Span, &'a str)>,
     /// Set when the script ends inside a string, a backquoted name or a block comment.
     pub open: Option<Open>,
@@ -212,7 +212,10 @@ pub fn split(src: &str) -> Split<'_> {
                 start = t.span.end;
                 code = false;
             }
-            TokenKind::Comment => {}
+            // A block comment the text ends inside is not a comment but an error of the
+            // statement it is in: kept, so that the parser reports it rather than the rest of
+            // the script vanishing into it.
+            TokenKind::Comment if !t.open => {}
             _ => code = true,
         }
         open = match (t.open, t.kind) {
@@ -313,6 +316,14 @@ mod tests {
         assert_eq!(s.rest.map(|r| r.1), Some(" DESCRIBE `a;"));
         assert_eq!(s.open, Some(Open::Name));
         assert_eq!(split("SHOW /* ; ").open, Some(Open::Comment));
+        // An unclosed comment after the last `;` is kept for the parser to report.
+        let s = split("UPSERT A \"a\"; /* forgot to close\nUPSERT A \"b\"; UPSERT A \"c\";");
+        assert_eq!(s.complete.len(), 1);
+        assert_eq!(s.open, Some(Open::Comment));
+        assert_eq!(
+            s.rest.map(|r| r.1),
+            Some(" /* forgot to close\nUPSERT A \"b\"; UPSERT A \"c\";")
+        );
         assert_eq!(split("SHOW /* ; ").rest.map(|r| r.1), Some("SHOW /* ; "));
         assert_eq!(split("EXPLORE \"a;").open, Some(Open::String));
         assert_eq!(split("EXPLORE \"a;\n").open, None);
