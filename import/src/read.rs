@@ -3,7 +3,7 @@
 
 use super::dump::{DumpEdge, DumpNode, DumpRecord, DumpSchema};
 use super::{ImportError, LineError};
-use cairn_storage_format::Value;
+use cairn_storage_format::{rules, Value};
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 
@@ -246,20 +246,44 @@ fn json_reason(e: &serde_json::Error) -> String {
     }
 }
 
-/// Refuses a label or relation name with a control character: names are printed by every
-/// command and typed in statements, and an escape sequence in one would reach the terminal.
+/// Refuses a label, relation or property name that breaks the rule the language checks too
+/// (`rules::check_name`: no control character, no bidirectional or zero-width character):
+/// names are printed by every command and typed in statements.
 pub(crate) fn check_name(what: &str, name: &str) -> Result<(), String> {
-    match name.chars().find(|c| c.is_control()) {
-        Some(c) => Err(format!(
-            "{what} `{}` contains the control character U+{:04X}",
-            name.escape_debug(),
-            c as u32
-        )),
+    rules::check_name(name).map_err(|e| format!("{what} `{}` {e}", name.escape_debug()))
+}
+
+/// Refuses a property value with a number that is not finite (`rules::check_value`).
+fn check_props(props: &[(String, Value)]) -> Result<(), String> {
+    for (name, value) in props {
+        check_name("property name", name)?;
+        rules::check_value(value).map_err(|e| format!("property `{name}` {e}"))?;
+    }
+    Ok(())
+}
+
+/// An edge weight by the language's rule (`rules::edge_weight`). A JSON weight beyond `f32`
+/// arrives as an infinity (serde saturates): said as too large.
+fn check_weight(w: f32) -> Result<f32, String> {
+    rules::edge_weight(f64::from(w)).map_err(|e| match e {
+        rules::RuleError::NotFinite(x) if x.is_infinite() && x > 0.0 => format!(
+            "the weight is beyond {:e}, the largest weight an edge stores",
+            f32::MAX
+        ),
+        e => format!("the weight {e}"),
+    })
+}
+
+/// A vector whose components are all finite.
+fn check_vector(v: &[f32]) -> Result<(), String> {
+    match v.iter().find(|x| !x.is_finite()) {
+        Some(x) => Err(format!("the vector holds {x}, not a finite number")),
         None => Ok(()),
     }
 }
 
-/// Checks what serde cannot: non-empty names and keys, names without control characters.
+/// Checks what serde cannot: non-empty names and keys, names, values and weights by the rule
+/// the language checks too (docs/FORMAT.md, "What a value may be").
 fn validate(record: &DumpRecord) -> Result<(), String> {
     let name = |what: &str, s: &str| {
         if s.is_empty() {
@@ -272,11 +296,19 @@ fn validate(record: &DumpRecord) -> Result<(), String> {
         DumpRecord::Node(n) => {
             name("label", &n.label)?;
             check_name("label", &n.label)?;
+            check_props(&n.props)?;
+            if let Some(v) = &n.vector {
+                check_vector(v)?;
+            }
             name("key", &n.key)
         }
         DumpRecord::Edge(e) => {
             name("relation type", &e.rel)?;
             check_name("relation type", &e.rel)?;
+            check_props(&e.props)?;
+            if let Some(w) = e.weight {
+                check_weight(w)?;
+            }
             name("source label", &e.from.label)?;
             check_name("source label", &e.from.label)?;
             name("source key", &e.from.key)?;
@@ -398,11 +430,12 @@ fn parse_typed(raw: &str, ty: PropType) -> Result<Value, String> {
             .parse::<i64>()
             .map(Value::Int)
             .map_err(|_| format!("`{raw}` is not an integer")),
-        PropType::Float => raw
-            .trim()
-            .parse::<f64>()
-            .map(Value::Float)
-            .map_err(|_| format!("`{raw}` is not a number")),
+        PropType::Float => match raw.trim().parse::<f64>() {
+            Ok(x) => rules::check_number(x)
+                .map(|()| Value::Float(x))
+                .map_err(|_| format!("`{raw}` is not a finite number")),
+            Err(_) => Err(format!("`{raw}` is not a number")),
+        },
         PropType::Bool => match raw.trim().to_ascii_lowercase().as_str() {
             "true" => Ok(Value::Bool(true)),
             "false" => Ok(Value::Bool(false)),
@@ -681,15 +714,19 @@ fn csv_row<'a>(
             Column::Vector if !raw.is_empty() => {
                 let v: Result<Vec<f32>, _> =
                     raw.split(';').map(|x| x.trim().parse::<f32>()).collect();
-                vector = Some(v.map_err(|_| {
+                let v = v.map_err(|_| {
                     format!("column :VECTOR: `{raw}` is not a ;-separated list of numbers")
-                })?);
+                })?;
+                check_vector(&v).map_err(|e| format!("column :VECTOR: {e}"))?;
+                vector = Some(v);
             }
             Column::Weight if !raw.is_empty() => {
+                let w = raw
+                    .trim()
+                    .parse::<f64>()
+                    .map_err(|_| format!("column :WEIGHT: `{raw}` is not a number"))?;
                 weight = Some(
-                    raw.trim()
-                        .parse::<f32>()
-                        .map_err(|_| format!("column :WEIGHT: `{raw}` is not a number"))?,
+                    rules::edge_weight(w).map_err(|e| format!("column :WEIGHT: `{raw}` {e}"))?,
                 );
             }
             _ => {}

@@ -7,6 +7,7 @@ use crate::limits::*;
 use crate::plan::*;
 use crate::printer::str_lit;
 use crate::span::Span;
+use cairn_storage_format::rules::{self, RuleError};
 use cairn_storage_format::{NodeId, PropKeyId, Value};
 use std::collections::HashMap;
 use std::time::Duration;
@@ -52,20 +53,37 @@ fn weight(n: &Number, what: &'static str) -> R<f64> {
     Ok(w)
 }
 
-/// An edge's stored weight: not negative, and within `f32` (how edges store it).
+/// An edge's stored weight, by the rule import checks too (`rules::edge_weight`): not
+/// negative, and within `f32` (how edges store it).
 fn edge_weight(n: &Number) -> R<f32> {
-    let w = weight(n, "an edge weight")?;
-    #[allow(clippy::cast_possible_truncation)] // checked just below
-    let stored = w as f32;
-    if !stored.is_finite() {
-        return err(ErrorKind::OutOfRange {
+    let what = "an edge weight";
+    rules::edge_weight(n.value.as_f64()).or_else(|e| match e {
+        RuleError::NegativeWeight(_) => err(ErrorKind::NegativeWeight { span: n.span, what }),
+        _ => err(ErrorKind::OutOfRange {
             span: n.span,
-            what: "an edge weight",
+            what,
             min: "0".into(),
-            max: f32::MAX.to_string(),
-        });
+            max: format!("{:e}", f32::MAX),
+        }),
+    })
+}
+
+/// A label, relation type or property key a data statement may create: an existing one as it
+/// is (it may predate the rule), a new one by the rule import checks too (`rules::check_name`).
+fn new_name<I>(n: &Name, id: Option<I>, what: &'static str) -> R<NewName<I>> {
+    if id.is_none() {
+        if let Err(e) = rules::check_name(&n.text) {
+            return err(ErrorKind::BadName {
+                span: n.span,
+                what,
+                reason: e.to_string(),
+            });
+        }
     }
-    Ok(stored)
+    Ok(NewName {
+        name: n.text.clone(),
+        id,
+    })
 }
 
 /// A node's external key: any string but the empty one.
@@ -165,10 +183,11 @@ impl Compiler<'_> {
             }
             seen.insert(text, a.property.span);
             out.push((
-                NewName {
-                    name: text.to_owned(),
-                    id: self.catalog.property(text),
-                },
+                new_name(
+                    &a.property,
+                    self.catalog.property(text),
+                    "the property name",
+                )?,
                 a.value.value.clone(),
             ));
         }
@@ -202,20 +221,22 @@ impl Compiler<'_> {
             },
             Statement::Annotate(a) => self.annotate(a)?,
             Statement::Upsert(u) => Compiled::Mutation(Mutation::Upsert {
-                label: NewName {
-                    name: u.node.label.text.clone(),
-                    id: self.catalog.label(&u.node.label.text),
-                },
+                label: new_name(
+                    &u.node.label,
+                    self.catalog.label(&u.node.label.text),
+                    "the label",
+                )?,
                 key: node_key(&u.node.key)?,
                 set: self.assignments(&u.set)?,
                 description: u.description.as_ref().map(|d| d.value.clone()),
             }),
             Statement::AddEdge(a) => Compiled::Mutation(Mutation::AddEdge {
                 from: self.node_at(&a.edge.from)?,
-                relation: NewName {
-                    name: a.edge.relation.text.clone(),
-                    id: self.catalog.relation(&a.edge.relation.text),
-                },
+                relation: new_name(
+                    &a.edge.relation,
+                    self.catalog.relation(&a.edge.relation.text),
+                    "the relation type",
+                )?,
                 to: self.node_at(&a.edge.to)?,
                 set: self.assignments(&a.set)?,
                 weight: a.weight.as_ref().map(edge_weight).transpose()?,

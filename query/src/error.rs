@@ -105,6 +105,14 @@ pub enum ErrorKind {
     },
     #[error("RETURN COUNT takes no LIMIT")]
     CountWithLimit { span: Span, ret: Span },
+    /// A name a data statement would create breaks the rule of what a name may be
+    /// (`cairn_storage_format::rules`, shared with import).
+    #[error("{what} {reason}")]
+    BadName {
+        span: Span,
+        what: &'static str,
+        reason: String,
+    },
 }
 
 fn list(items: &[String]) -> String {
@@ -149,7 +157,8 @@ impl ErrorKind {
             | Duplicate { span, .. }
             | DepthBeyondPath { span, .. }
             | BadOperand { span, .. }
-            | CountWithLimit { span, .. } => *span,
+            | CountWithLimit { span, .. }
+            | BadName { span, .. } => *span,
         }
     }
 
@@ -177,6 +186,7 @@ impl ErrorKind {
             DepthBeyondPath { .. } => "query::depth_beyond_path",
             BadOperand { .. } => "query::bad_operand",
             CountWithLimit { .. } => "query::count_with_limit",
+            BadName { .. } => "query::bad_name",
         }
     }
 
@@ -206,6 +216,7 @@ impl ErrorKind {
             DepthBeyondPath { .. } => "too deep for the path".to_owned(),
             BadOperand { .. } => "wrong kind of value".to_owned(),
             CountWithLimit { .. } => "a count is one number".to_owned(),
+            BadName { .. } => "not a valid name".to_owned(),
         }
     }
 
@@ -276,6 +287,10 @@ impl ErrorKind {
                 _ => "ordering comparisons need a number or a string".to_owned(),
             }),
             CountWithLimit { .. } => Some("drop LIMIT: RETURN COUNT counts every match".to_owned()),
+            BadName { .. } => Some(
+                "names hold no control characters and no bidirectional or zero-width characters (docs/FORMAT.md, \"What a value may be\")"
+                    .to_owned(),
+            ),
         }
     }
 }
@@ -484,9 +499,8 @@ mod tests {
     use crate::parse;
 
     fn render(e: &super::QueryError) -> String {
-        let handler = miette::GraphicalReportHandler::new_themed(
-            miette::GraphicalTheme::unicode_nocolor(),
-        );
+        let handler =
+            miette::GraphicalReportHandler::new_themed(miette::GraphicalTheme::unicode_nocolor());
         let mut out = String::new();
         handler.render_report(&mut out, e).unwrap();
         out

@@ -9,6 +9,7 @@ pub mod error;
 pub mod ids;
 pub mod keys;
 pub mod records;
+pub mod rules;
 pub mod value;
 
 pub use error::FormatError;
