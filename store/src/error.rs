@@ -22,13 +22,24 @@ pub enum EngineError {
     },
     #[error("{path} is not a Cairn database: {reason}")]
     NotCairn { path: PathBuf, reason: String },
-    #[error("database {path} is open read-only: writes are refused (the process that holds it for writing makes them)")]
+    #[error("database {path} is open read-only: writes are refused")]
     ReadOnly { path: PathBuf },
     /// Too little free space to start a write safely (see `space.rs`): nothing was written.
     #[error("the disk of database {path} is full: {free} bytes free, a write needs {need}; nothing was changed — free some space and retry")]
     DiskFull { path: PathBuf, free: u64, need: u64 },
     #[error("database {path} does not exist")]
     Missing { path: PathBuf },
+    /// The log cannot be replayed, or replays short of the last acknowledged commit
+    /// (docs/RELIABILITY.md, "A damaged log"): the open is refused rather than losing commits
+    /// in silence.
+    #[error("database {path} was not opened: {loss}. `cairn --db {path} recover` shows this again and `cairn --db {path} recover --apply` does it")]
+    DamagedLog {
+        path: PathBuf,
+        loss: crate::loss::LogLoss,
+    },
+    /// `rocksdb/CURRENT`, which names the live MANIFEST, is gone while the rest is there.
+    #[error("database {path} is damaged: rocksdb/CURRENT is missing (it names the live {manifest}); nothing was changed. `cairn --db {path} recover --apply` writes it again")]
+    MissingCurrent { path: PathBuf, manifest: String },
     #[error("corrupt {what}: {source}")]
     Corrupt {
         what: &'static str,

@@ -29,12 +29,14 @@ pub mod error;
 pub mod failpoint;
 pub mod graph;
 mod lock;
+mod loss;
 mod marker;
 mod max_degree;
 mod names;
 mod stats;
 pub mod storage;
 mod strategies;
+pub mod wal;
 pub mod write;
 
 pub use bulk::{BulkFiles, BulkLoad, NewNodeIndex, SpillDir, VectorSink};
@@ -47,4 +49,5 @@ pub use graph::{
 };
 pub use stats::ReadOps;
 pub use storage::{BulkPart, Space};
+pub use loss::{Acknowledged, LogDamage, LogLoss, Recovery};
 pub use write::{CommitStats, Savepoint, Writer};

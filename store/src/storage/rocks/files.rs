@@ -114,6 +114,16 @@ pub(crate) fn tidy_after_open(path: &Path, db_dir: &Path) -> Result<()> {
             std::fs::remove_file(&log).map_err(io(&log))?;
         }
     }
+    // RocksDB writes its OPTIONS file as `OPTIONS-N.dbtmp` and renames it: a process killed
+    // in between leaves one that RocksDB itself never removes.
+    for entry in std::fs::read_dir(db_dir).map_err(io(db_dir))? {
+        let entry = entry.map_err(io(db_dir))?;
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        if name.starts_with("OPTIONS-") && name.ends_with(".dbtmp") {
+            std::fs::remove_file(entry.path()).map_err(io(db_dir))?;
+        }
+    }
     for dir in [BULK_DIR, SPILL_DIR, STAGING_DIR] {
         let dir = path.join(dir);
         if dir.exists() {

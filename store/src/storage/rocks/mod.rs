@@ -10,6 +10,7 @@ mod cf;
 mod files;
 mod settle;
 pub(crate) mod space;
+pub(crate) mod wal;
 
 use super::{Batch, BulkPart, BulkSink, Each, Found, FoundAt, KvRead, Op, Scan, Space, Storage};
 use crate::error::{BackendErrorKind, EngineError, Result};
@@ -66,6 +67,8 @@ pub(crate) struct RocksStorage {
     secondary: Option<tempfile::TempDir>,
     /// A read-only open's live snapshots, which its catch-up waits for (see [`Pinned`]).
     pins: Pins,
+    /// The writer's record of its last acknowledged write (`wal.rs`); `None` when read-only.
+    ack: Option<wal::AckFile>,
 }
 
 /// RocksDB's secondary instances have no snapshots (their iterators refuse one); their view
@@ -163,6 +166,9 @@ impl RocksStorage {
         let db_dir = path.join(ROCKSDB_DIR);
         let read_only = options.read_only;
         let exists = db_dir.join("CURRENT").exists();
+        if let Some(manifest) = wal::orphan_manifest(&db_dir) {
+            return Err(EngineError::MissingCurrent { path, manifest });
+        }
         if !exists {
             if read_only || !options.create_if_missing {
                 return Err(EngineError::Missing { path });
@@ -199,6 +205,7 @@ impl RocksStorage {
         let mut db_opts = Options::default();
         db_opts.create_if_missing(true);
         db_opts.create_missing_column_families(true);
+        wal::set_recovery_mode(&mut db_opts);
         db_opts.increase_parallelism(2);
         db_opts.set_max_background_jobs(2);
         files::quiet_info_log(&mut db_opts);
@@ -235,14 +242,27 @@ impl RocksStorage {
         {
             descriptors.push(ColumnFamilyDescriptor::new(name, Options::default()));
         }
+        // Read before the open: a writer's write is in the log before it is recorded there,
+        // so a reader's open sees at least what the record says (wal.rs).
+        let acknowledged = wal::read_acknowledged(&path);
         let (db, secondary) = if read_only {
             let (db, dir) = open_secondary(&path, &db_dir, descriptors)?;
             (db, Some(dir))
         } else {
             let db = DB::open_cf_descriptors(&db_opts, &db_dir, descriptors)
                 .map_err(|e| open_error(&path, &db_dir, e))?;
-            files::tidy_after_open(&path, &db_dir)?;
             (db, None)
+        };
+        if let Some(loss) = wal::short_loss(&db, acknowledged)? {
+            return Err(EngineError::DamagedLog { path, loss });
+        }
+        let ack = if read_only {
+            None
+        } else {
+            files::tidy_after_open(&path, &db_dir)?;
+            let ack = wal::AckFile::open(&path)?;
+            ack.record(db.latest_sequence_number(), wal::commits_now(&db)?);
+            Some(ack)
         };
         Ok(RocksStorage {
             db,
@@ -250,6 +270,7 @@ impl RocksStorage {
             block_cache,
             secondary,
             pins: Pins::default(),
+            ack,
         })
     }
 
@@ -445,7 +466,14 @@ impl Storage for RocksStorage {
         opts.set_sync(sync);
         // A failed log write would abort the process inside RocksDB: refuse it before (space.rs).
         space::ensure(&self.path, 2 * wb.size_in_bytes() as u64)?;
-        self.db.write_opt(wb, &opts).map_err(err)
+        self.db.write_opt(wb, &opts).map_err(err)?;
+        if let Some(ack) = &self.ack {
+            ack.record(
+                self.db.latest_sequence_number(),
+                wal::AckFile::commits_of(batch),
+            );
+        }
+        Ok(())
     }
 
     fn sequence(&self) -> u64 {
@@ -539,6 +567,7 @@ fn open_secondary(
     // The secondary writes its info log there: the same abort on a full disk (space.rs).
     space::ensure(dir.path(), 0)?;
     let mut opts = Options::default();
+    wal::set_recovery_mode(&mut opts);
     opts.set_max_open_files(-1);
     // The info log is all a secondary writes: keep one small file.
     opts.set_keep_log_file_num(1);
@@ -549,15 +578,24 @@ fn open_secondary(
 }
 
 /// Maps an error of opening RocksDB, telling a held `LOCK` file from everything else.
+/// Maps an error of opening RocksDB, telling a held `LOCK` file and a damaged log (one that a
+/// point-in-time recovery would open, `wal.rs`) from everything else.
 fn open_error(path: &Path, db_dir: &Path, e: rocksdb::Error) -> EngineError {
     if is_lock_error(&e, db_dir) {
-        EngineError::Locked {
+        return EngineError::Locked {
             path: path.to_path_buf(),
             detail: e.into_string(),
-        }
-    } else {
-        err(e)
+        };
     }
+    if e.kind() == rocksdb::ErrorKind::Corruption {
+        if let Some(loss) = wal::corrupt_loss(path, db_dir, e.clone().into_string()) {
+            return EngineError::DamagedLog {
+                path: path.to_path_buf(),
+                loss,
+            };
+        }
+    }
+    err(e)
 }
 
 /// RocksDB reports a `LOCK` file held by another process ("While lock file: <dir>/LOCK:
