@@ -39,9 +39,13 @@ pub use cairn_import::{ImportError, ImportSummary, Phase, Progress, ProgressFn};
 pub use cairn_storage_format::{
     Degree, EdgeProps, LabelId, NodeId, NodeRecord, PropKeyId, RelId, Value,
 };
+/// A damaged write-ahead log: what recovering it drops (`inspect`), and the recovery
+/// (`recover`); docs/RELIABILITY.md, "A damaged log".
+pub use cairn_store::wal;
 pub use cairn_store::{
     Catalog, ChangeSet, CommitStats, Direction, EdgeRef, Element, EngineError, Freshness, Graph,
-    GraphOptions, GraphRead, GraphSnapshot, Neighbor, OpenMode, Savepoint, Writer,
+    GraphOptions, GraphRead, GraphSnapshot, LogDamage, LogLoss, Neighbor, OpenMode, Recovery,
+    Savepoint, Writer,
 };
 pub use cairn_text::{text_dir, TextBuildReport, TextRefresh};
 pub use cairn_vector::{BuildReport, Refresh};

@@ -3,7 +3,7 @@
 //! other refuses, and nothing is stored.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use cairn::{Cairn, CancelToken, GraphRead, ImportOptions};
+use cairn::{Cairn, CancelToken, ImportOptions};
 use std::path::Path;
 
 fn db(dir: &Path) -> Cairn {

@@ -253,6 +253,21 @@ enum Command {
     /// has them).
     #[command(subcommand)]
     Index(IndexCommand),
+    /// Recover a database whose write-ahead log is damaged, or whose rocksdb/CURRENT is gone.
+    ///
+    /// A damaged log (or one that ends before the last acknowledged commit) is never opened
+    /// short: every command refuses the database and says what recovering keeps and drops.
+    /// This prints the same; with --apply it does it: the database is opened as of the last
+    /// commit the log gives back whole (a prefix of the commits), the rest of the log is
+    /// dropped, and the database opens normally afterwards. See docs/RELIABILITY.md.
+    #[command(
+        after_help = "Examples:\n  cairn --db ./db recover           # what recovering would keep and drop\n  cairn --db ./db recover --apply   # do it"
+    )]
+    Recover {
+        /// Drop what the damage makes unreadable (otherwise only say what that would be).
+        #[arg(long)]
+        apply: bool,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -324,14 +339,35 @@ struct Failure {
 
 impl From<EngineError> for Failure {
     fn from(e: EngineError) -> Self {
+        let message = match (&e, READ_ONLY_WHY.get()) {
+            (EngineError::ReadOnly { path }, Some(why)) => read_only_refusal(path, why),
+            _ => e.to_string(),
+        };
         Failure {
             code: match e {
                 // What was asked of the session, not a fault of the database.
                 EngineError::ReadOnly { .. } => 2,
                 _ => 1,
             },
-            report: miette::Report::msg(e.to_string()),
+            report: miette::Report::msg(message),
         }
+    }
+}
+
+/// Why this process opened its database read-only ([`FORCED`], [`HELD`] or [`FULL`]), for the
+/// words of a refused write: a full disk is not another process's doing.
+static READ_ONLY_WHY: std::sync::OnceLock<&'static str> = std::sync::OnceLock::new();
+
+fn read_only_refusal(path: &Path, why: &str) -> String {
+    let path = path.display();
+    match why {
+        FULL => format!(
+            "database {path} is open read-only because its disk is full: writes are refused; free some space and retry"
+        ),
+        HELD => format!(
+            "database {path} is open read-only because another process holds it for writing: writes are refused (make them in that process, or once it has closed the database)"
+        ),
+        _ => format!("database {path} is open read-only ({why}): writes are refused"),
     }
 }
 
@@ -421,6 +457,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
             triples.options(),
         ),
         Command::Index(IndexCommand::Build) => index_build(&cli.db),
+        Command::Recover { apply } => recover(&cli.db, apply),
         Command::Demo { nodes } => demo(&cli.db, nodes),
         Command::Query {
             statement,
@@ -511,6 +548,9 @@ fn open_graph_reading(db: &Path, read_only: bool) -> Result<Graph, Failure> {
         opened => (opened?, FORCED),
     };
     announce(graph.freshness(), why);
+    if graph.is_read_only() {
+        let _ = READ_ONLY_WHY.set(why);
+    }
     Ok(graph)
 }
 
@@ -533,6 +573,9 @@ fn open_db_reading(db: &Path, read_only: bool, table: TableMode) -> Result<Cairn
         opened => (opened?, FORCED),
     };
     announce(cairn.freshness(), why);
+    if cairn.freshness().is_some() {
+        let _ = READ_ONLY_WHY.set(why);
+    }
     Ok(cairn)
 }
 
@@ -817,6 +860,40 @@ fn embedder_failure(e: EmbedError, origin: &str) -> Failure {
         code,
         report: miette::Report::msg(format!("{origin}: {e}")),
     }
+}
+
+/// `cairn recover`: says what recovering keeps and drops; with `apply`, does it.
+fn recover(db: &Path, apply: bool) -> Result<(), Failure> {
+    if !apply {
+        let plan = cairn::wal::inspect(db)?;
+        outln!("{}: {plan}", db.display());
+        if !plan.is_clean() {
+            outln!(
+                "nothing was changed; `cairn --db {} recover --apply` does it",
+                db.display()
+            );
+        }
+        return Ok(());
+    }
+    let done = cairn::wal::recover(db)?;
+    if done.is_clean() {
+        outln!("{}: {done}", db.display());
+        return Ok(());
+    }
+    if let Some(m) = &done.current {
+        outln!("wrote rocksdb/CURRENT again, naming {m}");
+    }
+    if let Some(loss) = &done.loss {
+        outln!(
+            "recovered {} ({}): it holds the database as of commit {} (sequence {}); dropped {}",
+            db.display(),
+            loss.cause(),
+            loss.kept_commits,
+            loss.kept_sequence,
+            loss.dropped()
+        );
+    }
+    Ok(())
 }
 
 fn index_build(db: &Path) -> Result<(), Failure> {

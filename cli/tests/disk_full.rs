@@ -71,6 +71,14 @@ fn a_full_disk_gives_clean_errors_and_changes_nothing() {
             }
             if cmd == "upsert" {
                 assert_ne!(rc, 0, "an UPSERT with {k} bytes free succeeded");
+                // The refusal says why: the disk, not another process.
+                if rc == 2 {
+                    assert!(
+                        err.contains("because its disk is full: writes are refused"),
+                        "{err}"
+                    );
+                    assert!(!err.contains("holds it for writing"), "{err}");
+                }
             }
         }
         let ls = read(&format!("{k}.ls"));

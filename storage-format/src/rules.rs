@@ -155,6 +155,7 @@ pub fn edge_weight(w: f64) -> Result<f32, RuleError> {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 
