@@ -62,7 +62,10 @@ pub(crate) fn ask(
     if explain {
         outln!(
             "{}",
-            cairn.explain(&format!("EXPLAIN ASK {}", quote(question)))?
+            cairn.explain(&format!(
+                "EXPLAIN ASK {}",
+                cairn::query::printer::str_lit(question)
+            ))?
         );
         return Ok(());
     }
@@ -74,10 +77,6 @@ pub(crate) fn ask(
     };
     let outcome = cairn.ask(question, &CancelToken::default(), llm)?;
     print_answer(&cairn, &outcome, format, false)
-}
-
-fn quote(s: &str) -> String {
-    serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into())
 }
 
 fn path_text(cairn: &Cairn, path: &[PathStep]) -> Result<String, Failure> {

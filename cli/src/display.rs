@@ -1,42 +1,65 @@
 //! The one layer between the CLI (and REPL) and the terminal.
 //!
 //! Node text, labels, relation names and error messages come from data: printed raw, an
-//! `ESC[2J` in a name clears the screen and an `ESC]0;…BEL` renames the window. Everything the
-//! `cairn` binary prints goes through [`outln!`] and [`errln!`] (or [`escape`]), which
-//! replace every control character — C0 (U+0000–U+001F), DEL (U+007F) and C1 (U+0080–U+009F) —
-//! by its JSON-style escape `\uXXXX` (ESC is `\u001b`). Line ends and tabs of the output itself
-//! are kept; inside a table cell ([`cell`]) they are escaped too. Other Unicode is printed as it
-//! is. The notation is JSON's, so `--format json` output (serde already escapes C0) passes
-//! through unchanged and stays valid JSON.
+//! `ESC[2J` in a name clears the screen, an `ESC]0;…BEL` renames the window, and a U+202E
+//! (right-to-left override) or a zero-width character makes the terminal show something other
+//! than what is there ("trojan source"). Everything the `cairn` binary prints goes through
+//! [`outln!`] and [`errln!`] (or [`escape`]), which replace every control character — C0
+//! (U+0000–U+001F), DEL (U+007F) and C1 (U+0080–U+009F) — and every invisible formatting
+//! character (bidirectional controls and marks, zero-width characters, the byte-order mark:
+//! `rules::is_invisible`) by its JSON-style escape `\uXXXX` (ESC is `\u001b`, U+202E
+//! `\u202e`; beyond U+FFFF a surrogate pair, as JSON writes it). Line ends and tabs of the
+//! output itself are kept; inside a table cell ([`cell`]) they are escaped too. Other Unicode is
+//! printed as it is. The notation is JSON's, so `--format json` output (serde already escapes
+//! C0) passes through unchanged and stays valid JSON.
+//!
+//! Tables pad their columns by display width ([`pad`]: a CJK character takes two columns),
+//! by hand: `format!`'s width argument panics past 65,535.
 //!
 //! Writing also decides what a closed pipe means (`cairn ask … | head`): the process exits
 //! quietly with status 0 instead of panicking, as `println!` does.
 
+use cairn::format::rules::{is_control, is_invisible};
 use std::borrow::Cow;
 use std::fmt::Write as _;
 use std::io::Write;
 
-/// Whether `c` would be interpreted by a terminal rather than shown.
-fn is_control(c: char) -> bool {
-    matches!(c, '\u{0}'..='\u{1f}' | '\u{7f}'..='\u{9f}')
-}
-
-/// `text` with every control character escaped as `\uXXXX`, except line ends and tabs when
-/// `keep_layout` (the layout of the output, not of the data).
+/// `text` with every control and invisible formatting character escaped as `\uXXXX`, except
+/// line ends and tabs when `keep_layout` (the layout of the output, not of the data).
 fn escape_with(text: &str, keep_layout: bool) -> Cow<'_, str> {
-    let bad = |c: char| is_control(c) && !(keep_layout && matches!(c, '\n' | '\t'));
+    let bad =
+        |c: char| (is_control(c) && !(keep_layout && matches!(c, '\n' | '\t'))) || is_invisible(c);
     if !text.chars().any(bad) {
         return Cow::Borrowed(text);
     }
     let mut out = String::with_capacity(text.len() + 8);
     for c in text.chars() {
         if bad(c) {
-            let _ = write!(out, "\\u{:04x}", c as u32);
+            let mut units = [0u16; 2];
+            for u in c.encode_utf16(&mut units) {
+                let _ = write!(out, "\\u{:04x}", u);
+            }
         } else {
             out.push(c);
         }
     }
     Cow::Owned(out)
+}
+
+/// How many terminal columns `text` takes (wide characters two, combining marks none).
+pub(crate) fn width(text: &str) -> usize {
+    unicode_width::UnicodeWidthStr::width(text)
+}
+
+/// `text` followed by spaces up to `columns` terminal columns.
+pub(crate) fn pad(text: &str, columns: usize) -> String {
+    let mut out = String::with_capacity(text.len() + columns);
+    out.push_str(text);
+    out.extend(std::iter::repeat_n(
+        ' ',
+        columns.saturating_sub(width(text)),
+    ));
+    out
 }
 
 /// Text for the terminal: control characters escaped, line ends and tabs kept.
@@ -129,6 +152,29 @@ impl Write for Diagnostics {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn trojan_source_characters_are_escaped() {
+        assert_eq!(escape("a\u{202e}b"), "a\\u202eb");
+        assert_eq!(escape("x\u{2066}y\u{2069}"), "x\\u2066y\\u2069");
+        assert_eq!(
+            escape("zero\u{200b}width\u{feff}"),
+            "zero\\u200bwidth\\ufeff"
+        );
+        // Beyond the BMP: a surrogate pair, which JSON reads back as the one character.
+        assert_eq!(escape("tag\u{e0041}"), "tag\\udb40\\udc41");
+        let text = serde_json::json!({"n": "a\u{202e}\u{e0041}"}).to_string();
+        let back: serde_json::Value = serde_json::from_str(&escape(&text)).unwrap();
+        assert_eq!(back["n"], "a\u{202e}\u{e0041}");
+    }
+
+    #[test]
+    fn padding_counts_columns_and_has_no_limit() {
+        assert_eq!(pad("ab", 4), "ab  ");
+        assert_eq!(pad("著者", 6), "著者  ");
+        assert_eq!(pad("long", 2), "long");
+        assert_eq!(pad("x", 70_000).len(), 70_000);
+    }
 
     #[test]
     fn controls_are_escaped_unicode_kept() {

@@ -971,7 +971,7 @@ fn query(
 ) -> Result<(), Failure> {
     let text = match (statement, &file) {
         (Some(s), _) => s,
-        (None, Some(f)) => std::fs::read_to_string(f).map_err(|e| io_failure(f, e))?,
+        (None, Some(f)) => script_text(f)?,
         (None, None) => {
             return Err(Failure {
                 code: 2,
@@ -1013,6 +1013,26 @@ fn query(
         });
     }
     Ok(())
+}
+
+/// A script file's text; one that is not UTF-8 is a bad statement (exit 2) at its line and
+/// column, like any other.
+fn script_text(file: &Path) -> Result<String, Failure> {
+    let bytes = std::fs::read(file).map_err(|e| io_failure(file, e))?;
+    String::from_utf8(bytes).map_err(|e| {
+        let at = e.utf8_error().valid_up_to();
+        let before = String::from_utf8_lossy(&e.as_bytes()[..at]);
+        let line = before.matches('\n').count() + 1;
+        let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+        Failure {
+            code: 2,
+            report: miette::Report::msg(format!(
+                "{}:{line}:{column}: not valid UTF-8 (byte 0x{:02x})",
+                file.display(),
+                e.as_bytes()[at]
+            )),
+        }
+    })
 }
 
 fn run_statement(

@@ -1,7 +1,7 @@
 //! How `cairn query` and the REPL show an exploration: one form per `RETURN` kind, as a table
 //! or as JSON (docs/LANGUAGE.md, "RETURN").
 
-use super::display::cell;
+use super::display::{self, cell};
 use super::{Failure, OutputFormat};
 use cairn::exec::TraceEvent;
 use cairn::query::ast::ReturnKind;
@@ -78,13 +78,13 @@ fn stats_json(e: &Exploration) -> serde_json::Value {
                        "cache_hits": e.stats.cache_hits, "rounds": e.stats.rounds, "elapsed_ms": e.stats.elapsed.as_secs_f64() * 1e3})
 }
 
-/// Prints rows under a header, columns padded to their widest cell; the last column is not
-/// padded.
+/// Prints rows under a header, columns padded to their widest cell in terminal columns; the
+/// last column is not padded. Cells are escaped already ([`cell`]).
 fn print_rows<const N: usize>(header: [&str; N], rows: &[[String; N]]) {
-    let mut width = header.map(str::len);
+    let mut width = header.map(display::width);
     for row in rows {
         for (w, c) in width.iter_mut().zip(row) {
-            *w = (*w).max(c.chars().count());
+            *w = (*w).max(display::width(c));
         }
     }
     let line = |cells: [&str; N]| {
@@ -93,7 +93,8 @@ fn print_rows<const N: usize>(header: [&str; N], rows: &[[String; N]]) {
             if i + 1 == N {
                 s.push_str(c);
             } else {
-                s.push_str(&format!("{c:<w$}  ", w = width[i]));
+                s.push_str(&display::pad(c, width[i]));
+                s.push_str("  ");
             }
         }
         s.trim_end().to_owned()

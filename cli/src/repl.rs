@@ -100,7 +100,10 @@ pub(crate) fn run(db: &Path, history: Option<PathBuf>, read_only: bool) -> Resul
         trace: false,
         running,
         failed: Vec::new(),
+        script: !interactive,
+        aborted: false,
     };
+    let mut script = (!interactive).then(|| ScriptInput::new(std::io::stdin().lock()));
     if interactive {
         outln!(
             "Cairn {} on {}{}. Statements end with `;`; .help for help, .quit or Ctrl-D to leave.",
@@ -124,15 +127,27 @@ pub(crate) fn run(db: &Path, history: Option<PathBuf>, read_only: bool) -> Resul
             (true, false) => PROMPT,
             (true, true) => IN_TRANSACTION,
         };
-        let line = match rl.readline(prompt) {
-            Ok(line) => line,
+        let read = match &mut script {
+            Some(input) => input.next_line(),
+            None => rl.readline(prompt).map(Some),
+        };
+        let line = match read {
+            Ok(Some(line)) => line,
             Err(ReadlineError::Interrupted) => {
                 // Ctrl-C at the prompt drops what was typed, including earlier lines of an
                 // unfinished statement.
                 pending.clear();
                 continue;
             }
-            Err(ReadlineError::Eof) => break,
+            Ok(None) | Err(ReadlineError::Eof) => break,
+            Err(ReadlineError::Io(e)) if e.kind() == std::io::ErrorKind::InvalidData => {
+                // A script line that is not UTF-8: the statement it is in fails.
+                errln!("{e}; the statement it is in is dropped");
+                pending.clear();
+                session.failed.push(2);
+                session.abort_transaction();
+                continue;
+            }
             Err(e) => return Err(readline_failure(e)),
         };
         if pending.is_empty() && line.trim_start().starts_with('.') {
@@ -187,6 +202,11 @@ pub(crate) fn run(db: &Path, history: Option<PathBuf>, read_only: bool) -> Resul
             }
         }
         pending = unfinished.map_or_else(String::new, |rest| rest.trim_start().to_owned());
+    }
+    // The input ended inside a statement (an unclosed block comment or quoted name): run it,
+    // so that the parser says so, rather than dropping it in silence.
+    if !pending.trim().is_empty() {
+        session.statement(&pending);
     }
     if session.statements.in_transaction() {
         errln!("the open transaction was rolled back: the input ended before COMMIT");
@@ -252,6 +272,47 @@ fn cancel_on_ctrl_c() -> Arc<Mutex<Option<CancelToken>>> {
     running
 }
 
+/// The lines of a script on standard input (not a terminal), read without the line editor so
+/// that a line that is not UTF-8 is reported with its line and column (the editor's reader
+/// said only "stream did not contain valid UTF-8").
+struct ScriptInput<R> {
+    reader: R,
+    line: usize,
+}
+
+impl<R: std::io::BufRead> ScriptInput<R> {
+    fn new(reader: R) -> Self {
+        ScriptInput { reader, line: 0 }
+    }
+
+    /// The next line without its line end; `None` at the end of the input.
+    fn next_line(&mut self) -> Result<Option<String>, ReadlineError> {
+        let mut bytes = Vec::new();
+        if self.reader.read_until(b'\n', &mut bytes)? == 0 {
+            return Ok(None);
+        }
+        self.line += 1;
+        if bytes.last() == Some(&b'\n') {
+            bytes.pop();
+            if bytes.last() == Some(&b'\r') {
+                bytes.pop();
+            }
+        }
+        String::from_utf8(bytes).map(Some).map_err(|e| {
+            let at = e.utf8_error().valid_up_to();
+            let bad = e.as_bytes()[at];
+            let column = String::from_utf8_lossy(&e.as_bytes()[..at]).chars().count() + 1;
+            ReadlineError::Io(std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                format!(
+                    "input:{}:{column}: not valid UTF-8 (byte 0x{bad:02x})",
+                    self.line
+                ),
+            ))
+        })
+    }
+}
+
 /// What the shell remembers between statements.
 struct Session<'a> {
     cairn: &'a Cairn,
@@ -263,6 +324,12 @@ struct Session<'a> {
     running: Arc<Mutex<Option<CancelToken>>>,
     /// Exit codes of the statements and commands that failed.
     failed: Vec<u8>,
+    /// Input from a script, not a terminal: a statement that fails inside `BEGIN` rolls the
+    /// transaction back, as `cairn query -f` does.
+    script: bool,
+    /// A script's transaction was rolled back by a failed statement: the statements up to its
+    /// `COMMIT` or `ROLLBACK` are skipped.
+    aborted: bool,
 }
 
 impl Session<'_> {
@@ -277,8 +344,46 @@ impl Session<'_> {
         }
     }
 
+    /// In a script, a failure inside `BEGIN` rolls the transaction back (as `cairn query -f`
+    /// does): nothing of it is committed, and its statements up to `COMMIT` or `ROLLBACK` are
+    /// skipped. At a terminal the statement alone is undone and the transaction goes on.
+    fn abort_transaction(&mut self) {
+        if !self.script || !self.statements.in_transaction() {
+            return;
+        }
+        let _ = self
+            .statements
+            .execute_with("ROLLBACK", &CancelToken::default(), false);
+        self.aborted = true;
+        errln!(
+            "a statement failed inside BEGIN: the transaction is rolled back, and its statements up to COMMIT or ROLLBACK are skipped"
+        );
+    }
+
+    /// Whether `stmt` is skipped because its transaction was rolled back; its `COMMIT` or
+    /// `ROLLBACK` ends the skipping.
+    fn skipped(&mut self, stmt: &str) -> bool {
+        if !self.aborted {
+            return false;
+        }
+        use cairn::query::ast::{Statement, TransactionKind};
+        let ends = matches!(
+            cairn::query::parse(stmt),
+            Ok(Statement::Transaction(t))
+                if matches!(t.kind, TransactionKind::Commit | TransactionKind::Rollback)
+        );
+        if ends {
+            self.aborted = false;
+            errln!("the transaction was rolled back after its failed statement: nothing of it is committed");
+        }
+        true
+    }
+
     /// Runs one statement and prints its outcome; errors are printed and the session goes on.
     fn statement(&mut self, stmt: &str) {
+        if self.skipped(stmt) {
+            return;
+        }
         self.catch_up();
         let token = CancelToken::default();
         if let Ok(mut guard) = self.running.lock() {
@@ -304,6 +409,7 @@ impl Session<'_> {
         if let Err(f) = shown {
             errln!("{}", crate::display::report(&f.report));
             self.failed.push(f.code);
+            self.abort_transaction();
         }
     }
 
@@ -416,7 +522,7 @@ fn schema(cairn: &Cairn) -> String {
     out.push(format!("labels      {}", labels.join(", ")));
     let width = c
         .relations()
-        .map(|(_, r)| r.name.chars().count())
+        .map(|(_, r)| crate::display::width(&r.name))
         .max()
         .unwrap_or(0);
     for (_, rel) in c.relations() {
@@ -437,8 +543,8 @@ fn schema(cairn: &Cairn) -> String {
             .map(|p| format!(" (under {p})"))
             .unwrap_or_default();
         out.push(format!(
-            "relation    {:<width$}  {}{parent}",
-            rel.name,
+            "relation    {}  {}{parent}",
+            crate::display::pad(&rel.name, width),
             ends.join(", ")
         ));
     }

@@ -105,7 +105,11 @@ impl Judge for SufficiencyJudge {
     }
 }
 
-/// Cancels a running exploration; checked between expansions.
+/// Nodes scored between two looks at the cancel token.
+const CANCEL_BATCH: usize = 4096;
+
+/// Cancels a running exploration; checked between expansions, and every [`CANCEL_BATCH`] nodes
+/// a round scores.
 #[derive(Clone, Debug, Default)]
 pub struct CancelToken(Arc<AtomicBool>);
 
@@ -541,14 +545,25 @@ impl Run<'_, '_> {
                 .collect();
             fresh.sort();
             fresh.dedup();
-            self.load(&fresh)?;
+            // In batches, so that a cancel (Ctrl-C in the REPL) is seen within one batch: a
+            // wide round (BEAM 1024, a large FANOUT) reaches hundreds of thousands of nodes,
+            // seconds of scoring.
+            for batch in fresh.chunks(CANCEL_BATCH) {
+                if cancel.is_cancelled() {
+                    break;
+                }
+                self.load(batch)?;
+            }
             if !plan.filters.is_empty() {
                 // every node reached, not only the fresh ones: a hierarchy check may have
                 // scored some already, without their records
                 let all: Vec<NodeId> = reached.iter().map(|(c, _, _)| c.node).collect();
                 self.ensure_records(&all)?;
             }
-            for (mut cand, from, rel) in reached {
+            for (k, (mut cand, from, rel)) in reached.into_iter().enumerate() {
+                if k % CANCEL_BATCH == 0 && cancel.is_cancelled() {
+                    break;
+                }
                 let Some(info) = self.infos.get(&cand.node) else {
                     continue;
                 };
