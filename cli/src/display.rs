@@ -85,6 +85,13 @@ pub(crate) enum Stream {
 /// with status 1 and a message; a failing standard error has nowhere to report to.
 pub(crate) fn write(stream: Stream, text: &str) {
     let text = escape(text);
+    #[cfg(test)]
+    if CAPTURED
+        .with(|c| c.borrow_mut().as_mut().map(|out| out.push_str(&text)))
+        .is_some()
+    {
+        return;
+    }
     match stream {
         Stream::Stdout => {
             let mut out = std::io::stdout().lock();
@@ -99,6 +106,25 @@ pub(crate) fn write(stream: Stream, text: &str) {
         Stream::Stderr => {
             let _ = std::io::stderr().lock().write_all(text.as_bytes());
         }
+    }
+}
+
+#[cfg(test)]
+thread_local! {
+    /// What [`write`] printed on this thread while [`capture`] runs (tests only).
+    static CAPTURED: std::cell::RefCell<Option<String>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Runs `f` with everything [`write`] prints on this thread collected instead (both streams,
+/// escaped as the terminal would get them): how the render fuzz target reads the output.
+#[cfg(test)]
+pub(crate) fn capture<T>(f: impl FnOnce() -> T) -> (T, String) {
+    CAPTURED.with(|c| *c.borrow_mut() = Some(String::new()));
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
+    let out = CAPTURED.with(|c| c.borrow_mut().take()).unwrap_or_default();
+    match result {
+        Ok(t) => (t, out),
+        Err(panic) => std::panic::resume_unwind(panic),
     }
 }
 

@@ -3,6 +3,8 @@
 #[macro_use]
 mod display;
 mod ask_cli;
+#[cfg(test)]
+mod fuzz_render;
 mod render;
 mod repl;
 mod triples_cli;
