@@ -47,7 +47,7 @@ pub use graph::{
     Direction, Freshness, Graph, GraphOptions, GraphRead, GraphSnapshot, NameHits, Neighbor,
     OpenMode,
 };
+pub use loss::{Acknowledged, LogDamage, LogLoss, Recovery};
 pub use stats::ReadOps;
 pub use storage::{BulkPart, Space};
-pub use loss::{Acknowledged, LogDamage, LogLoss, Recovery};
 pub use write::{CommitStats, Savepoint, Writer};

@@ -123,4 +123,3 @@ impl fmt::Display for Recovery {
         }
     }
 }
-

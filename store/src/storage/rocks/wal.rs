@@ -128,9 +128,7 @@ impl AckFile {
     pub(crate) fn commits_of(batch: &crate::storage::Batch) -> Option<u64> {
         let key = MetaKey::Commits.encode();
         batch.iter().find_map(|op| match op {
-            crate::storage::Op::Put(Space::Meta, k, v) if k == key => {
-                decode_u64(v).ok()
-            }
+            crate::storage::Op::Put(Space::Meta, k, v) if k == key => decode_u64(v).ok(),
             _ => None,
         })
     }
@@ -300,8 +298,7 @@ pub fn recover(path: &Path) -> Result<Recovery> {
     };
     space::ensure(path, space::open_need(&db_dir))?;
     let opts = options(DBRecoveryMode::PointInTime);
-    let db = DB::open_cf_descriptors(&opts, &db_dir, descriptors(&db_dir)?)
-        .map_err(err)?;
+    let db = DB::open_cf_descriptors(&opts, &db_dir, descriptors(&db_dir)?).map_err(err)?;
     let (commits, sequence) = position(&db)?;
     // Retire the damaged log for good: flushed, the next open replays nothing of it.
     for name in DB::list_cf(&Options::default(), &db_dir).map_err(err)? {
@@ -324,7 +321,6 @@ pub fn recover(path: &Path) -> Result<Recovery> {
     });
     Ok(done)
 }
-
 
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
