@@ -66,6 +66,8 @@ impl CairnOptions {
 }
 
 /// What a statement produced.
+// One per statement, moved once or twice: the exploration's size costs nothing worth a box.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug)]
 pub enum Output {
     /// An exploration's results.

@@ -32,7 +32,10 @@ mod transaction;
 pub use asynchronous::AsyncCairn;
 pub use cairn_agent::AskOutcome;
 pub use cairn_embed::{EmbedError, Embedder, HashEmbedder};
-pub use cairn_exec::{CancelToken, Exploration, PathStep, ResultNode, StopReason, TableMode};
+pub use cairn_exec::{
+    AggregateRow, CancelToken, Exploration, GroupValue, NodeRow, PathStep, ResultNode, StopReason,
+    Subgraph, SubgraphEdge, TableMode,
+};
 pub use cairn_import::dump::{DumpEdge, DumpNode, DumpRecord, NodeRef};
 pub use cairn_import::triples::TriplesOptions;
 pub use cairn_import::{ImportError, ImportSummary, Phase, Progress, ProgressFn};

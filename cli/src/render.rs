@@ -5,7 +5,7 @@ use super::display::{self, cell};
 use super::{Failure, OutputFormat};
 use cairn::exec::TraceEvent;
 use cairn::query::ast::ReturnKind;
-use cairn::{Cairn, Exploration, GraphRead, NodeId, ResultNode};
+use cairn::{AggregateRow, Cairn, Exploration, GraphRead, GroupValue, NodeId, ResultNode, Value};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::time::Duration;
 
@@ -20,7 +20,20 @@ pub(crate) fn exploration(
     elapsed: Duration,
 ) -> Result<(), Failure> {
     match (e.ret, format) {
+        (ReturnKind::Nodes, OutputFormat::Table) if !e.columns.is_empty() => {
+            print_columns(cairn, e, elapsed)
+        }
         (ReturnKind::Nodes, OutputFormat::Table) => print_table(cairn, e, elapsed),
+        (ReturnKind::Aggregate, OutputFormat::Table) => {
+            print_aggregate(e);
+            outln!(
+                "{} row(s); exact; {} edges listed; {:.1} ms",
+                e.rows.len(),
+                e.stats.edges_scanned,
+                elapsed.as_secs_f64() * 1e3
+            );
+            Ok(())
+        }
         (ReturnKind::Paths, OutputFormat::Table) => print_paths(cairn, e, elapsed),
         (ReturnKind::Subgraph, OutputFormat::Table) => print_subgraph(cairn, e, elapsed),
         (ReturnKind::Answer, OutputFormat::Table) => print_answer(cairn, e),
@@ -45,12 +58,14 @@ pub(crate) fn exploration(
                 ReturnKind::Subgraph => subgraph_json(cairn, e)?,
                 ReturnKind::Answer => answer_json(cairn, e)?,
                 ReturnKind::Count => serde_json::json!({"count": e.count.unwrap_or(0)}),
+                ReturnKind::Aggregate => aggregate_json(e),
                 ReturnKind::Trace => serde_json::json!({
                     "trace": trace_lines(cairn, &e.trace)?, "events": e.trace.len(),
                 }),
             };
             doc["return"] = serde_json::json!(kind.to_string());
             doc["stop"] = serde_json::json!(e.stop.to_string());
+            doc["complete"] = serde_json::json!(!e.incomplete());
             doc["sufficiency"] = serde_json::json!(e.sufficiency);
             doc["stats"] = stats_json(e);
             outln!("{doc}");
@@ -59,12 +74,22 @@ pub(crate) fn exploration(
     }
 }
 
-/// The last line of every table form: how the search went.
+/// The last line of every table form: how the search went. A run cut by a hard cap says it
+/// is incomplete: what it found is what it had by then, and none is "not found yet".
 fn summary(e: &Exploration, elapsed: Duration) -> String {
+    let stop = match e.stop {
+        cairn::StopReason::BudgetCap => format!(
+            "stopped: {}; INCOMPLETE: the budget ran out before the search was done (raise BUDGET)",
+            e.stop
+        ),
+        s if s.incomplete() => {
+            format!("stopped: {s}; INCOMPLETE: cut before the search was done")
+        }
+        s => format!("stopped: {s}"),
+    };
     format!(
-        "{} result(s); stopped: {}; sufficiency {:.2}; {} expanded, {} edges scanned, {} scored; {:.1} ms",
+        "{} result(s); {stop}; sufficiency {:.2}; {} expanded, {} edges scanned, {} scored; {:.1} ms",
         e.results.len(),
-        e.stop,
         e.sufficiency,
         e.stats.nodes_expanded,
         e.stats.edges_scanned,
@@ -81,16 +106,24 @@ fn stats_json(e: &Exploration) -> serde_json::Value {
 /// Prints rows under a header, columns padded to their widest cell in terminal columns; the
 /// last column is not padded. Cells are escaped already ([`cell`]).
 fn print_rows<const N: usize>(header: [&str; N], rows: &[[String; N]]) {
-    let mut width = header.map(display::width);
+    let header: Vec<String> = header.iter().map(|h| (*h).to_owned()).collect();
+    let rows: Vec<Vec<String>> = rows.iter().map(|r| r.to_vec()).collect();
+    print_grid(&header, &rows);
+}
+
+/// [`print_rows`] for any number of columns (cells escaped already).
+fn print_grid(header: &[String], rows: &[Vec<String>]) {
+    let n = header.len();
+    let mut width: Vec<usize> = header.iter().map(|h| display::width(h)).collect();
     for row in rows {
         for (w, c) in width.iter_mut().zip(row) {
             *w = (*w).max(display::width(c));
         }
     }
-    let line = |cells: [&str; N]| {
+    let line = |cells: &[String]| {
         let mut s = String::new();
         for (i, c) in cells.iter().enumerate() {
-            if i + 1 == N {
+            if i + 1 == n {
                 s.push_str(c);
             } else {
                 s.push_str(&display::pad(c, width[i]));
@@ -101,8 +134,93 @@ fn print_rows<const N: usize>(header: [&str; N], rows: &[[String; N]]) {
     };
     outln!("{}", line(header));
     for row in rows {
-        outln!("{}", line(row.each_ref().map(String::as_str)));
+        outln!("{}", line(row));
     }
+}
+
+/// A property value in a table cell (escaped); a missing one is `null`.
+fn value_cell(v: &Value) -> String {
+    match v {
+        Value::Str(s) => cell(s).into_owned(),
+        other => cell(&value_json(other).to_string()).into_owned(),
+    }
+}
+
+/// A property value as JSON.
+fn value_json(v: &Value) -> serde_json::Value {
+    match v {
+        Value::Null => serde_json::Value::Null,
+        Value::Bool(b) => serde_json::json!(b),
+        Value::Int(i) => serde_json::json!(i),
+        Value::Float(x) => serde_json::json!(x),
+        Value::Str(s) => serde_json::json!(s),
+        Value::List(items) => serde_json::Value::Array(items.iter().map(value_json).collect()),
+    }
+}
+
+/// `RETURN NODES c, …`: the columns asked for, then the evidence.
+fn print_columns(cairn: &Cairn, e: &Exploration, elapsed: Duration) -> Result<(), Failure> {
+    let mut header = vec!["#".to_owned()];
+    header.extend(e.columns.iter().map(|c| cell(c).into_owned()));
+    header.push("evidence".to_owned());
+    let mut rows = Vec::with_capacity(e.results.len());
+    for (i, r) in e.results.iter().enumerate() {
+        let mut row = vec![(i + 1).to_string()];
+        row.extend(r.values.iter().map(value_cell));
+        row.push(cell(&path_text(cairn, r)?).into_owned());
+        rows.push(row);
+    }
+    print_grid(&header, &rows);
+    outln!("{}", summary(e, elapsed));
+    Ok(())
+}
+
+/// A group key in a cell: a value, or a node by name.
+fn group_cell(g: &GroupValue) -> String {
+    match g {
+        GroupValue::Value(v) => value_cell(v),
+        GroupValue::Node(n) => cell(&n.name).into_owned(),
+    }
+}
+
+/// `RETURN COUNT, MAX(p) … [GROUP BY …]`: one row per group.
+fn print_aggregate(e: &Exploration) {
+    let header: Vec<String> = e.columns.iter().map(|c| cell(c).into_owned()).collect();
+    let rows: Vec<Vec<String>> = e
+        .rows
+        .iter()
+        .map(|r: &AggregateRow| {
+            r.keys
+                .iter()
+                .map(group_cell)
+                .chain(r.values.iter().map(value_cell))
+                .collect()
+        })
+        .collect();
+    print_grid(&header, &rows);
+}
+
+/// Aggregate rows as JSON: `columns`, and `rows` of objects keyed by column (a node key as
+/// `{node, label, key, name}`).
+fn aggregate_json(e: &Exploration) -> serde_json::Value {
+    let rows: Vec<serde_json::Value> = e
+        .rows
+        .iter()
+        .map(|r| {
+            let cells = r
+                .keys
+                .iter()
+                .map(|g| match g {
+                    GroupValue::Value(v) => value_json(v),
+                    GroupValue::Node(n) => serde_json::json!({
+                        "node": n.node.0, "label": n.label, "key": n.key, "name": n.name,
+                    }),
+                })
+                .chain(r.values.iter().map(value_json));
+            serde_json::Value::Object(e.columns.iter().cloned().zip(cells).collect())
+        })
+        .collect();
+    serde_json::json!({"columns": e.columns, "rows": rows})
 }
 
 fn path_text(cairn: &Cairn, r: &ResultNode) -> Result<String, Failure> {
@@ -166,11 +284,24 @@ fn path_json(r: &ResultNode) -> serde_json::Value {
 fn nodes_json(cairn: &Cairn, e: &Exploration) -> Result<serde_json::Value, Failure> {
     let mut results = Vec::new();
     for r in &e.results {
-        results.push(serde_json::json!({
+        let mut doc = serde_json::json!({
             "node": r.node.0, "label": r.label, "key": r.key, "name": r.name, "score": r.score,
             "semantic": r.semantic, "hops": r.hops, "evidence": path_text(cairn, r)?,
             "path": path_json(r),
-        }));
+        });
+        if !e.columns.is_empty() {
+            doc["values"] = serde_json::Value::Object(
+                e.columns
+                    .iter()
+                    .cloned()
+                    .zip(r.values.iter().map(value_json))
+                    .collect(),
+            );
+        }
+        if let Some(c) = r.count {
+            doc["count"] = serde_json::json!(c);
+        }
+        results.push(doc);
     }
     Ok(serde_json::json!({ "results": results }))
 }
@@ -207,7 +338,8 @@ fn paths_json(cairn: &Cairn, e: &Exploration) -> Result<serde_json::Value, Failu
     Ok(serde_json::json!({ "paths": paths }))
 }
 
-/// The nodes and edges of the results' evidence paths, each once, in id order.
+/// The subgraph the pattern matched for the results (every matched path, not one evidence
+/// path per result), nodes in id order.
 struct Subgraph {
     /// id → (label, key, name).
     nodes: BTreeMap<NodeId, (String, String, String)>,
@@ -216,20 +348,13 @@ struct Subgraph {
 }
 
 fn subgraph(cairn: &Cairn, e: &Exploration) -> Result<Subgraph, Failure> {
-    let mut edges = BTreeSet::new();
-    let mut ids = BTreeSet::new();
-    for r in &e.results {
-        ids.insert(r.node);
-        for s in &r.path {
-            ids.extend([s.from, s.to]);
-            let (a, b) = if s.reversed {
-                (s.to, s.from)
-            } else {
-                (s.from, s.to)
-            };
-            edges.insert((a, s.relation.clone(), b));
-        }
-    }
+    let matched = e.subgraph.clone().unwrap_or_default();
+    let edges = matched
+        .edges
+        .into_iter()
+        .map(|x| (x.from, x.relation, x.to))
+        .collect();
+    let ids: BTreeSet<NodeId> = matched.nodes.into_iter().collect();
     let ids: Vec<NodeId> = ids.into_iter().collect();
     let names = cairn.names(&ids)?;
     let graph = cairn.graph();

@@ -605,6 +605,18 @@ const CONTEXT_WORDS: &[&str] = &[
     "RELATIONS",
     "INDEXES",
     "STRATEGIES",
+    "COUNT",
+    "SUM",
+    "AVG",
+    "MIN",
+    "MAX",
+    "GROUP BY",
+    "ORDER BY",
+    "ASC",
+    "DESC",
+    "WITH TIES",
+    "AS",
+    "NOT",
     "sufficient",
     "found",
     "stale",
@@ -862,7 +874,7 @@ mod tests {
             .into_iter()
             .map(|p| p.replacement)
             .collect();
-        assert_eq!(got, ["explain", "explore"]);
+        assert_eq!(got, ["except", "explain", "explore"]);
         let got: Vec<String> = h
             .candidates("EXPLORE \"x\" FROM A WHERE ", "fi")
             .into_iter()

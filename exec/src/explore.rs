@@ -10,7 +10,7 @@ use crate::result::{Exploration, PathStep, ResultNode, Stats, StopReason, TraceE
 use crate::score::Probe;
 use crate::source::NodeSource;
 use cairn_embed::{cosine, EmbedError, Embedder};
-use cairn_query::ast::{CmpOp, Direction as QDir, ViaMode};
+use cairn_query::ast::{CmpOp, Direction as QDir, ReturnKind, ViaMode};
 use cairn_query::{EntryPlan, Filter, Plan, StepPlan, StopCondition};
 use cairn_storage_format::{LabelId, NodeId, NodeRecord, RelId, Value};
 use cairn_store::describe::{description, display_name};
@@ -21,8 +21,12 @@ use std::sync::Arc;
 use std::time::Instant;
 use thiserror::Error;
 
-mod count;
-mod meet;
+mod exact;
+mod select;
+mod subgraph;
+mod subquery;
+
+use exact::RECORD_CHUNK;
 
 /// Errors of an exploration.
 #[derive(Debug, Error)]
@@ -37,6 +41,8 @@ pub enum ExploreError {
     CountTooLarge { limit: u64 },
     #[error("RETURN COUNT stopped early ({0}): no count")]
     CountCut(StopReason),
+    #[error("a subquery was not run before its plan (an executor bug)")]
+    Unresolved,
     #[error("SEARCH entries need a vector index or at most {limit} candidate nodes to scan; this one has {found} (build the index with `cairn index build`)")]
     SearchTooLarge { found: usize, limit: usize },
 }
@@ -48,7 +54,8 @@ pub const SUFFICIENCY_LAMBDA: f64 = 0.5;
 pub const REVISIT_MARGIN: f64 = 0.2;
 /// ...and at most this many times.
 pub const MAX_REVISITS: u32 = 2;
-/// Adaptive expansions (beam ×2, depth +1) when the plan's depth is reached while insufficient.
+/// Adaptive expansions (beam ×2, depth +1) when the plan's depth is reached while insufficient
+/// (only when DEPTH was not written: a written one is a hard bound).
 pub const MAX_ADAPTIVE: u32 = 2;
 /// SEARCH entries without a vector index scan at most this many nodes.
 pub const EXACT_SEARCH_LIMIT: usize = 200_000;
@@ -174,10 +181,13 @@ impl<'g> Explorer<'g> {
         cancel: &CancelToken,
     ) -> Result<Exploration, ExploreError> {
         let started = Instant::now();
+        // Subqueries run first; the plan then holds their nodes and values.
+        let resolved = self.resolve(plan, cancel)?;
+        let plan = resolved.as_ref().unwrap_or(plan);
         let catalog = self.graph.catalog();
-        let counting = plan.ret == cairn_query::ast::ReturnKind::Count;
-        // A count scores nothing: the goal is not embedded.
-        let goal_vec = if counting {
+        let exact = plan.is_exact();
+        // An exact plan scores nothing by meaning: the goal is not embedded.
+        let goal_vec = if exact {
             Vec::new()
         } else {
             self.embedder.embed(&plan.goal)?
@@ -188,7 +198,7 @@ impl<'g> Explorer<'g> {
             catalog: &catalog,
             probe: Probe::new(&goal_vec),
             goal_vec,
-            trace: trace || plan.ret == cairn_query::ast::ReturnKind::Trace,
+            trace: trace || plan.ret == ReturnKind::Trace,
             events: Vec::new(),
             stats: Stats::default(),
             infos: HashMap::new(),
@@ -198,25 +208,37 @@ impl<'g> Explorer<'g> {
             records: HashMap::new(),
             onward: HashMap::new(),
             entry_set: HashSet::new(),
+            searched: HashSet::new(),
+            excluded: HashSet::new(),
+            main_walk: None,
             started,
         };
-        if counting {
-            let count = run.count(cancel)?;
+        let columns = column_names(plan);
+        if exact {
+            let out = run.exact(cancel)?;
+            let subgraph = match plan.ret {
+                ReturnKind::Subgraph => Some(run.subgraph(&out.results, cancel)?),
+                _ => None,
+            };
             run.stats.elapsed = started.elapsed();
             return Ok(Exploration {
-                results: Vec::new(),
+                subgraph,
+                results: out.results,
                 sufficiency: 1.0,
                 stop: StopReason::Exhausted,
                 stats: run.stats,
                 trace: run.events,
                 ret: plan.ret,
-                count: Some(count),
+                count: out.count,
+                columns,
+                rows: out.rows,
             });
         }
-        let (stop, results, sufficiency) = if plan.meet.is_empty() {
-            run.search(cancel)?
-        } else {
-            run.intersect(cancel)?
+        let (stop, mut results, sufficiency) = run.search(cancel)?;
+        run.fill_columns(&mut results)?;
+        let subgraph = match plan.ret {
+            ReturnKind::Subgraph => Some(run.subgraph(&results, cancel)?),
+            _ => None,
         };
         run.stats.elapsed = started.elapsed();
         if run.trace {
@@ -233,7 +255,24 @@ impl<'g> Explorer<'g> {
             trace: run.events,
             ret: plan.ret,
             count: None,
+            columns,
+            rows: Vec::new(),
+            subgraph,
         })
+    }
+}
+
+/// The names of the values a plan's results or rows carry (see [`Exploration::columns`]).
+fn column_names(plan: &Plan) -> Vec<String> {
+    let out = &plan.output;
+    if plan.ret == ReturnKind::Aggregate {
+        out.group_by
+            .iter()
+            .map(ToString::to_string)
+            .chain(out.aggregates.iter().map(ToString::to_string))
+            .collect()
+    } else {
+        out.columns.iter().map(ToString::to_string).collect()
     }
 }
 
@@ -268,7 +307,13 @@ struct Visit {
     expansions: u32,
     best: f64,
     signatures: Vec<u64>,
+    /// The entries the expanded paths started at (at most two: see `Run::offer`).
+    roots: Vec<NodeId>,
 }
+
+/// The frontier: per search state (node, position in an ordered path), the best candidate
+/// (slot 0) and the best one whose path starts at another entry (slot 1).
+type Frontier = HashMap<(NodeId, u32, u8), Candidate>;
 
 struct Run<'a, 'g> {
     ex: &'a Explorer<'g>,
@@ -290,6 +335,13 @@ struct Run<'a, 'g> {
     /// Connectivity through the onward VIA steps, by search state (see `Run::connectivity`).
     onward: HashMap<(NodeId, u32), f64>,
     entry_set: HashSet<NodeId>,
+    /// Entries a `SEARCH` found: candidates themselves in a relation set (found for the goal),
+    /// unlike entries picked by key, id, label or subquery (where a pattern starts).
+    searched: HashSet<NodeId>,
+    /// Nodes an `EXCEPT` side reaches: never results.
+    excluded: HashSet<NodeId>,
+    /// An exact plan's main walk (its evidence paths).
+    main_walk: Option<crate::walk::Walked>,
     started: Instant,
 }
 
@@ -305,13 +357,16 @@ impl Run<'_, '_> {
         let mut adaptive = 0u32;
         let sufficient_at = sufficiency_threshold(&plan.until);
 
-        // Entries.
-        let entries = self.entries(&plan.entries)?;
+        // Entries, and what EXCEPT takes away.
+        let (entries, searched) = self.entries(&plan.entries)?;
+        let entries = self.keep_hop(0, &entries)?;
         self.entry_set = entries.iter().copied().collect();
+        self.searched = searched;
+        self.excluded = self.except_set(cancel)?;
         self.ensure_records(&entries)?;
         // Keyed by (node, state): in an ordered VIA path the same node at another position is a
         // different state of the search (it follows another step), so it is visited separately.
-        let mut frontier: HashMap<(NodeId, u32), Candidate> = HashMap::new();
+        let mut frontier: Frontier = HashMap::new();
         let mut results: HashMap<NodeId, Candidate> = HashMap::new();
         let mut visits: HashMap<(NodeId, u32), Visit> = HashMap::new();
         self.load(&entries)?;
@@ -325,7 +380,7 @@ impl Run<'_, '_> {
                 + weights.distance;
             let path = self.entry_path(node);
             let c = Candidate { node, score, path };
-            frontier.insert((node, 0), c);
+            frontier.insert((node, 0, 0), c);
             self.consider_result(&mut results, c);
             if self.trace {
                 self.events.push(TraceEvent::Entry { node, score });
@@ -361,7 +416,7 @@ impl Run<'_, '_> {
             }
             // Stop conditions, cheapest first; hard caps always apply.
             if cancel.is_cancelled() {
-                return Ok((StopReason::Cancelled, self.finish(top), sufficiency));
+                return Ok((StopReason::Cancelled, self.ranked(&results)?, sufficiency));
             }
             if let Some(reason) = self.until(
                 &plan.until,
@@ -371,13 +426,13 @@ impl Run<'_, '_> {
                 stale,
                 depth_reached,
             ) {
-                return Ok((reason, self.finish(top), sufficiency));
+                return Ok((reason, self.ranked(&results)?, sufficiency));
             }
             if self.started.elapsed() >= plan.time_cap {
-                return Ok((StopReason::TimeCap, self.finish(top), sufficiency));
+                return Ok((StopReason::TimeCap, self.ranked(&results)?, sufficiency));
             }
             if self.stats.nodes_expanded >= u64::from(plan.budget) {
-                return Ok((StopReason::BudgetCap, self.finish(top), sufficiency));
+                return Ok((StopReason::BudgetCap, self.ranked(&results)?, sufficiency));
             }
             // Candidates that may still be expanded at this depth cap.
             let mut selected: Vec<Candidate> = frontier
@@ -414,7 +469,7 @@ impl Run<'_, '_> {
                 } else {
                     StopReason::DepthCap
                 };
-                return Ok((reason, self.finish(top), sufficiency));
+                return Ok((reason, self.ranked(&results)?, sufficiency));
             }
             // Frontier iteration order is arbitrary; this order is not: score, node, hops.
             selected.sort_by(|a, b| {
@@ -441,15 +496,25 @@ impl Run<'_, '_> {
                     break;
                 }
                 let state = self.state(self.paths[c.path].hops);
-                frontier.remove(&(c.node, state));
+                for slot in 0..2 {
+                    let key = (c.node, state, slot);
+                    if frontier.get(&key).is_some_and(|f| f.path == c.path) {
+                        frontier.remove(&key);
+                    }
+                }
+                let root = self.root(c.path);
                 let v = visits.entry((c.node, state)).or_insert(Visit {
                     expansions: 0,
                     best: c.score,
                     signatures: Vec::new(),
+                    roots: Vec::new(),
                 });
                 v.expansions += 1;
                 v.best = v.best.max(c.score);
                 v.signatures.push(self.paths[c.path].signature);
+                if !v.roots.contains(&root) {
+                    v.roots.push(root);
+                }
                 self.stats.nodes_expanded += 1;
                 let hops = self.paths[c.path].hops;
                 depth_reached = depth_reached.max(hops + 1);
@@ -567,6 +632,10 @@ impl Run<'_, '_> {
                 let Some(info) = self.infos.get(&cand.node) else {
                     continue;
                 };
+                // A node where an alias binds must pass the filters on it to be a way on.
+                if !self.passes_hop(cand.node, self.paths[cand.path].hops) {
+                    continue;
+                }
                 let (semantic, node_conn) = (info.semantic, info.connectivity);
                 let hops = self.paths[cand.path].hops;
                 let distance = 1.0 / (1.0 + f64::from(hops));
@@ -594,13 +663,19 @@ impl Run<'_, '_> {
                 }
                 // Visited set with the revisit rule.
                 let state = self.state(self.paths[cand.path].hops);
+                let root = self.root(cand.path);
                 if let Some(v) = visits.get(&(cand.node, state)) {
+                    // A path from a second entry goes on from a node expanded once: what lies
+                    // beyond may be that entry's result only (a node is not its own result).
+                    let second_root = !v.roots.contains(&root) && v.roots.len() < 2;
                     let sig = self.paths[cand.path].signature;
                     let better = cand.score > v.best * (1.0 + REVISIT_MARGIN);
-                    if v.expansions > MAX_REVISITS || v.signatures.contains(&sig) || !better {
+                    if !second_root
+                        && (v.expansions > MAX_REVISITS || v.signatures.contains(&sig) || !better)
+                    {
                         continue;
                     }
-                    if self.trace {
+                    if self.trace && !second_root {
                         self.events.push(TraceEvent::Revisit {
                             node: cand.node,
                             old_score: v.best,
@@ -608,12 +683,7 @@ impl Run<'_, '_> {
                         });
                     }
                 }
-                match frontier.get(&(cand.node, state)) {
-                    Some(old) if old.score >= cand.score => {}
-                    _ => {
-                        frontier.insert((cand.node, state), cand);
-                    }
-                }
+                self.offer(&mut frontier, (cand.node, state), cand, root);
             }
 
             // Staleness: did the best STOP_WINDOW results change this round?
@@ -924,11 +994,18 @@ impl Run<'_, '_> {
         let Some(info) = self.infos.get(&c.node) else {
             return;
         };
-        // An ordered path names what it leads to: its results are the nodes at its end, other
-        // than the entries themselves (an author is not their own co-author).
-        if self.plan.via.mode == ViaMode::Path
-            && (self.paths[c.path].hops as usize != self.plan.via.steps.len()
-                || self.entry_set.contains(&c.node))
+        // A node is not its own result: a path that starts at it does not make it one (an
+        // author is not their own co-author), a path from another entry does. An ordered path
+        // names what it leads to: its results are the nodes at its end. In a relation set an
+        // entry a SEARCH found is a candidate by itself. Without VIA the entries are all there
+        // is.
+        let own = self.root(c.path) == c.node
+            && !self.plan.is_selection()
+            && !(self.plan.via.mode == ViaMode::Set && self.searched.contains(&c.node));
+        if own
+            || (self.plan.via.mode == ViaMode::Path
+                && self.paths[c.path].hops as usize != self.plan.via.steps.len())
+            || self.excluded.contains(&c.node)
         {
             return;
         }
@@ -940,7 +1017,13 @@ impl Run<'_, '_> {
             let Some(record) = self.record(c.node) else {
                 return;
             };
-            if !self.plan.filters.iter().all(|f| passes(f, record)) {
+            if !self
+                .plan
+                .filters
+                .iter()
+                .filter(|f| f.at.is_none())
+                .all(|f| passes(f, record))
+            {
                 return;
             }
         }
@@ -966,16 +1049,82 @@ impl Run<'_, '_> {
         all
     }
 
-    /// The result nodes, with their evidence paths.
+    /// The result nodes of `top`, with their evidence paths (what the judge reads).
     fn finish(&self, top: &[Candidate]) -> Vec<ResultNode> {
-        top.iter().filter_map(|c| self.result(c)).collect()
+        top.iter()
+            .filter_map(|c| {
+                let info = self.infos.get(&c.node)?;
+                self.result_node(c.node, c.score, self.path_of(c.path))
+                    .map(|r| ResultNode {
+                        semantic: info.semantic,
+                        hops: self.paths[c.path].hops,
+                        ..r
+                    })
+            })
+            .collect()
     }
 
-    fn result(&self, c: &Candidate) -> Option<ResultNode> {
-        let info = self.infos.get(&c.node)?;
-        let record = self.record(c.node)?;
+    /// The search's answer: every result ranked by score, ties by label name then external
+    /// key (never by insertion order), cut at `LIMIT` (keeping ties `WITH TIES`).
+    fn ranked(
+        &mut self,
+        results: &HashMap<NodeId, Candidate>,
+    ) -> Result<Vec<ResultNode>, ExploreError> {
+        let mut all: Vec<Candidate> = results.values().copied().collect();
+        all.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.node.cmp(&b.node)));
+        let top = self.cut(
+            &all,
+            self.plan.limit as usize,
+            self.plan.output.with_ties,
+            |a, b| b.score.total_cmp(&a.score),
+            |c| c.node,
+        )?;
+        let ids: Vec<NodeId> = top.iter().map(|c| c.node).collect();
+        self.ensure_records(&ids)?;
+        Ok(self.finish(&top))
+    }
+
+    /// Puts `cand` (starting at `root`) into the frontier: slot 0 holds a state's best
+    /// candidate, slot 1 the best one starting at another entry than slot 0's. Two roots are
+    /// enough for "reached from an entry other than itself": if a node is reachable so, one
+    /// of any node's two roots differs from it.
+    fn offer(&self, frontier: &mut Frontier, key: (NodeId, u32), cand: Candidate, root: NodeId) {
+        let (node, state) = key;
+        let primary = frontier.get(&(node, state, 0)).copied();
+        match primary {
+            None => {
+                frontier.insert((node, state, 0), cand);
+            }
+            Some(p) if self.root(p.path) == root => {
+                if cand.score > p.score {
+                    frontier.insert((node, state, 0), cand);
+                }
+            }
+            Some(p) if cand.score > p.score => {
+                frontier.insert((node, state, 0), cand);
+                frontier.insert((node, state, 1), p);
+            }
+            Some(_) => match frontier.get(&(node, state, 1)) {
+                Some(alt) if alt.score >= cand.score => {}
+                _ => {
+                    frontier.insert((node, state, 1), cand);
+                }
+            },
+        }
+    }
+
+    /// The entry a search path starts at.
+    fn root(&self, mut at: usize) -> NodeId {
+        while let Some(prev) = self.paths[at].prev {
+            at = prev;
+        }
+        self.paths[at].node
+    }
+
+    /// The evidence path of a search path, entry first.
+    fn path_of(&self, at: usize) -> Vec<PathStep> {
         let mut path = Vec::new();
-        let mut cursor = Some(c.path);
+        let mut cursor = Some(at);
         while let Some(i) = cursor {
             let p = &self.paths[i];
             if let (Some(prev), Some(rel)) = (p.prev, p.rel) {
@@ -989,20 +1138,83 @@ impl Run<'_, '_> {
             cursor = p.prev;
         }
         path.reverse();
+        path
+    }
+
+    /// A result node from its record (read before): label, key, name; `semantic` 0 and `hops`
+    /// the path's length until the caller knows better.
+    fn result_node(&self, node: NodeId, score: f64, path: Vec<PathStep>) -> Option<ResultNode> {
+        let record = self.record(node)?;
         Some(ResultNode {
-            node: c.node,
+            node,
             label: self
                 .catalog
-                .label_name(info.label)
+                .label_name(record.label)
                 .unwrap_or("?")
                 .to_owned(),
             key: record.key.clone(),
             name: display_name(record, self.catalog),
-            score: c.score,
-            semantic: info.semantic,
-            hops: self.paths[c.path].hops,
+            score,
+            semantic: self.infos.get(&node).map_or(0.0, |i| i.semantic),
+            hops: u32::try_from(path.len()).unwrap_or(u32::MAX),
             path,
+            values: Vec::new(),
+            count: None,
         })
+    }
+
+    /// The values of the plan's `RETURN NODES` columns for each result: its properties, those
+    /// of the nodes aliases bind on its evidence path, its count and its score.
+    fn fill_columns(&mut self, results: &mut [ResultNode]) -> Result<(), ExploreError> {
+        let columns = &self.plan.output.columns;
+        if columns.is_empty() {
+            return Ok(());
+        }
+        for col in columns {
+            let values: Vec<Value> = match col {
+                cairn_query::Column::Count => results
+                    .iter()
+                    .map(|r| r.count.map_or(Value::Null, |c| Value::Int(c as i64)))
+                    .collect(),
+                cairn_query::Column::Score => {
+                    results.iter().map(|r| Value::Float(r.score)).collect()
+                }
+                cairn_query::Column::Property(p) => {
+                    let nodes: Vec<Option<NodeId>> = results
+                        .iter()
+                        .map(|r| match p.at.as_ref().map(|b| b.hop) {
+                            None => Some(r.node),
+                            Some(0) => Some(r.path.first().map_or(r.node, |s| s.from)),
+                            Some(h) => r.path.get(h as usize - 1).map(|s| s.to),
+                        })
+                        .collect();
+                    self.values_of(&nodes, p.property.id)?
+                        .into_iter()
+                        .map(|v| v.unwrap_or(Value::Null))
+                        .collect()
+                }
+            };
+            for (r, v) in results.iter_mut().zip(values) {
+                r.values.push(v);
+            }
+        }
+        Ok(())
+    }
+
+    /// Whether `node`, reached at `hops` of an ordered path, passes the filters on the node an
+    /// alias binds there (records of filtered nodes were read before).
+    fn passes_hop(&self, node: NodeId, hops: u32) -> bool {
+        let mut filters = self
+            .plan
+            .filters
+            .iter()
+            .filter(|f| f.at.as_ref().is_some_and(|b| b.hop == hops))
+            .peekable();
+        if filters.peek().is_none() || self.plan.via.mode != ViaMode::Path {
+            return true;
+        }
+        self.record(node)
+            .is_some_and(|r| filters.all(|f| passes(f, r)))
     }
 
     /// λ·coverage + (1−λ)·relevance: coverage over every result found, relevance over the best
@@ -1090,9 +1302,14 @@ impl Run<'_, '_> {
         }
     }
 
-    /// Entry nodes, deduplicated, in the order the entry forms give them.
-    fn entries(&mut self, entries: &[EntryPlan]) -> Result<Vec<NodeId>, ExploreError> {
+    /// Entries, deduplicated, in the order the entry forms give them, and which of them a
+    /// `SEARCH` found. (Subquery entries were resolved to nodes before the run.)
+    fn entries(
+        &mut self,
+        entries: &[EntryPlan],
+    ) -> Result<(Vec<NodeId>, HashSet<NodeId>), ExploreError> {
         let mut out = Vec::new();
+        let mut searched = HashSet::new();
         let graph = self.ex.graph;
         for entry in entries {
             match entry {
@@ -1112,18 +1329,7 @@ impl Run<'_, '_> {
                     }
                 },
                 EntryPlan::Match { label, predicates } => {
-                    // Use an equality predicate for the lookup (an index when declared), check the rest.
-                    let eq = predicates.iter().find(|p| p.op == CmpOp::Eq);
-                    let ids = match eq {
-                        Some(p) => graph.find_eq(&label.name, &p.property.name, &p.value)?,
-                        None => graph.label_nodes(label.id)?,
-                    };
-                    let records = graph.nodes(&ids)?;
-                    for (id, rec) in ids.iter().zip(records) {
-                        if rec.is_some_and(|r| predicates.iter().all(|p| passes(p, &r))) {
-                            out.push(*id);
-                        }
-                    }
+                    out.extend(self.select(label, predicates)?);
                 }
                 EntryPlan::Search { text, label, top } => {
                     let query = self.ex.embedder.embed(text)?;
@@ -1132,13 +1338,19 @@ impl Run<'_, '_> {
                         Some(s) => s.search_text(text, &query, labels.as_deref(), *top as usize)?,
                         None => self.exact_search(&query, labels.as_deref(), *top as usize)?,
                     };
-                    out.extend(hits.into_iter().map(|(id, _)| id));
+                    for (id, _) in hits {
+                        searched.insert(id);
+                        out.push(id);
+                    }
+                }
+                EntryPlan::Subquery(_) => {
+                    return Err(ExploreError::Unresolved);
                 }
             }
         }
         let mut seen = HashSet::new();
         out.retain(|id| seen.insert(*id));
-        Ok(out)
+        Ok((out, searched))
     }
 
     /// Exact nearest nodes without an index: the node table's vectors when it holds them (a
@@ -1228,32 +1440,21 @@ fn engine_dir(d: QDir) -> Direction {
     }
 }
 
-/// Does `record` meet `filter`? Filters naming another label do not apply to it.
+/// Does `record` meet `filter`? Filters naming another label do not apply to it; a negated
+/// filter holds where the comparison does not (a node without the property passes it).
 pub(crate) fn passes(filter: &Filter, record: &NodeRecord) -> bool {
     if filter.label.as_ref().is_some_and(|l| l.id != record.label) {
         return true;
     }
-    let Some(v) = record.prop(filter.property.id) else {
-        return false;
+    let want = match &filter.value {
+        cairn_query::Operand::Value(v) => v,
+        // Resolved before the run; an unresolved one matches nothing.
+        cairn_query::Operand::Subquery(_) => return filter.negated,
     };
-    compare(v, filter.op, &filter.value)
-}
-
-fn compare(v: &Value, op: CmpOp, want: &Value) -> bool {
-    use std::cmp::Ordering::*;
-    match op {
-        CmpOp::Eq => v == want,
-        CmpOp::Ne => v != want,
-        CmpOp::In => matches!(want, Value::List(items) if items.contains(v)),
-        CmpOp::Lt => v.index_cmp(want) == Some(Less) && same_type(v, want),
-        CmpOp::Le => matches!(v.index_cmp(want), Some(Less | Equal)) && same_type(v, want),
-        CmpOp::Gt => v.index_cmp(want) == Some(Greater) && same_type(v, want),
-        CmpOp::Ge => matches!(v.index_cmp(want), Some(Greater | Equal)) && same_type(v, want),
-    }
-}
-
-fn same_type(a: &Value, b: &Value) -> bool {
-    std::mem::discriminant(a) == std::mem::discriminant(b)
+    let holds = record
+        .prop(filter.property.id)
+        .is_some_and(|v| crate::value::compare(v, filter.op, want));
+    holds != filter.negated
 }
 
 /// Entity mentions of a goal: quoted phrases and runs of capitalised words ("Jiawei Han").

@@ -9,13 +9,17 @@ pub mod result;
 pub mod score;
 pub mod source;
 pub mod table;
+pub mod value;
 pub mod walk;
 
 pub use catalog::EngineCatalog;
 pub use explore::{CancelToken, EntrySearch, ExploreError, Explorer, Judge, SufficiencyJudge};
 pub use keeper::{Source, TableKeeper, TableMode, MERGE_AFTER};
 pub use overlay::{Dirty, Overlaid};
-pub use result::{Exploration, PathStep, ResultNode, Stats, StopReason, TraceEvent};
+pub use result::{
+    AggregateRow, Exploration, GroupValue, NodeRow, PathStep, ResultNode, Stats, StopReason,
+    Subgraph, SubgraphEdge, TraceEvent,
+};
 pub use score::Probe;
 pub use source::{Facts, NodeSource, StoreOps, StoreView};
 pub use table::NodeTable;

@@ -1,7 +1,7 @@
 //! What an exploration returns: ranked results with their evidence paths, the stop reason,
 //! statistics and (on request) the decision trace.
 
-use cairn_storage_format::NodeId;
+use cairn_storage_format::{NodeId, Value};
 use std::fmt;
 use std::time::Duration;
 
@@ -31,6 +31,53 @@ pub struct ResultNode {
     pub hops: u32,
     /// Entry → … → this node.
     pub path: Vec<PathStep>,
+    /// The values of the plan's `RETURN NODES` columns, in order (empty without columns); a
+    /// missing property is `Null`.
+    pub values: Vec<Value>,
+    /// How many distinct paths of the pattern reach the node (exact plans only).
+    pub count: Option<u64>,
+}
+
+/// A node as a group key or a row shows it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NodeRow {
+    pub node: NodeId,
+    pub label: String,
+    pub key: String,
+    pub name: String,
+}
+
+/// One `GROUP BY` key's value in a row: a property value, or the node an alias binds.
+#[derive(Clone, Debug, PartialEq)]
+pub enum GroupValue {
+    Value(Value),
+    Node(NodeRow),
+}
+
+/// The part of the graph a pattern matched for its results (`RETURN SUBGRAPH`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Subgraph {
+    /// Every node on a matched path, and the results, in id order.
+    pub nodes: Vec<NodeId>,
+    /// Every edge on a matched path, once, in its stored direction, in (from, relation, to)
+    /// order.
+    pub edges: Vec<SubgraphEdge>,
+}
+
+/// An edge of a [`Subgraph`], as stored (`from -relation-> to`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SubgraphEdge {
+    pub from: NodeId,
+    pub relation: String,
+    pub to: NodeId,
+}
+
+/// One row of an aggregate (`RETURN COUNT, MAX(p) … [GROUP BY …]`): the group's keys, then one
+/// value per aggregate.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AggregateRow {
+    pub keys: Vec<GroupValue>,
+    pub values: Vec<Value>,
 }
 
 /// Why the search stopped.
@@ -52,7 +99,8 @@ pub enum StopReason {
     Judge,
     /// The expansion budget (a hard cap) is spent.
     BudgetCap,
-    /// The plan's depth (a hard cap) is reached, after any adaptive expansions.
+    /// The plan's depth is reached (after any adaptive expansions): every node within it was
+    /// expanded, nodes at the depth were left unexpanded.
     DepthCap,
     /// The time cap (a hard cap) passed.
     TimeCap,
@@ -60,6 +108,18 @@ pub enum StopReason {
     Exhausted,
     /// The caller cancelled.
     Cancelled,
+}
+
+impl StopReason {
+    /// Whether a hard cap or the caller cut the run before its stop rule or its pattern said
+    /// it was done (`budget cap`, `time cap`, `cancelled`): what it returns is what it had
+    /// found by then, and an empty answer means "not found yet", not "none".
+    pub fn incomplete(self) -> bool {
+        matches!(
+            self,
+            StopReason::BudgetCap | StopReason::TimeCap | StopReason::Cancelled
+        )
+    }
 }
 
 impl fmt::Display for StopReason {
@@ -96,7 +156,7 @@ pub struct Stats {
     pub rounds: u32,
     /// Neighbours left out by the per-expansion fan-out cap.
     pub neighbors_sampled_out: u64,
-    /// Adaptive expansions (wider beam, one hop deeper) taken.
+    /// Adaptive expansions (wider beam, one hop deeper) taken; only when DEPTH was not written.
     pub adaptive_expansions: u32,
     pub elapsed: Duration,
 }
@@ -172,4 +232,18 @@ pub struct Exploration {
     pub ret: cairn_query::ast::ReturnKind,
     /// The exact count of a `RETURN COUNT` plan (then `results` is empty).
     pub count: Option<u64>,
+    /// The names of the values each result (`RETURN NODES c, …`) or each aggregate row carries:
+    /// the columns, or the `GROUP BY` keys then the aggregates, as the statement writes them.
+    pub columns: Vec<String>,
+    /// The rows of an aggregate plan (then `results` is empty), in the plan's order.
+    pub rows: Vec<AggregateRow>,
+    /// `RETURN SUBGRAPH`: what the pattern matched for the results.
+    pub subgraph: Option<Subgraph>,
+}
+
+impl Exploration {
+    /// Whether the run was cut short (see [`StopReason::incomplete`]).
+    pub fn incomplete(&self) -> bool {
+        self.stop.incomplete()
+    }
 }

@@ -45,6 +45,11 @@ pub enum WalkCut {
     Cancelled,
 }
 
+/// Which nodes of a path's level (by its hop, 1 for the nodes the first step reaches) the walk
+/// keeps and goes on from: one flag per node. A filter on the nodes at one position of an
+/// ordered path (`VIA A AS a -> B WHERE a.year > 2015`).
+pub type KeepLevel<'a> = &'a dyn Fn(u32, &[NodeId]) -> Result<Vec<bool>, EngineError>;
+
 /// The bounds of one walk.
 #[derive(Clone, Copy)]
 pub struct WalkBounds<'a> {
@@ -53,6 +58,9 @@ pub struct WalkBounds<'a> {
     pub deadline: Option<Instant>,
     /// Asked before each node's expansion: has the caller cancelled?
     pub cancelled: Option<&'a dyn Fn() -> bool>,
+    /// [`WalkShape::Path`] only: applied to each level after the entries; the nodes it drops
+    /// are neither ends nor expanded.
+    pub keep: Option<KeepLevel<'a>>,
 }
 
 impl std::fmt::Debug for WalkBounds<'_> {
@@ -71,6 +79,7 @@ impl WalkBounds<'_> {
             max_edges,
             deadline: None,
             cancelled: None,
+            keep: None,
         }
     }
 }
@@ -165,6 +174,11 @@ impl Walked {
             }
         }
         out
+    }
+
+    /// The distinct nodes at `hop` (0: the entries), in the order first reached.
+    pub fn level(&self, hop: usize) -> &[NodeId] {
+        self.levels.get(hop).map_or(&[], |l| l.nodes.as_slice())
     }
 
     /// One path from an entry to `end` (the first found), when paths were tracked.
@@ -265,6 +279,21 @@ impl Marks {
     }
 }
 
+/// The nodes of `level` whose flag is set, with their paths and parents.
+fn retain(level: Level, flags: &[bool], track: bool) -> Level {
+    let mut out = Level::default();
+    for (k, n) in level.nodes.iter().enumerate() {
+        if flags.get(k).copied().unwrap_or(false) {
+            out.nodes.push(*n);
+            if track {
+                out.paths.push(level.paths[k]);
+                out.parent.push(level.parent[k]);
+            }
+        }
+    }
+    out
+}
+
 /// Walks `steps` from `entries` on `source` (see the module docs). `track` keeps each node's
 /// path count and one parent (for [`Walked::ends`] multiplicities and [`Walked::evidence`]);
 /// without it only the distinct nodes are kept. Steps of a hop are followed in order, each
@@ -355,6 +384,19 @@ pub fn walk(
                         Some(_) => {}
                     }
                 }
+            }
+        }
+        if let (Some(keep), WalkShape::Path) = (bounds.keep, shape) {
+            let flags = keep(u32::try_from(hop + 1).unwrap_or(u32::MAX), &next.nodes)?;
+            if flags.iter().any(|k| !k) {
+                // Dropped nodes leave the marks (a path's marks only dedup the level being
+                // built, so the kept nodes' stale slots are never read).
+                for (n, k) in next.nodes.iter().zip(&flags) {
+                    if !k {
+                        marks.unset(*n);
+                    }
+                }
+                next = retain(next, &flags, track);
             }
         }
         levels.push(next);

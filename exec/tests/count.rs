@@ -13,67 +13,9 @@ use cairn_store::{Graph, GraphOptions};
 use proptest::prelude::*;
 use std::collections::HashSet;
 
-const LABELS: [&str; 2] = ["A", "B"];
-const RELS: [&str; 2] = ["R", "S"];
+mod common;
 
-/// A random graph: node `i` has label `LABELS[labels[i]]` and key `n{i}`; edges `(a, rel, b)`.
-#[derive(Clone, Debug)]
-struct Spec {
-    labels: Vec<usize>,
-    edges: Vec<(usize, usize, usize)>,
-}
-
-fn spec() -> impl Strategy<Value = Spec> {
-    (2usize..24).prop_flat_map(|n| {
-        (
-            // Both labels exist: node 0 is an A, node 1 a B.
-            prop::collection::vec(0usize..2, n).prop_map(|mut l| {
-                l[0] = 0;
-                l[1] = 1;
-                l
-            }),
-            prop::collection::vec((0..n, 0usize..2, 0..n), 0..(n * 3)),
-        )
-            .prop_map(move |(labels, mut edges)| {
-                // Both relation types exist, whatever was drawn.
-                edges.push((0, 0, n - 1));
-                edges.push((n - 1, 1, 0));
-                Spec { labels, edges }
-            })
-    })
-}
-
-struct Db {
-    _dir: tempfile::TempDir,
-    graph: Graph,
-}
-
-fn build(s: &Spec) -> Db {
-    let dir = tempfile::tempdir().unwrap();
-    let graph = Graph::open(dir.path(), GraphOptions::default()).unwrap();
-    let mut w = graph.writer().unwrap();
-    let mut ids = Vec::new();
-    for (i, l) in s.labels.iter().enumerate() {
-        ids.push(
-            w.upsert_node(
-                LABELS[*l],
-                &format!("n{i}"),
-                [
-                    ("name", Value::from(format!("node {i}"))),
-                    ("odd", Value::from(i % 2 == 1)),
-                ],
-                None,
-            )
-            .unwrap(),
-        );
-    }
-    for (a, r, b) in &s.edges {
-        w.add_edge(ids[*a], RELS[*r], ids[*b], Default::default())
-            .unwrap();
-    }
-    w.commit().unwrap();
-    Db { _dir: dir, graph }
-}
+use common::{build, spec, Db, Spec, LABELS, RELS};
 
 /// A step of a path: relation index and direction (0 out, 1 in, 2 both).
 type Step = (usize, u8);
@@ -182,8 +124,19 @@ proptest! {
     ) {
         let (a, b) = (a % s.labels.len(), b % s.labels.len());
         let db = build(&s);
-        let ea = brute_ends(&s, a, &sa);
-        let eb = brute_ends(&s, b, &sb);
+        // A single step is a relation set, walked up to DEPTH hops: the main path's length
+        // (1 when the main side is one step too).
+        let depth = if sa.len() == 1 { 1 } else { sa.len() };
+        let within = |from: usize, st: &[Step]| -> HashSet<usize> {
+            if st.len() > 1 {
+                return brute_ends(&s, from, st);
+            }
+            (1..=depth)
+                .flat_map(|k| brute_ends(&s, from, &vec![st[0]; k]))
+                .collect()
+        };
+        let ea = within(a, &sa);
+        let eb = within(b, &sb);
         let both: HashSet<usize> = ea
             .intersection(&eb)
             .copied()
@@ -198,7 +151,9 @@ proptest! {
             path(&sb),
             if odd { " WHERE odd = true" } else { "" },
         );
-        let q = format!("EXPLORE \"x\" {pattern} DEPTH 1 RETURN COUNT");
+        // A single main step is a set: DEPTH 1 makes it one hop (a path's DEPTH is its length).
+        let depth = if sa.len() == 1 { " DEPTH 1" } else { "" };
+        let q = format!("EXPLORE \"x\" {pattern}{depth} RETURN COUNT");
         let n = count(&db, &q);
         prop_assert_eq!(n, both.len() as u64, "{}", q);
         // The same set as the exhaustive intersection's results.
@@ -207,7 +162,7 @@ proptest! {
         let nodes = Explorer::new(&db.graph, &embedder, &table)
             .run(
                 &plan(&db, &format!(
-                    "EXPLORE \"x\" {pattern} DEPTH 1 BUDGET 1000000 FANOUT 1000000 RETURN NODES LIMIT 10000"
+                    "EXPLORE \"x\" {pattern}{depth} BUDGET 1000000 FANOUT 1000000 RETURN NODES LIMIT 10000"
                 )),
                 false,
                 &CancelToken::default(),

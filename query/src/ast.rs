@@ -59,8 +59,9 @@ impl Statement {
     }
 }
 
-/// `EXPLORE "goal" [FROM …] [VIA …] [TARGET …] [WHERE …] [SCORE …] [BEAM n] [DEPTH n] [BUDGET n]
-/// [FANOUT n] [UNTIL …] [RETURN …] [MEET …]`. Clauses may come in any order, each at most once.
+/// `EXPLORE "goal" [FROM …] [VIA …] [MEET …] [EXCEPT …] [TARGET …] [WHERE …] [SCORE …] [BEAM n]
+/// [DEPTH n] [BUDGET n] [FANOUT n] [UNTIL …] [RETURN …]`. Clauses may come in any order, each at
+/// most once.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Explore {
     pub span: Span,
@@ -69,6 +70,8 @@ pub struct Explore {
     pub via: Option<ViaClause>,
     /// Further constraints the results must also meet (an intersection).
     pub meet: Option<MeetClause>,
+    /// Patterns whose nodes are not results (an exclusion): `EXCEPT FROM … VIA …`.
+    pub except: Option<MeetClause>,
     pub target: Option<TargetClause>,
     pub filter: Option<WhereClause>,
     pub score: Option<ScoreClause>,
@@ -281,11 +284,14 @@ pub struct Literal {
     pub span: Span,
 }
 
-/// `FROM entry {, entry}`
+/// `FROM entry {, entry} [AS alias]`
 #[derive(Clone, Debug, PartialEq)]
 pub struct FromClause {
     pub span: Span,
     pub entries: Vec<Entry>,
+    /// `AS name`: binds the entry a result's path starts at (hop 0), for `WHERE`, `RETURN` and
+    /// `GROUP BY` (main `FROM` only).
+    pub alias: Option<Name>,
 }
 
 /// One entry form.
@@ -306,24 +312,51 @@ pub enum EntryKind {
     },
     /// `Label "key"`: the node with this external key.
     Key { label: Name, key: StrLit },
-    /// `Label WHERE prop op value {AND …}`: nodes of the label matching every predicate.
+    /// `Label WHERE prop op value {AND …}`: nodes of the label matching every predicate;
+    /// `Label` alone (no predicates): every node of the label.
     Match {
         label: Name,
         predicates: Vec<Predicate>,
     },
     /// `#123`: a node by internal id.
     Id { id: u64 },
+    /// `( EXPLORE … )`: the result nodes of another exploration.
+    Subquery(Box<Explore>),
 }
 
-/// `[Label.]property op value`
+/// `[NOT] [qualifier.]property op operand`
 #[derive(Clone, Debug, PartialEq)]
 pub struct Predicate {
     pub span: Span,
+    /// `NOT`: the predicate holds when the comparison does not (a node without the property
+    /// passes a negated predicate).
+    pub negated: bool,
+    /// `Label.` (the predicate applies to result nodes of that label) or `alias.` (it applies to
+    /// the node an `AS` binds).
     pub label: Option<Name>,
     pub property: Name,
     pub op: CmpOp,
     pub op_span: Span,
-    pub value: Literal,
+    pub value: Operand,
+}
+
+/// What a property is compared with.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Operand {
+    /// A literal value.
+    Literal(Literal),
+    /// `( EXPLORE … RETURN MAX(p) )`: the one value an aggregate subquery returns.
+    Subquery(Box<Explore>),
+}
+
+impl Operand {
+    /// The operand's span.
+    pub fn span(&self) -> Span {
+        match self {
+            Operand::Literal(l) => l.span,
+            Operand::Subquery(e) => e.span,
+        }
+    }
 }
 
 /// Comparison operators.
@@ -337,6 +370,21 @@ pub enum CmpOp {
     Ge,
     /// `IN [v, …]`
     In,
+}
+
+impl CmpOp {
+    /// The operator as written.
+    pub fn symbol(self) -> &'static str {
+        match self {
+            CmpOp::Eq => "=",
+            CmpOp::Ne => "!=",
+            CmpOp::Lt => "<",
+            CmpOp::Le => "<=",
+            CmpOp::Gt => ">",
+            CmpOp::Ge => ">=",
+            CmpOp::In => "IN",
+        }
+    }
 }
 
 /// `VIA step {, step}` (a set) or `VIA step {-> step}` (an ordered path).
@@ -372,13 +420,15 @@ pub enum ViaMode {
     Path,
 }
 
-/// `R`, `<R`, `<R>` or `ANY`, with an optional `:weight`.
+/// `R`, `<R`, `<R>` or `ANY`, with an optional `:weight` and an optional `AS alias` (in an
+/// ordered path: binds the node the step reaches).
 #[derive(Clone, Debug, PartialEq)]
 pub struct RelStep {
     pub span: Span,
     pub relation: RelRef,
     pub direction: Direction,
     pub weight: Option<Number>,
+    pub alias: Option<Name>,
 }
 
 /// A relation type, or every relation type.
@@ -524,12 +574,81 @@ impl TimeUnit {
     }
 }
 
-/// `RETURN kind [LIMIT n]`
+/// `RETURN kind [columns] [GROUP BY …] [ORDER BY …] [LIMIT n [WITH TIES]]`
 #[derive(Clone, Debug, PartialEq)]
 pub struct ReturnClause {
     pub span: Span,
     pub kind: ReturnKind,
+    /// `RETURN NODES name, year, a.name, COUNT`: values shown for each result.
+    pub columns: Vec<Column>,
+    /// `RETURN COUNT, SUM(p), …` when `kind` is [`ReturnKind::Aggregate`].
+    pub aggregates: Vec<AggregateExpr>,
+    /// `GROUP BY key {, key}` (aggregates only).
+    pub group_by: Vec<Column>,
+    /// `ORDER BY key [ASC|DESC] {, …}`.
+    pub order: Vec<SortKey>,
     pub limit: Option<Number>,
+    /// `LIMIT n WITH TIES`: rows tied with the n-th on every sort key come back too.
+    pub with_ties: bool,
+}
+
+/// A value named in `RETURN`, `GROUP BY` or `ORDER BY`.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Column {
+    /// `property` (of the result node) or `qualifier.property` (of the node an alias binds); in
+    /// `GROUP BY`, a bare alias name is the bound node itself.
+    Property {
+        span: Span,
+        qualifier: Option<Name>,
+        name: Name,
+    },
+    /// `COUNT`: the number of distinct paths reaching a result (in `GROUP BY` queries, the
+    /// rows of the group).
+    Count { span: Span },
+    /// `SCORE`: the result's relevance score.
+    Score { span: Span },
+    /// `SUM(p)`, `AVG(p)`, `MIN(p)`, `MAX(p)`, `COUNT` in a grouped `ORDER BY`.
+    Aggregate(AggregateExpr),
+}
+
+impl Column {
+    /// The column's span.
+    pub fn span(&self) -> Span {
+        match self {
+            Column::Property { span, .. } | Column::Count { span } | Column::Score { span } => {
+                *span
+            }
+            Column::Aggregate(a) => a.span,
+        }
+    }
+}
+
+/// `COUNT`, `SUM(p)`, `AVG(p)`, `MIN(p)`, `MAX(p)`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AggregateExpr {
+    pub span: Span,
+    pub func: AggFunc,
+    /// The aggregated property of the result nodes (`None` for `COUNT`).
+    pub property: Option<Name>,
+}
+
+/// Aggregate functions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum AggFunc {
+    Count,
+    Sum,
+    Avg,
+    Min,
+    Max,
+}
+
+/// `key [ASC|DESC]`
+#[derive(Clone, Debug, PartialEq)]
+pub struct SortKey {
+    pub span: Span,
+    pub key: Column,
+    /// `Some(true)`: `DESC`; `Some(false)`: `ASC`; `None`: not written (ascending).
+    pub descending: Option<bool>,
 }
 
 /// What an exploration returns.
@@ -545,9 +664,12 @@ pub enum ReturnKind {
     Answer,
     /// The full decision trace of the search.
     Trace,
-    /// How many distinct nodes the pattern ends at: an exact, exhaustive count (ordered `VIA`
-    /// paths and `MEET` only), not bounded by `BEAM`, `BUDGET`, `FANOUT` or `LIMIT`.
+    /// How many distinct nodes the pattern ends at: an exact, exhaustive count, not bounded by
+    /// `BEAM`, `BUDGET`, `FANOUT` or `LIMIT`.
     Count,
+    /// `COUNT`, `SUM`, `AVG`, `MIN`, `MAX` over the results, one row (or one per `GROUP BY`
+    /// group); exact and exhaustive like `COUNT`.
+    Aggregate,
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -660,9 +782,46 @@ fn clear_num(n: &mut Number) {
 fn clear_pred(p: &mut Predicate) {
     p.span = Span::DUMMY;
     p.op_span = Span::DUMMY;
-    p.value.span = Span::DUMMY;
+    match &mut p.value {
+        Operand::Literal(l) => l.span = Span::DUMMY,
+        Operand::Subquery(e) => e.clear_spans(),
+    }
     p.label.iter_mut().for_each(clear_name);
     clear_name(&mut p.property);
+}
+
+fn clear_sides(m: &mut MeetClause) {
+    m.span = Span::DUMMY;
+    for side in &mut m.sides {
+        side.span = Span::DUMMY;
+        side.from.clear_spans();
+        side.via.clear_spans();
+    }
+}
+
+impl Column {
+    fn clear_spans(&mut self) {
+        match self {
+            Column::Property {
+                span,
+                qualifier,
+                name,
+            } => {
+                *span = Span::DUMMY;
+                qualifier.iter_mut().for_each(clear_name);
+                clear_name(name);
+            }
+            Column::Count { span } | Column::Score { span } => *span = Span::DUMMY,
+            Column::Aggregate(a) => a.clear_spans(),
+        }
+    }
+}
+
+impl AggregateExpr {
+    fn clear_spans(&mut self) {
+        self.span = Span::DUMMY;
+        self.property.iter_mut().for_each(clear_name);
+    }
 }
 
 impl Explore {
@@ -671,14 +830,8 @@ impl Explore {
         self.goal.span = Span::DUMMY;
         self.from.iter_mut().for_each(FromClause::clear_spans);
         self.via.iter_mut().for_each(ViaClause::clear_spans);
-        if let Some(m) = &mut self.meet {
-            m.span = Span::DUMMY;
-            for side in &mut m.sides {
-                side.span = Span::DUMMY;
-                side.from.clear_spans();
-                side.via.clear_spans();
-            }
-        }
+        self.meet.iter_mut().for_each(clear_sides);
+        self.except.iter_mut().for_each(clear_sides);
         if let Some(t) = &mut self.target {
             t.span = Span::DUMMY;
             t.labels.iter_mut().for_each(clear_name);
@@ -713,6 +866,13 @@ impl Explore {
         if let Some(r) = &mut self.ret {
             r.span = Span::DUMMY;
             r.limit.iter_mut().for_each(clear_num);
+            r.columns.iter_mut().for_each(Column::clear_spans);
+            r.group_by.iter_mut().for_each(Column::clear_spans);
+            r.aggregates.iter_mut().for_each(AggregateExpr::clear_spans);
+            for k in &mut r.order {
+                k.span = Span::DUMMY;
+                k.key.clear_spans();
+            }
         }
     }
 }
@@ -720,6 +880,7 @@ impl Explore {
 impl FromClause {
     fn clear_spans(&mut self) {
         self.span = Span::DUMMY;
+        self.alias.iter_mut().for_each(clear_name);
         for e in &mut self.entries {
             e.span = Span::DUMMY;
             match &mut e.kind {
@@ -737,6 +898,7 @@ impl FromClause {
                     predicates.iter_mut().for_each(clear_pred);
                 }
                 EntryKind::Id { .. } => {}
+                EntryKind::Subquery(e) => e.clear_spans(),
             }
         }
     }
@@ -751,6 +913,7 @@ impl ViaClause {
                 clear_name(n);
             }
             s.weight.iter_mut().for_each(clear_num);
+            s.alias.iter_mut().for_each(clear_name);
         }
     }
 }

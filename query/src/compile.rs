@@ -1,6 +1,7 @@
 //! The plan compiler: resolves names through a [`Catalog`], checks values, fills in defaults.
 
 use crate::ast::*;
+use crate::ast::{Column, Operand};
 use crate::catalog::Catalog;
 use crate::error::{nearest, ErrorKind, NameKind, QueryError};
 use crate::limits::*;
@@ -120,6 +121,8 @@ impl Compiler<'_> {
             NameKind::Label => self.catalog.label_names(),
             NameKind::Relation => self.catalog.relation_names(),
             NameKind::Property => self.catalog.property_names(),
+            // Aliases are resolved where they are in scope (`Compiler::alias`).
+            NameKind::Alias => Vec::new(),
         };
         QueryError::new(ErrorKind::UnknownName {
             span: n.span,
@@ -295,37 +298,64 @@ impl Compiler<'_> {
         })
     }
 
-    fn filter(&self, p: &Predicate) -> R<Filter> {
-        let label = p.label.as_ref().map(|l| self.label(l)).transpose()?;
-        let property = self.property(&p.property)?;
-        let bad = match (&p.op, &p.value.value) {
-            (CmpOp::Lt | CmpOp::Le | CmpOp::Gt | CmpOp::Ge, Value::Null) => Some("null"),
-            (CmpOp::Lt | CmpOp::Le | CmpOp::Gt | CmpOp::Ge, Value::Bool(_)) => Some("a boolean"),
-            (CmpOp::Lt | CmpOp::Le | CmpOp::Gt | CmpOp::Ge, Value::List(_)) => Some("a list"),
-            (CmpOp::In, Value::List(_)) => None,
-            (CmpOp::In, _) => Some("a single value"),
+    /// A predicate; `aliases` are the names the statement binds (a qualifier naming one makes
+    /// the filter read that node; any other qualifier is a label).
+    fn filter(&self, p: &Predicate, aliases: &[Bound]) -> R<Filter> {
+        let at = p
+            .label
+            .as_ref()
+            .and_then(|q| aliases.iter().find(|a| a.name == q.text).cloned());
+        let label = match (&p.label, &at) {
+            (Some(l), None) => Some(self.label(l).map_err(|e| with_aliases(e, aliases))?),
             _ => None,
         };
-        if let Some(value) = bad {
-            return err(ErrorKind::BadOperand {
-                span: p.value.span,
-                op: match p.op {
-                    CmpOp::Eq => "=",
-                    CmpOp::Ne => "!=",
-                    CmpOp::Lt => "<",
-                    CmpOp::Le => "<=",
-                    CmpOp::Gt => ">",
-                    CmpOp::Ge => ">=",
-                    CmpOp::In => "IN",
-                },
-                value,
-            });
-        }
+        let property = self.property(&p.property)?;
+        let op_text = p.op.symbol();
+        let value = match &p.value {
+            Operand::Literal(lit) => {
+                let bad = match (&p.op, &lit.value) {
+                    (CmpOp::Lt | CmpOp::Le | CmpOp::Gt | CmpOp::Ge, Value::Null) => Some("null"),
+                    (CmpOp::Lt | CmpOp::Le | CmpOp::Gt | CmpOp::Ge, Value::Bool(_)) => {
+                        Some("a boolean")
+                    }
+                    (CmpOp::Lt | CmpOp::Le | CmpOp::Gt | CmpOp::Ge, Value::List(_)) => {
+                        Some("a list")
+                    }
+                    (CmpOp::In, Value::List(_)) => None,
+                    (CmpOp::In, _) => Some("a single value"),
+                    _ => None,
+                };
+                if let Some(value) = bad {
+                    return err(ErrorKind::BadOperand {
+                        span: lit.span,
+                        op: op_text,
+                        value,
+                    });
+                }
+                crate::plan::Operand::Value(lit.value.clone())
+            }
+            Operand::Subquery(e) => {
+                let plan = self.explore(e)?;
+                let one_value = plan.ret == ReturnKind::Count
+                    || (plan.ret == ReturnKind::Aggregate
+                        && plan.output.aggregates.len() == 1
+                        && plan.output.group_by.is_empty());
+                if !one_value {
+                    return err(ErrorKind::BadSubquery {
+                        span: e.span,
+                        want: "one value",
+                    });
+                }
+                crate::plan::Operand::Subquery(Box::new(plan))
+            }
+        };
         Ok(Filter {
             label,
+            at,
             property,
             op: p.op,
-            value: p.value.value.clone(),
+            value,
+            negated: p.negated,
         })
     }
 
@@ -347,10 +377,20 @@ impl Compiler<'_> {
                 label: self.label(label)?,
                 predicates: predicates
                     .iter()
-                    .map(|p| self.filter(p))
+                    .map(|p| self.filter(p, &[]))
                     .collect::<R<_>>()?,
             },
             EntryKind::Id { id } => EntryPlan::Node(NodeId(*id)),
+            EntryKind::Subquery(inner) => {
+                let plan = self.explore(inner)?;
+                if matches!(plan.ret, ReturnKind::Count | ReturnKind::Aggregate) {
+                    return err(ErrorKind::BadSubquery {
+                        span: inner.span,
+                        want: "nodes",
+                    });
+                }
+                EntryPlan::Subquery(Box::new(plan))
+            }
         })
     }
 
@@ -379,10 +419,14 @@ impl Compiler<'_> {
                 Some(w) => weight(w, "a relation weight")?,
                 None => DEFAULT_RELATION_WEIGHT,
             };
+            if let (Some(a), ViaMode::Set) = (&s.alias, v.mode) {
+                return err(ErrorKind::AliasInSet { span: a.span });
+            }
             steps.push(StepPlan {
                 relation,
                 direction: s.direction,
                 weight,
+                alias: s.alias.as_ref().map(|a| a.text.clone()),
             });
         }
         if steps.iter().all(|s| s.weight == 0.0) {
@@ -405,7 +449,7 @@ impl Compiler<'_> {
         })
     }
 
-    /// The `MEET` sides, each resolved like the main `FROM` and `VIA`.
+    /// The `MEET` (or `EXCEPT`) sides, each resolved like the main `FROM` and `VIA`.
     fn meet(&self, m: &MeetClause) -> R<Vec<MeetPlan>> {
         m.sides
             .iter()
@@ -506,29 +550,6 @@ impl Compiler<'_> {
 
     fn explore(&self, e: &Explore) -> R<Plan> {
         let goal = not_empty(&e.goal, "the goal")?;
-        let entries = match &e.from {
-            Some(f) => f.entries.iter().map(|x| self.entry(x)).collect::<R<_>>()?,
-            None => vec![EntryPlan::Search {
-                text: goal.clone(),
-                label: None,
-                top: DEFAULT_SEARCH_TOP,
-            }],
-        };
-        let via = match &e.via {
-            Some(v) => self.via(v)?,
-            None => ViaPlan {
-                mode: ViaMode::Set,
-                steps: vec![StepPlan {
-                    relation: None,
-                    direction: Direction::Both,
-                    weight: DEFAULT_RELATION_WEIGHT,
-                }],
-            },
-        };
-        let meet = match &e.meet {
-            Some(m) => self.meet(m)?,
-            None => Vec::new(),
-        };
         let mut targets = Vec::new();
         if let Some(t) = &e.target {
             let mut seen: HashMap<u32, Span> = HashMap::new();
@@ -544,12 +565,60 @@ impl Compiler<'_> {
                 targets.push(r);
             }
         }
+        let via = match &e.via {
+            Some(v) => Some(self.via(v)?),
+            None => None,
+        };
+        let aliases = self.aliases(e)?;
         let filters = match &e.filter {
             Some(w) => w
                 .predicates
                 .iter()
-                .map(|p| self.filter(p))
-                .collect::<R<_>>()?,
+                .map(|p| self.filter(p, &aliases))
+                .collect::<R<Vec<_>>>()?,
+            None => Vec::new(),
+        };
+        let entries = match &e.from {
+            Some(f) => f.entries.iter().map(|x| self.entry(x)).collect::<R<_>>()?,
+            None if via.is_none() => selection(&targets, &filters).unwrap_or_else(|| {
+                vec![EntryPlan::Search {
+                    text: goal.clone(),
+                    label: None,
+                    top: DEFAULT_SEARCH_TOP,
+                }]
+            }),
+            None => vec![EntryPlan::Search {
+                text: goal.clone(),
+                label: None,
+                top: DEFAULT_SEARCH_TOP,
+            }],
+        };
+        // Without VIA, a search by meaning explores every relation; entries picked by key,
+        // id, label or a subquery are a selection (no hop): they are the candidates.
+        let via = via.unwrap_or_else(|| {
+            let searching = entries
+                .iter()
+                .any(|x| matches!(x, EntryPlan::Search { .. }));
+            ViaPlan {
+                mode: ViaMode::Set,
+                steps: if searching {
+                    vec![StepPlan {
+                        relation: None,
+                        direction: Direction::Both,
+                        weight: DEFAULT_RELATION_WEIGHT,
+                        alias: None,
+                    }]
+                } else {
+                    Vec::new()
+                },
+            }
+        });
+        let meet = match &e.meet {
+            Some(m) => self.meet(m)?,
+            None => Vec::new(),
+        };
+        let except = match &e.except {
+            Some(m) => self.meet(m)?,
             None => Vec::new(),
         };
         let score = match &e.score {
@@ -577,10 +646,21 @@ impl Compiler<'_> {
                             len,
                         });
                     }
+                    // DEPTH is a hard bound: a shorter one could never reach the path's end.
+                    if (d as usize) < len {
+                        return err(ErrorKind::DepthShortOfPath {
+                            span: c.value.span,
+                            path: v.span,
+                            depth: d,
+                            len,
+                        });
+                    }
                 }
                 d
             }
             (None, Some(len)) => u32::try_from(len).unwrap_or(MAX_DEPTH),
+            // `VIA R` names one hop (the states that border Texas, not their neighbours too).
+            (None, None) if via.steps.len() == 1 && via.steps[0].relation.is_some() => 1,
             (None, None) => DEFAULT_DEPTH,
         };
         let budget = match &e.budget {
@@ -598,30 +678,17 @@ impl Compiler<'_> {
                 StopCondition::Stale(DEFAULT_STALE),
             ]),
         };
-        let (ret, limit) = match &e.ret {
-            Some(r) if r.kind == ReturnKind::Count => {
-                if let Some(l) = &r.limit {
-                    return err(ErrorKind::CountWithLimit {
-                        span: l.span,
-                        ret: r.span,
-                    });
-                }
-                (r.kind, DEFAULT_LIMIT)
-            }
-            Some(r) => (
-                r.kind,
-                match &r.limit {
-                    Some(l) => count(l, "LIMIT", 1, MAX_LIMIT)?,
-                    None => DEFAULT_LIMIT,
-                },
-            ),
-            None => (ReturnKind::Nodes, DEFAULT_LIMIT),
+        let (ret, limit, output) = match &e.ret {
+            Some(r) => self.ret(r, &aliases)?,
+            None => (ReturnKind::Nodes, DEFAULT_LIMIT, Output::default()),
         };
         Ok(Plan {
             goal,
             entries,
             via,
             meet,
+            except,
+            aliases,
             targets,
             filters,
             score,
@@ -634,6 +701,247 @@ impl Compiler<'_> {
             time_cap: MAX_TIME,
             ret,
             limit,
+            output,
         })
     }
+
+    /// The names `AS` binds: the entry (hop 0) and the steps of an ordered path (hop i + 1).
+    fn aliases(&self, e: &Explore) -> R<Vec<Bound>> {
+        let mut named: Vec<(&Name, u32)> = Vec::new();
+        if let Some(a) = e.from.as_ref().and_then(|f| f.alias.as_ref()) {
+            named.push((a, 0));
+        }
+        if let Some(v) = &e.via {
+            for (k, s) in v.steps.iter().enumerate() {
+                if let Some(a) = &s.alias {
+                    named.push((a, u32::try_from(k + 1).unwrap_or(u32::MAX)));
+                }
+            }
+        }
+        let mut out: Vec<Bound> = Vec::with_capacity(named.len());
+        let mut seen: HashMap<&str, Span> = HashMap::new();
+        for (n, hop) in named {
+            if let Some(&first) = seen.get(n.text.as_str()) {
+                return err(ErrorKind::Duplicate {
+                    span: n.span,
+                    first,
+                    item: format!("alias `{}`", n.text),
+                });
+            }
+            seen.insert(&n.text, n.span);
+            out.push(Bound {
+                name: n.text.clone(),
+                hop,
+            });
+        }
+        Ok(out)
+    }
+
+    fn alias(&self, q: &Name, aliases: &[Bound]) -> R<Bound> {
+        match aliases.iter().find(|a| a.name == q.text) {
+            Some(a) => Ok(a.clone()),
+            None => err(ErrorKind::UnknownName {
+                span: q.span,
+                kind: NameKind::Alias,
+                name: q.text.clone(),
+                suggestions: nearest(&q.text, aliases.iter().map(|a| a.name.as_str())),
+            }),
+        }
+    }
+
+    /// `[alias.]property`.
+    fn prop_at(&self, qualifier: Option<&Name>, n: &Name, aliases: &[Bound]) -> R<PropAt> {
+        Ok(PropAt {
+            at: qualifier.map(|q| self.alias(q, aliases)).transpose()?,
+            property: self.property(n)?,
+        })
+    }
+
+    fn aggregate(&self, a: &AggregateExpr) -> R<Aggregate> {
+        Ok(Aggregate {
+            func: a.func,
+            property: a.property.as_ref().map(|p| self.property(p)).transpose()?,
+        })
+    }
+
+    /// `RETURN …`: its kind, limit and output shape.
+    fn ret(&self, r: &ReturnClause, aliases: &[Bound]) -> R<(ReturnKind, u32, Output)> {
+        let bad = |c: &Column, why: &'static str| {
+            err(ErrorKind::BadColumn {
+                span: c.span(),
+                what: format!("`{c}`"),
+                why,
+            })
+        };
+        let grouped = !r.group_by.is_empty();
+        let aggregating = matches!(r.kind, ReturnKind::Count | ReturnKind::Aggregate);
+        let mut out = Output {
+            with_ties: r.with_ties,
+            ..Output::default()
+        };
+        for c in &r.columns {
+            out.columns.push(match c {
+                Column::Property {
+                    qualifier, name, ..
+                } => crate::plan::Column::Property(self.prop_at(
+                    qualifier.as_ref(),
+                    name,
+                    aliases,
+                )?),
+                Column::Count { .. } => crate::plan::Column::Count,
+                Column::Score { .. } => crate::plan::Column::Score,
+                Column::Aggregate(_) => {
+                    return bad(
+                        c,
+                        "aggregates come right after RETURN: RETURN COUNT, MAX(p)",
+                    )
+                }
+            });
+        }
+        if r.kind == ReturnKind::Aggregate {
+            out.aggregates = r
+                .aggregates
+                .iter()
+                .map(|a| self.aggregate(a))
+                .collect::<R<_>>()?;
+        }
+        for c in &r.group_by {
+            out.group_by.push(match c {
+                Column::Property {
+                    qualifier: None,
+                    name,
+                    ..
+                } if aliases.iter().any(|a| a.name == name.text) => {
+                    GroupKey::Node(self.alias(name, aliases)?)
+                }
+                Column::Property {
+                    qualifier, name, ..
+                } => GroupKey::Property(self.prop_at(qualifier.as_ref(), name, aliases)?),
+                _ => return bad(c, "GROUP BY takes properties and aliases"),
+            });
+            // Rows pair a result with the node of one alias: keys may read one alias only.
+            let hop = |k: &GroupKey| match k {
+                GroupKey::Node(b) => Some(b.hop),
+                GroupKey::Property(p) => p.at.as_ref().map(|b| b.hop),
+            };
+            let mut hops = out.group_by.iter().filter_map(hop);
+            if let Some(first) = hops.next() {
+                if hops.any(|h| h != first) {
+                    return bad(c, "GROUP BY reads at most one alias's node");
+                }
+            }
+        }
+        for k in &r.order {
+            let by = match &k.key {
+                Column::Property {
+                    qualifier: None,
+                    name,
+                    ..
+                } if aliases.iter().any(|a| a.name == name.text) => {
+                    let b = self.alias(name, aliases)?;
+                    if grouped && !out.group_by.contains(&GroupKey::Node(b.clone())) {
+                        return bad(
+                            &k.key,
+                            "a grouped query sorts by its GROUP BY keys and its aggregates",
+                        );
+                    }
+                    SortBy::Node(b)
+                }
+                Column::Property {
+                    qualifier, name, ..
+                } => {
+                    let p = self.prop_at(qualifier.as_ref(), name, aliases)?;
+                    if grouped && !out.group_by.contains(&GroupKey::Property(p.clone())) {
+                        return bad(
+                            &k.key,
+                            "a grouped query sorts by its GROUP BY keys and its aggregates",
+                        );
+                    }
+                    SortBy::Property(p)
+                }
+                Column::Score { .. } if aggregating => {
+                    return bad(&k.key, "aggregates have no score; sort by an aggregate")
+                }
+                Column::Score { .. } => SortBy::Score,
+                Column::Count { .. } => SortBy::Count,
+                Column::Aggregate(a) if grouped => SortBy::Aggregate(self.aggregate(a)?),
+                Column::Aggregate(_) => {
+                    return bad(&k.key, "only a grouped query sorts by an aggregate")
+                }
+            };
+            if aggregating && !grouped {
+                return bad(
+                    &k.key,
+                    "one row needs no order; add GROUP BY to sort groups",
+                );
+            }
+            out.order.push(crate::plan::SortKey {
+                by,
+                descending: k.descending.unwrap_or(false),
+            });
+        }
+        let one_row = r.kind == ReturnKind::Count || (aggregating && !grouped);
+        let limit = match &r.limit {
+            Some(l) if one_row => {
+                return err(ErrorKind::CountWithLimit {
+                    span: l.span,
+                    ret: r.span,
+                })
+            }
+            Some(l) => count(l, "LIMIT", 1, MAX_LIMIT)?,
+            None => DEFAULT_LIMIT,
+        };
+        Ok((r.kind, limit, out))
+    }
+}
+
+/// Adds the statement's aliases to the suggestions of an unknown label (a qualifier may name
+/// either).
+fn with_aliases(e: QueryError, aliases: &[Bound]) -> QueryError {
+    match e.kind() {
+        ErrorKind::UnknownName {
+            span,
+            kind: NameKind::Label,
+            name,
+            suggestions,
+        } if !aliases.is_empty() => {
+            let mut more = suggestions.clone();
+            more.extend(nearest(name, aliases.iter().map(|a| a.name.as_str())));
+            more.dedup();
+            QueryError::new(ErrorKind::UnknownName {
+                span: *span,
+                kind: NameKind::Label,
+                name: name.clone(),
+                suggestions: more,
+            })
+        }
+        _ => e,
+    }
+}
+
+/// The default entries of a plan without `FROM` and `VIA` whose `TARGET` labels are each
+/// narrowed by a `WHERE` predicate: the target nodes that pass them (a selection, read through
+/// property indexes where they exist). `None` when some target label has no predicate of its
+/// own (the default `SEARCH` applies).
+fn selection(targets: &[LabelRef], filters: &[Filter]) -> Option<Vec<EntryPlan>> {
+    if targets.is_empty() {
+        return None;
+    }
+    targets
+        .iter()
+        .map(|t| {
+            let own: Vec<Filter> = filters
+                .iter()
+                .filter(|f| f.at.is_none() && f.label.as_ref().is_none_or(|l| l.id == t.id))
+                .map(|f| Filter {
+                    label: None,
+                    ..f.clone()
+                })
+                .collect();
+            (!own.is_empty()).then(|| EntryPlan::Match {
+                label: t.clone(),
+                predicates: own,
+            })
+        })
+        .collect()
 }

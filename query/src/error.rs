@@ -13,6 +13,8 @@ pub enum NameKind {
     Label,
     Relation,
     Property,
+    /// A name an `AS` binds in the statement.
+    Alias,
 }
 
 impl fmt::Display for NameKind {
@@ -21,6 +23,7 @@ impl fmt::Display for NameKind {
             NameKind::Label => "label",
             NameKind::Relation => "relation",
             NameKind::Property => "property",
+            NameKind::Alias => "alias",
         })
     }
 }
@@ -97,6 +100,13 @@ pub enum ErrorKind {
         depth: u32,
         len: usize,
     },
+    #[error("DEPTH {depth} is shorter than the {len} steps of the ordered VIA path")]
+    DepthShortOfPath {
+        span: Span,
+        path: Span,
+        depth: u32,
+        len: usize,
+    },
     #[error("`{op}` cannot compare with {value}")]
     BadOperand {
         span: Span,
@@ -112,6 +122,16 @@ pub enum ErrorKind {
         span: Span,
         what: &'static str,
         reason: String,
+    },
+    #[error("AS in VIA needs an ordered path")]
+    AliasInSet { span: Span },
+    #[error("this subquery must return {want}")]
+    BadSubquery { span: Span, want: &'static str },
+    #[error("{what} cannot be used here")]
+    BadColumn {
+        span: Span,
+        what: String,
+        why: &'static str,
     },
 }
 
@@ -156,9 +176,13 @@ impl ErrorKind {
             | AllZero { span, .. }
             | Duplicate { span, .. }
             | DepthBeyondPath { span, .. }
+            | DepthShortOfPath { span, .. }
             | BadOperand { span, .. }
             | CountWithLimit { span, .. }
-            | BadName { span, .. } => *span,
+            | BadName { span, .. }
+            | AliasInSet { span }
+            | BadSubquery { span, .. }
+            | BadColumn { span, .. } => *span,
         }
     }
 
@@ -184,9 +208,13 @@ impl ErrorKind {
             AllZero { .. } => "query::all_zero",
             Duplicate { .. } => "query::duplicate",
             DepthBeyondPath { .. } => "query::depth_beyond_path",
+            DepthShortOfPath { .. } => "query::depth_short_of_path",
             BadOperand { .. } => "query::bad_operand",
             CountWithLimit { .. } => "query::count_with_limit",
             BadName { .. } => "query::bad_name",
+            AliasInSet { .. } => "query::alias_in_set",
+            BadSubquery { .. } => "query::bad_subquery",
+            BadColumn { .. } => "query::bad_column",
         }
     }
 
@@ -214,9 +242,13 @@ impl ErrorKind {
             AllZero { .. } => "all weights are zero".to_owned(),
             Duplicate { .. } => "listed again here".to_owned(),
             DepthBeyondPath { .. } => "too deep for the path".to_owned(),
+            DepthShortOfPath { .. } => "too shallow for the path".to_owned(),
             BadOperand { .. } => "wrong kind of value".to_owned(),
             CountWithLimit { .. } => "a count is one number".to_owned(),
             BadName { .. } => "not a valid name".to_owned(),
+            AliasInSet { .. } => "a set of relations has no positions".to_owned(),
+            BadSubquery { .. } => "this subquery".to_owned(),
+            BadColumn { .. } => "not here".to_owned(),
         }
     }
 
@@ -226,7 +258,9 @@ impl ErrorKind {
             DuplicateClause { first, .. } => Some((*first, "first given here")),
             MixedViaSeparators { first, .. } => Some((*first, "first separator")),
             Duplicate { first, .. } => Some((*first, "first listed here")),
-            DepthBeyondPath { path, .. } => Some((*path, "the ordered path")),
+            DepthBeyondPath { path, .. } | DepthShortOfPath { path, .. } => {
+                Some((*path, "the ordered path"))
+            }
             CountWithLimit { ret, .. } => Some((*ret, "this RETURN")),
             _ => None,
         }
@@ -265,6 +299,10 @@ impl ErrorKind {
                     NameKind::Label => "SHOW LABELS lists the labels".to_owned(),
                     NameKind::Relation => "SHOW RELATIONS lists the relation types".to_owned(),
                     NameKind::Property => "DESCRIBE <label> lists a label's properties".to_owned(),
+                    NameKind::Alias => {
+                        "bind a name with `FROM … AS a` or, in an ordered path, `VIA R AS a`"
+                            .to_owned()
+                    }
                 },
                 [one] => format!("did you mean `{one}`?"),
                 many => format!(
@@ -282,15 +320,30 @@ impl ErrorKind {
             DepthBeyondPath { len, .. } => Some(format!(
                 "an ordered path of {len} steps explores at most {len} hops; drop DEPTH or lower it"
             )),
+            DepthShortOfPath { len, .. } => Some(format!(
+                "an ordered path names what its {len} steps lead to, and DEPTH is a hard bound: drop DEPTH or make it {len}"
+            )),
             BadOperand { op, .. } => Some(match *op {
                 "IN" => "IN takes a list, e.g. year IN [2019, 2020]".to_owned(),
                 _ => "ordering comparisons need a number or a string".to_owned(),
             }),
-            CountWithLimit { .. } => Some("drop LIMIT: RETURN COUNT counts every match".to_owned()),
             BadName { .. } => Some(
                 "names hold no control characters and no bidirectional or zero-width characters (docs/FORMAT.md, \"What a value may be\")"
                     .to_owned(),
             ),
+            CountWithLimit { .. } => Some(
+                "drop LIMIT: a count (or an aggregate without GROUP BY) is one row".to_owned(),
+            ),
+            AliasInSet { .. } => Some(
+                "write the steps as a path (`A -> B AS b`), or bind the entry with `FROM … AS a`"
+                    .to_owned(),
+            ),
+            BadSubquery { want, .. } => Some(match *want {
+                "nodes" => "an entry subquery returns nodes: RETURN NODES (with ORDER BY and LIMIT if needed)"
+                    .to_owned(),
+                _ => "a value subquery returns one aggregate, e.g. RETURN MAX(elevation)".to_owned(),
+            }),
+            BadColumn { why, .. } => Some((*why).to_owned()),
         }
     }
 }

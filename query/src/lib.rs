@@ -47,8 +47,9 @@ pub use error::{ErrorKind, NameKind, QueryError};
 pub use lexer::{split, split_statements, Open, Split};
 pub use parser::{parse, parse_script};
 pub use plan::{
-    Compiled, ElementRef, EntryPlan, Filter, MeetPlan, Mutation, NewName, NodeAt, Plan,
-    ScoreWeights, StepPlan, StopCondition, TransactionControl, ViaPlan,
+    Aggregate, Bound, Column, Compiled, ElementRef, EntryPlan, Filter, GroupKey, MeetPlan,
+    Mutation, NewName, NodeAt, Operand, Output, Plan, PropAt, ScoreWeights, SortBy, SortKey,
+    StepPlan, StopCondition, TransactionControl, ViaPlan,
 };
 pub use printer::print;
 pub use span::Span;

@@ -9,8 +9,9 @@ pub const DEFAULT_BEAM: u32 = 8;
 /// `BEAM` hard cap.
 pub const MAX_BEAM: u32 = 1024;
 
-/// `DEPTH` default (hops from the nearest entry node) when `VIA` is not an ordered path.
-/// With an ordered path `VIA a -> b -> c` the default is the path's length.
+/// `DEPTH` default (hops from the nearest entry node) for a set of relations or `ANY`. With an
+/// ordered path `VIA a -> b -> c` the default is the path's length, and with one named step
+/// (`VIA R`) it is 1.
 pub const DEFAULT_DEPTH: u32 = 3;
 /// `DEPTH` hard cap; also the cap of the `depth n` condition.
 pub const MAX_DEPTH: u32 = 16;

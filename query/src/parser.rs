@@ -29,9 +29,10 @@ use std::cell::{Cell, RefCell};
 /// Words that cannot be used as bare names (write `` `Order` `` to use one as a name).
 /// Compared case-insensitively.
 pub const RESERVED: &[&str] = &[
-    "AND", "ANY", "ASK", "BEAM", "BUDGET", "CREATE", "DEPTH", "DESCRIBE", "EXPLAIN", "EXPLORE",
-    "FALSE", "FANOUT", "FROM", "IN", "INDEX", "LIMIT", "MEET", "NULL", "ON", "OR", "RELATION",
-    "RETURN", "SCORE", "SEARCH", "SHOW", "TARGET", "TOP", "TRUE", "UNDER", "UNTIL", "VIA", "WHERE",
+    "AND", "ANY", "ASK", "BEAM", "BUDGET", "CREATE", "DEPTH", "DESCRIBE", "EXCEPT", "EXPLAIN",
+    "EXPLORE", "FALSE", "FANOUT", "FROM", "IN", "INDEX", "LIMIT", "MEET", "NULL", "ON", "OR",
+    "RELATION", "RETURN", "SCORE", "SEARCH", "SHOW", "TARGET", "TOP", "TRUE", "UNDER", "UNTIL",
+    "VIA", "WHERE",
 ];
 
 /// Whether `w` is a reserved word.
@@ -958,6 +959,7 @@ enum Clause {
     From(FromClause),
     Via(ViaClause),
     Meet(MeetClause),
+    Except(MeetClause),
     Target(TargetClause),
     Where(WhereClause),
     Score(ScoreClause),
@@ -979,6 +981,7 @@ fn explore(i: In<'_>) -> PResult<'_, Explore> {
         from: None,
         via: None,
         meet: None,
+        except: None,
         target: None,
         filter: None,
         score: None,
@@ -1019,6 +1022,7 @@ fn explore(i: In<'_>) -> PResult<'_, Explore> {
             Clause::From(c) => put(&mut ex.from, c, "FROM", |c| c.span)?,
             Clause::Via(c) => put(&mut ex.via, c, "VIA", |c| c.span)?,
             Clause::Meet(c) => put(&mut ex.meet, c, "MEET", |c| c.span)?,
+            Clause::Except(c) => put(&mut ex.except, c, "EXCEPT", |c| c.span)?,
             Clause::Target(c) => put(&mut ex.target, c, "TARGET", |c| c.span)?,
             Clause::Where(c) => put(&mut ex.filter, c, "WHERE", |c| c.span)?,
             Clause::Score(c) => put(&mut ex.score, c, "SCORE", |c| c.span)?,
@@ -1035,9 +1039,9 @@ fn explore(i: In<'_>) -> PResult<'_, Explore> {
 }
 
 /// The clause keywords, in the order they are reported when none matches.
-const CLAUSES: [&str; 12] = [
-    "FROM", "VIA", "MEET", "TARGET", "WHERE", "SCORE", "BEAM", "DEPTH", "BUDGET", "FANOUT",
-    "UNTIL", "RETURN",
+const CLAUSES: [&str; 13] = [
+    "FROM", "VIA", "MEET", "EXCEPT", "TARGET", "WHERE", "SCORE", "BEAM", "DEPTH", "BUDGET",
+    "FANOUT", "UNTIL", "RETURN",
 ];
 
 fn clause(i: In<'_>) -> PResult<'_, Clause> {
@@ -1054,9 +1058,10 @@ fn clause(i: In<'_>) -> PResult<'_, Clause> {
         return Err(nom::Err::Error(PErr::Backtrack));
     };
     match *k {
-        "FROM" => map(from_clause, Clause::From)(j),
+        "FROM" => map(|i| from_clause(i, true), Clause::From)(j),
         "VIA" => map(via_clause, Clause::Via)(j),
-        "MEET" => map(meet_clause, Clause::Meet)(j),
+        "MEET" => map(sides_clause("MEET"), Clause::Meet)(j),
+        "EXCEPT" => map(sides_clause("EXCEPT"), Clause::Except)(j),
         "TARGET" => map(target_clause, Clause::Target)(j),
         "WHERE" => map(where_clause, Clause::Where)(j),
         "SCORE" => map(score_clause, Clause::Score)(j),
@@ -1069,20 +1074,49 @@ fn clause(i: In<'_>) -> PResult<'_, Clause> {
     }
 }
 
-fn from_clause(i: In<'_>) -> PResult<'_, FromClause> {
+/// `FROM entry {, entry}`, then `AS alias` where `aliased` (the main `FROM`, not a side's).
+fn from_clause(i: In<'_>, aliased: bool) -> PResult<'_, FromClause> {
     let (i, k) = kw("FROM")(i)?;
     let (i, entries) = separated_list1(sym(","), entry)(i)?;
+    let (i, alias) = if aliased {
+        opt(preceded(kw("AS"), name("an alias name")))(i)?
+    } else {
+        (i, None)
+    };
     Ok((
         i,
         FromClause {
             span: since(k, &i),
             entries,
+            alias,
         },
     ))
 }
 
 fn entry(i: In<'_>) -> PResult<'_, Entry> {
-    alt((search_entry, id_entry, label_entry))(i)
+    alt((search_entry, id_entry, subquery_entry, label_entry))(i)
+}
+
+/// `( EXPLORE … )`, nested at most [`MAX_NESTING`] deep.
+fn subquery(i: In<'_>) -> PResult<'_, (Span, Explore, Span)> {
+    let (i, open) = sym("(")(i)?;
+    nest(&i, open)?;
+    let r = explore(i);
+    unnest(&i);
+    let (i, e) = r?;
+    let (i, close) = sym(")")(i)?;
+    Ok((i, (open, e, close)))
+}
+
+fn subquery_entry(i: In<'_>) -> PResult<'_, Entry> {
+    let (i, (open, e, close)) = subquery(i)?;
+    Ok((
+        i,
+        Entry {
+            span: open.to(close),
+            kind: EntryKind::Subquery(Box::new(e)),
+        },
+    ))
 }
 
 fn search_entry(i: In<'_>) -> PResult<'_, Entry> {
@@ -1126,6 +1160,16 @@ fn label_entry(i: In<'_>) -> PResult<'_, Entry> {
                 predicates,
             }
         }),
+        // `Label` alone: every node of the label.
+        |i| {
+            Ok((
+                i,
+                EntryKind::Match {
+                    label: label.clone(),
+                    predicates: Vec::new(),
+                },
+            ))
+        },
     ))(i)?;
     Ok((
         i,
@@ -1141,6 +1185,20 @@ fn predicates<'a>(qualified: bool) -> impl FnMut(In<'a>) -> PResult<'a, Vec<Pred
 }
 
 fn predicate(i: In<'_>, qualified: bool) -> PResult<'_, Predicate> {
+    // `NOT` is a keyword only where a predicate follows it (a property may be called `not`).
+    alt((
+        |i| {
+            let (i, k) = kw("NOT")(i)?;
+            let (i, mut p) = plain_predicate(i, qualified)?;
+            p.negated = true;
+            p.span = k.to(p.span);
+            Ok((i, p))
+        },
+        |i| plain_predicate(i, qualified),
+    ))(i)
+}
+
+fn plain_predicate(i: In<'_>, qualified: bool) -> PResult<'_, Predicate> {
     let (i, first) = name("a property name")(i)?;
     let (i, second) = if qualified {
         opt(preceded(sym("."), name("a property name")))(i)?
@@ -1162,14 +1220,18 @@ fn predicate(i: In<'_>, qualified: bool) -> PResult<'_, Predicate> {
         map(kw("IN"), |s| (CmpOp::In, s)),
     ))(i)?;
     let (i, value) = if op == CmpOp::In {
-        list(i)?
+        map(list, Operand::Literal)(i)?
     } else {
-        literal(i)?
+        alt((
+            map(literal, Operand::Literal),
+            map(subquery, |(_, e, _)| Operand::Subquery(Box::new(e))),
+        ))(i)?
     };
     Ok((
         i,
         Predicate {
             span: since(start, &i),
+            negated: false,
             label,
             property,
             op,
@@ -1223,22 +1285,25 @@ fn via_clause(i: In<'_>) -> PResult<'_, ViaClause> {
     ))
 }
 
-/// `MEET side {AND side}`; kept apart from the other clauses (it reuses `FROM` and `VIA`).
-fn meet_clause(i: In<'_>) -> PResult<'_, MeetClause> {
-    let (i, k) = kw("MEET")(i)?;
-    let (i, sides) = separated_list1(kw("AND"), meet_side)(i)?;
-    Ok((
-        i,
-        MeetClause {
-            span: since(k, &i),
-            sides,
-        },
-    ))
+/// `MEET side {AND side}` or `EXCEPT side {AND side}`; kept apart from the other clauses (they
+/// reuse `FROM` and `VIA`).
+fn sides_clause<'a>(k: &'static str) -> impl Fn(In<'a>) -> PResult<'a, MeetClause> {
+    move |i| {
+        let (i, k) = kw(k)(i)?;
+        let (i, sides) = separated_list1(kw("AND"), meet_side)(i)?;
+        Ok((
+            i,
+            MeetClause {
+                span: since(k, &i),
+                sides,
+            },
+        ))
+    }
 }
 
 /// `FROM entry {, entry} VIA steps`: both are required on a side.
 fn meet_side(i: In<'_>) -> PResult<'_, MeetSide> {
-    let (i, from) = from_clause(i)?;
+    let (i, from) = from_clause(i, false)?;
     let (i, via) = via_clause(i)?;
     Ok((
         i,
@@ -1271,6 +1336,7 @@ fn rel_step(i: In<'_>) -> PResult<'_, RelStep> {
         }),
     ))(i)?;
     let (i, weight) = opt(preceded(sym(":"), number))(i)?;
+    let (i, alias) = opt(preceded(kw("AS"), name("an alias name")))(i)?;
     Ok((
         i,
         RelStep {
@@ -1278,6 +1344,7 @@ fn rel_step(i: In<'_>) -> PResult<'_, RelStep> {
             relation,
             direction,
             weight,
+            alias,
         },
     ))
 }
@@ -1349,21 +1416,162 @@ fn count_clause<'a>(k: &'static str) -> impl Fn(In<'a>) -> PResult<'a, CountClau
 
 fn return_clause(i: In<'_>) -> PResult<'_, ReturnClause> {
     let (i, k) = kw("RETURN")(i)?;
-    let (i, kind) = alt((
-        map(kw("NODES"), |_| ReturnKind::Nodes),
-        map(kw("PATHS"), |_| ReturnKind::Paths),
-        map(kw("SUBGRAPH"), |_| ReturnKind::Subgraph),
-        map(kw("ANSWER"), |_| ReturnKind::Answer),
-        map(kw("TRACE"), |_| ReturnKind::Trace),
-        map(kw("COUNT"), |_| ReturnKind::Count),
+    let (i, (kind, columns, aggregates)) = alt((
+        |i| {
+            let (i, kind) = alt((
+                map(kw("NODES"), |_| ReturnKind::Nodes),
+                map(kw("PATHS"), |_| ReturnKind::Paths),
+                map(kw("SUBGRAPH"), |_| ReturnKind::Subgraph),
+                map(kw("ANSWER"), |_| ReturnKind::Answer),
+                map(kw("TRACE"), |_| ReturnKind::Trace),
+            ))(i)?;
+            let (i, columns) = opt(separated_list1(sym(","), column))(i)?;
+            Ok((i, (kind, columns.unwrap_or_default(), Vec::new())))
+        },
+        |i| {
+            let (i, aggregates) = separated_list1(sym(","), aggregate)(i)?;
+            // One bare `COUNT` is the exact count; anything else is an aggregate row.
+            let kind = match aggregates.as_slice() {
+                [one] if one.func == AggFunc::Count => ReturnKind::Count,
+                _ => ReturnKind::Aggregate,
+            };
+            Ok((i, (kind, Vec::new(), aggregates)))
+        },
+    ))(i)?;
+    let (i, group_by) = if matches!(kind, ReturnKind::Count | ReturnKind::Aggregate) {
+        opt(preceded(
+            |i| by_phrase(i, "GROUP"),
+            separated_list1(sym(","), column),
+        ))(i)?
+    } else {
+        (i, None)
+    };
+    let group_by = group_by.unwrap_or_default();
+    // `RETURN COUNT GROUP BY …` is a grouped aggregate, not the one exact count.
+    let kind = if kind == ReturnKind::Count && !group_by.is_empty() {
+        ReturnKind::Aggregate
+    } else {
+        kind
+    };
+    let (i, order) = opt(preceded(
+        |i| by_phrase(i, "ORDER"),
+        separated_list1(sym(","), sort_key),
     ))(i)?;
     let (i, limit) = opt(preceded(kw("LIMIT"), number))(i)?;
+    let (i, with_ties) = if limit.is_some() {
+        map(opt(preceded(kw("WITH"), kw("TIES"))), |t| t.is_some())(i)?
+    } else {
+        (i, false)
+    };
     Ok((
         i,
         ReturnClause {
             span: since(k, &i),
             kind,
+            columns,
+            aggregates,
+            group_by,
+            order: order.unwrap_or_default(),
             limit,
+            with_ties,
+        },
+    ))
+}
+
+/// `ORDER BY` / `GROUP BY` (two words).
+fn by_phrase<'a>(i: In<'a>, first: &'static str) -> PResult<'a, Span> {
+    let (i, a) = kw(first)(i)?;
+    let (i, b) = kw("BY")(i)?;
+    Ok((i, a.to(b)))
+}
+
+/// `COUNT`, `SUM(p)`, `AVG(p)`, `MIN(p)`, `MAX(p)`.
+fn aggregate(i: In<'_>) -> PResult<'_, AggregateExpr> {
+    let (i, ()) = ws(i)?;
+    let start = Span::new(off(&i), off(&i));
+    let (i, func) = alt((
+        map(kw("COUNT"), |_| AggFunc::Count),
+        map(kw("SUM"), |_| AggFunc::Sum),
+        map(kw("AVG"), |_| AggFunc::Avg),
+        map(kw("MIN"), |_| AggFunc::Min),
+        map(kw("MAX"), |_| AggFunc::Max),
+    ))(i)?;
+    let (i, property) = if func == AggFunc::Count {
+        (i, None)
+    } else {
+        let (i, _) = sym("(")(i)?;
+        let (i, p) = name("a property name")(i)?;
+        let (i, _) = sym(")")(i)?;
+        (i, Some(p))
+    };
+    Ok((
+        i,
+        AggregateExpr {
+            span: since(start, &i),
+            func,
+            property,
+        },
+    ))
+}
+
+/// A `RETURN` column or `GROUP BY` key: `COUNT`, `SCORE`, `name` or `qualifier.name`. `ORDER BY`
+/// and `GROUP BY` end a column list (a property may be called `order`).
+fn column(i: In<'_>) -> PResult<'_, Column> {
+    let (i, ()) = ws(i)?;
+    if by_phrase(i, "ORDER").is_ok() || by_phrase(i, "GROUP").is_ok() {
+        return backtrack(i, Expect::Thing("a column"));
+    }
+    let start = Span::new(off(&i), off(&i));
+    alt((
+        |i| {
+            let (i, s) = kw("COUNT")(i)?;
+            Ok((i, Column::Count { span: s }))
+        },
+        |i| {
+            let (i, s) = kw("SCORE")(i)?;
+            Ok((i, Column::Score { span: s }))
+        },
+        move |i| {
+            let (i, first) = name("a property name")(i)?;
+            let (i, second) = opt(preceded(sym("."), name("a property name")))(i)?;
+            let (qualifier, name) = match second {
+                Some(p) => (Some(first), p),
+                None => (None, first),
+            };
+            Ok((
+                i,
+                Column::Property {
+                    span: since(start, &i),
+                    qualifier,
+                    name,
+                },
+            ))
+        },
+    ))(i)
+}
+
+/// `key [ASC|DESC]`, the key a column or an aggregate (`SUM(p)` before a property `sum`).
+fn sort_key(i: In<'_>) -> PResult<'_, SortKey> {
+    let (i, ()) = ws(i)?;
+    let start = Span::new(off(&i), off(&i));
+    let (i, key) = alt((
+        |i| {
+            let (i, a) = aggregate(i)?;
+            if a.func == AggFunc::Count {
+                // `COUNT` is the column (the same value in a grouped query).
+                return backtrack(i, Expect::Thing("a sort key"));
+            }
+            Ok((i, Column::Aggregate(a)))
+        },
+        column,
+    ))(i)?;
+    let (i, descending) = opt(alt((map(kw("ASC"), |_| false), map(kw("DESC"), |_| true))))(i)?;
+    Ok((
+        i,
+        SortKey {
+            span: since(start, &i),
+            key,
+            descending,
         },
     ))
 }

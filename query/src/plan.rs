@@ -1,10 +1,10 @@
 //! Compiled statements: the [`Plan`] an executor runs, with every default filled in and every
 //! name resolved to a catalog id.
 
-use crate::ast::{CmpOp, Direction, ReturnKind, ShowWhat, ViaMode};
+use crate::ast::{AggFunc, CmpOp, Direction, ReturnKind, ShowWhat, ViaMode};
 use crate::printer::{
-    meet_side_start, name, str_lit, via_sep, write_aliases, write_float, write_linking, write_sep,
-    write_set, write_value,
+    name, side_start, str_lit, via_sep, write_aliases, write_column_name, write_float,
+    write_linking, write_nested, write_sep, write_set, write_value,
 };
 use cairn_storage_format::{LabelId, NodeId, PropKeyId, RelId, Value};
 use std::fmt::{self, Display, Formatter};
@@ -31,8 +31,13 @@ pub struct PropertyRef {
     pub name: String,
 }
 
-/// An exploration plan. Produced by [`crate::compile()`] from `EXPLORE`; consumed by the executor's
-/// beam search:
+/// An exploration plan. Produced by [`crate::compile()`] from `EXPLORE`. A plan runs one of two
+/// ways (docs/LANGUAGE.md, "How a statement runs"):
+///
+/// - **exact**: when [`Plan::is_exact`] (`RETURN COUNT`, aggregates, `GROUP BY`, `ORDER BY` a
+///   property or `COUNT`, a `COUNT` column, `MEET`), the pattern is matched exhaustively: every
+///   node it ends at is a candidate, `BEAM`, `BUDGET`, `FANOUT` and `UNTIL` do not apply;
+/// - **search** (otherwise), the executor's beam search:
 ///
 /// 1. resolve [`entries`](Plan::entries) to start nodes;
 /// 2. repeatedly score the unvisited neighbours reachable through [`via`](Plan::via) with
@@ -55,11 +60,18 @@ pub struct Plan {
     pub entries: Vec<EntryPlan>,
     /// Relations that may be followed. Default: `ANY` (every relation, both directions, weight 1).
     pub via: ViaPlan,
-    /// `MEET` sides. Empty (the default): a beam search. Otherwise the plan is an intersection:
-    /// the main side (`entries`, `via`) and every side are walked exhaustively within `depth`,
-    /// `budget`, `fanout` and the time cap, and the results are the nodes all of them reach
-    /// (never an entry of any side) that pass `targets` and `filters`.
+    /// `MEET` sides. Empty by default. Otherwise the plan is an exact intersection: the main
+    /// side (`entries`, `via`) and every side are walked exhaustively (sets within `depth`),
+    /// and the results are the nodes all of them reach (a node is not its own result) that
+    /// pass `targets` and `filters`.
     pub meet: Vec<MeetPlan>,
+    /// `EXCEPT` sides: a node any of them reaches (walked exhaustively, as a `MEET` side is) is
+    /// not a result. Empty by default.
+    pub except: Vec<MeetPlan>,
+    /// The names `AS` binds: the entry a path starts at (hop 0, `FROM … AS a`) and the nodes
+    /// the steps of an ordered path reach (hop *i*, `VIA R AS b`). References to them in
+    /// [`filters`](Plan::filters) and [`output`](Plan::output) carry the hop.
+    pub aliases: Vec<Bound>,
     /// Labels whose nodes count as results. Empty (the default) means every label.
     pub targets: Vec<LabelRef>,
     /// Conditions every result must meet (all of them). Default: none.
@@ -83,12 +95,119 @@ pub struct Plan {
     pub until: StopCondition,
     /// Hard time cap, always on ([`crate::limits::MAX_TIME`]).
     pub time_cap: Duration,
-    /// What to return (default `NODES`). [`ReturnKind::Count`] runs an exact, level-synchronous
-    /// walk instead of the beam search (the executor's `count`): only the entries, the steps,
-    /// `depth` (for `MEET` sides with a relation set), `targets` and `filters` apply.
+    /// What to return (default `NODES`). [`ReturnKind::Count`] and [`ReturnKind::Aggregate`]
+    /// run exactly (see [`Plan::is_exact`]).
     pub ret: ReturnKind,
-    /// How many results to return (1..=10 000, default 10; unused by `COUNT`).
+    /// How many results (or groups) to return (1..=10 000, default 10; unused by `COUNT` and an
+    /// ungrouped aggregate).
     pub limit: u32,
+    /// Columns, aggregates, grouping and order of `RETURN` (all empty by default: the ranked
+    /// result nodes).
+    pub output: Output,
+}
+
+impl Plan {
+    /// Whether the plan runs exactly (an exhaustive match) rather than as a beam search: a
+    /// count, an aggregate, an order or a column that needs every match, or an intersection.
+    pub fn is_exact(&self) -> bool {
+        matches!(self.ret, ReturnKind::Count | ReturnKind::Aggregate)
+            || !self.meet.is_empty()
+            || self
+                .output
+                .columns
+                .iter()
+                .any(|c| matches!(c, Column::Count))
+            || self
+                .output
+                .order
+                .iter()
+                .any(|k| !matches!(k.by, SortBy::Score))
+    }
+
+    /// Whether the plan is a selection: no relation steps, so its candidates are its entries.
+    pub fn is_selection(&self) -> bool {
+        self.via.steps.is_empty()
+    }
+}
+
+/// A node an `AS` binds: its name and its hop on the path (0: the entry).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Bound {
+    pub name: String,
+    pub hop: u32,
+}
+
+/// The shape of what `RETURN` gives back, beyond its kind and limit.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Output {
+    /// `RETURN NODES c, …`: values shown for each result node.
+    pub columns: Vec<Column>,
+    /// `RETURN COUNT, SUM(p), …` ([`ReturnKind::Aggregate`]); empty otherwise.
+    pub aggregates: Vec<Aggregate>,
+    /// `GROUP BY`: one row per distinct combination of these keys.
+    pub group_by: Vec<GroupKey>,
+    /// `ORDER BY`, first key first. Empty: by score. Ties after every key: by label name, then
+    /// external key (never by insertion order); groups by their keys' values.
+    pub order: Vec<SortKey>,
+    /// `LIMIT n WITH TIES`: rows equal to the n-th on every sort key are kept too.
+    pub with_ties: bool,
+}
+
+/// A property of the result node, or of a node an alias binds.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PropAt {
+    /// `None`: the result node.
+    pub at: Option<Bound>,
+    pub property: PropertyRef,
+}
+
+/// A column of `RETURN NODES`.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Column {
+    Property(PropAt),
+    /// The number of distinct paths of the pattern reaching the result (exact plans).
+    Count,
+    /// The result's score.
+    Score,
+}
+
+/// An aggregate over the results (of a group).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Aggregate {
+    pub func: AggFunc,
+    /// The result nodes' property it reads (`None` for `COUNT`).
+    pub property: Option<PropertyRef>,
+}
+
+/// A `GROUP BY` key.
+#[derive(Clone, Debug, PartialEq)]
+pub enum GroupKey {
+    /// A property value (of the result, or of a bound node).
+    Property(PropAt),
+    /// The bound node itself: one group per node an alias binds.
+    Node(Bound),
+}
+
+/// An `ORDER BY` key.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SortKey {
+    pub by: SortBy,
+    pub descending: bool,
+}
+
+/// What a sort key reads.
+#[derive(Clone, Debug, PartialEq)]
+pub enum SortBy {
+    Property(PropAt),
+    /// The node an alias binds (a `GROUP BY` key, or on a result's evidence path), in the order
+    /// of label name, then external key.
+    Node(Bound),
+    /// The result's score (a search's ranking).
+    Score,
+    /// The result's path count, or a group's `COUNT`.
+    Count,
+    /// A group's aggregate.
+    Aggregate(Aggregate),
 }
 
 /// How exploration starts.
@@ -102,13 +221,16 @@ pub enum EntryPlan {
     },
     /// The node of `label` with external key `key`.
     Key { label: LabelRef, key: String },
-    /// Nodes of `label` meeting every predicate (a property-index lookup or a label scan).
+    /// Nodes of `label` meeting every predicate (property-index lookups or a label scan); with
+    /// no predicate, every node of the label.
     Match {
         label: LabelRef,
         predicates: Vec<Filter>,
     },
     /// A node by internal id.
     Node(NodeId),
+    /// The result nodes of another plan (what it returns, after its `ORDER BY` and `LIMIT`).
+    Subquery(Box<Plan>),
 }
 
 /// One `MEET` side: its own entries and relation steps.
@@ -134,16 +256,33 @@ pub struct StepPlan {
     pub direction: Direction,
     /// Multiplies the score of neighbours reached through this step (≥ 0, default 1).
     pub weight: f64,
+    /// `AS name` (ordered paths): the name the node this step reaches is bound to (also in
+    /// [`Plan::aliases`]).
+    pub alias: Option<String>,
 }
 
-/// `[label.]property op value`: a node meets it if it has the property and the comparison holds
-/// (and, when `label` is given, it has that label; nodes of other labels are not filtered).
+/// `[NOT] [label.|alias.]property op value`: a node meets it if it has the property and the
+/// comparison holds (negated: if not), and, when `label` is given, only nodes of that label are
+/// filtered. With `at`, the filter applies to the node the alias binds instead of the result.
+/// Numbers compare by value whether integer or decimal.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Filter {
     pub label: Option<LabelRef>,
+    /// The bound node the filter reads (`None`: the result node, or the entry of a `Match`).
+    pub at: Option<Bound>,
     pub property: PropertyRef,
     pub op: CmpOp,
-    pub value: Value,
+    pub value: Operand,
+    /// `NOT`: the node passes when the comparison does not hold (or it lacks the property).
+    pub negated: bool,
+}
+
+/// What a filter compares with.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Operand {
+    Value(Value),
+    /// The one value an aggregate plan returns (computed before the plan that uses it).
+    Subquery(Box<Plan>),
 }
 
 /// Weights of the three score terms (each ≥ 0, not all 0).
@@ -196,6 +335,9 @@ pub enum StopCondition {
 }
 
 /// A compiled statement.
+// One `Compiled` is made per statement and moved a few times: the plan's size beside the small
+// variants costs nothing worth a box that every `Compiled::Explore(plan)` match would unwrap.
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug, PartialEq)]
 pub enum Compiled {
     /// Run this plan.
@@ -319,11 +461,71 @@ fn fmt_num(f: &mut Formatter<'_>, x: f64) -> fmt::Result {
 
 impl Display for Filter {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
-        if let Some(l) = &self.label {
+        if self.negated {
+            f.write_str("NOT ")?;
+        }
+        if let Some(b) = &self.at {
+            write!(f, "{}.", name(&b.name))?;
+        } else if let Some(l) = &self.label {
             write!(f, "{}.", name(&l.name))?;
         }
         write!(f, "{} {} ", name(&self.property.name), self.op)?;
-        write_value(f, &self.value)
+        match &self.value {
+            Operand::Value(v) => write_value(f, v),
+            Operand::Subquery(p) => write_nested(f, p),
+        }
+    }
+}
+
+impl Display for PropAt {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        if let Some(b) = &self.at {
+            write_column_name(f, &b.name)?;
+            f.write_str(".")?;
+        }
+        write_column_name(f, &self.property.name)
+    }
+}
+
+impl Display for Column {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        match self {
+            Column::Property(p) => write!(f, "{p}"),
+            Column::Count => f.write_str("COUNT"),
+            Column::Score => f.write_str("SCORE"),
+        }
+    }
+}
+
+impl Display for Aggregate {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.func)?;
+        if let Some(p) = &self.property {
+            write!(f, "({})", name(&p.name))?;
+        }
+        Ok(())
+    }
+}
+
+impl Display for GroupKey {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        match self {
+            GroupKey::Property(p) => write!(f, "{p}"),
+            GroupKey::Node(b) => write_column_name(f, &b.name),
+        }
+    }
+}
+
+impl Display for SortKey {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        match &self.by {
+            SortBy::Property(p) => write!(f, "{p}")?,
+            SortBy::Node(b) => write_column_name(f, &b.name)?,
+            SortBy::Score => f.write_str("SCORE")?,
+            SortBy::Count => f.write_str("COUNT")?,
+            SortBy::Aggregate(a) => write!(f, "{a}")?,
+        }
+        f.write_str(if self.descending { " DESC" } else { " ASC" })
     }
 }
 
@@ -342,11 +544,15 @@ impl Display for EntryPlan {
                 write!(f, " TOP {top}")
             }
             EntryPlan::Key { label, key } => write!(f, "{} {}", name(&label.name), str_lit(key)),
+            EntryPlan::Match { label, predicates } if predicates.is_empty() => {
+                write!(f, "{}", name(&label.name))
+            }
             EntryPlan::Match { label, predicates } => {
                 write!(f, "{} WHERE ", name(&label.name))?;
                 write_filters(f, predicates)
             }
             EntryPlan::Node(id) => write!(f, "#{}", id.0),
+            EntryPlan::Subquery(p) => write_nested(f, p),
         }
     }
 }
@@ -360,7 +566,11 @@ impl Display for StepPlan {
             (Some(r), Direction::Both) => write!(f, "<{}>", name(&r.name))?,
         }
         f.write_str(":")?;
-        fmt_num(f, self.weight)
+        fmt_num(f, self.weight)?;
+        if let Some(a) = &self.alias {
+            write!(f, " AS {}", name(a))?;
+        }
+        Ok(())
     }
 }
 
@@ -431,12 +641,21 @@ impl Display for Plan {
         write!(f, "EXPLORE {}", str_lit(&self.goal))?;
         f.write_str("\n  FROM ")?;
         write_entry_plans(f, &self.entries)?;
-        f.write_str("\n  VIA ")?;
-        write!(f, "{}", self.via)?;
-        for (k, side) in self.meet.iter().enumerate() {
-            f.write_str(meet_side_start(k))?;
-            write_entry_plans(f, &side.entries)?;
-            write!(f, " VIA {}", side.via)?;
+        if let Some(a) = self.aliases.iter().find(|a| a.hop == 0) {
+            write!(f, " AS {}", name(&a.name))?;
+        }
+        if self.via.steps.is_empty() {
+            f.write_str("\n  -- VIA: none (a selection: the entries are the candidates)")?;
+        } else {
+            f.write_str("\n  VIA ")?;
+            write!(f, "{}", self.via)?;
+        }
+        for (clause, sides) in [("MEET", &self.meet), ("EXCEPT", &self.except)] {
+            for (k, side) in sides.iter().enumerate() {
+                side_start(f, clause, k)?;
+                write_entry_plans(f, &side.entries)?;
+                write!(f, " VIA {}", side.via)?;
+            }
         }
         if self.targets.is_empty() {
             f.write_str("\n  -- TARGET: every label")?;
@@ -474,12 +693,41 @@ impl Display for Plan {
             self.budget, self.fanout, self.until
         )?;
         fmt_duration(f, self.time_cap)?;
-        if self.ret == ReturnKind::Count {
-            return f.write_str(
-                "\n  RETURN COUNT\n  -- COUNT: exact and exhaustive; BEAM, BUDGET, FANOUT and UNTIL do not apply",
-            );
+        if self.is_exact() {
+            f.write_str(
+                "\n  -- exact: every match counts; BEAM, BUDGET, FANOUT and UNTIL do not apply",
+            )?;
         }
-        write!(f, "\n  RETURN {} LIMIT {}", self.ret, self.limit)
+        f.write_str("\n  RETURN ")?;
+        let out = &self.output;
+        if out.aggregates.is_empty() {
+            write!(f, "{}", self.ret)?;
+            if !out.columns.is_empty() {
+                f.write_str(" ")?;
+                write_sep(f, &out.columns, ", ")?;
+            }
+        } else {
+            write_sep(f, &out.aggregates, ", ")?;
+        }
+        if !out.group_by.is_empty() {
+            f.write_str(" GROUP BY ")?;
+            write_sep(f, &out.group_by, ", ")?;
+        }
+        if !out.order.is_empty() {
+            f.write_str(" ORDER BY ")?;
+            write_sep(f, &out.order, ", ")?;
+        }
+        // A count, or one aggregate row, is one row: no LIMIT.
+        if self.ret == ReturnKind::Count
+            || (self.ret == ReturnKind::Aggregate && out.group_by.is_empty())
+        {
+            return Ok(());
+        }
+        write!(f, " LIMIT {}", self.limit)?;
+        if out.with_ties {
+            f.write_str(" WITH TIES")?;
+        }
+        Ok(())
     }
 }
 

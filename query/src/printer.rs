@@ -128,24 +128,126 @@ impl Display for Literal {
 
 impl Display for CmpOp {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            CmpOp::Eq => "=",
-            CmpOp::Ne => "!=",
-            CmpOp::Lt => "<",
-            CmpOp::Le => "<=",
-            CmpOp::Gt => ">",
-            CmpOp::Ge => ">=",
-            CmpOp::In => "IN",
-        })
+        f.write_str(self.symbol())
     }
 }
 
 impl Display for Predicate {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        if self.negated {
+            f.write_str("NOT ")?;
+        }
         if let Some(l) = &self.label {
             write!(f, "{l}.")?;
         }
         write!(f, "{} {} {}", self.property, self.op, self.value)
+    }
+}
+
+impl Display for Operand {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        match self {
+            Operand::Literal(l) => write!(f, "{l}"),
+            Operand::Subquery(e) => write_nested(f, e),
+        }
+    }
+}
+
+/// Writes `(statement)`. (Its lines are not re-indented: a backquoted name may hold a raw
+/// newline, which must print as it is.)
+pub(crate) fn write_nested(f: &mut impl Write, inner: &impl Display) -> fmt::Result {
+    write!(f, "({inner})")
+}
+
+impl Display for AggFunc {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            AggFunc::Count => "COUNT",
+            AggFunc::Sum => "SUM",
+            AggFunc::Avg => "AVG",
+            AggFunc::Min => "MIN",
+            AggFunc::Max => "MAX",
+        })
+    }
+}
+
+impl Display for AggregateExpr {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.func)?;
+        if let Some(p) = &self.property {
+            write!(f, "({p})")?;
+        }
+        Ok(())
+    }
+}
+
+/// Writes a name where `COUNT` would read as the keyword (a column, a sort or group key):
+/// backquoted when it is `count` in any case.
+pub(crate) fn write_column_name(f: &mut impl Write, name: &str) -> fmt::Result {
+    if name.eq_ignore_ascii_case("count") {
+        write!(f, "`{name}`")
+    } else {
+        write_name(f, name)
+    }
+}
+
+impl Display for Column {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        match self {
+            Column::Property {
+                qualifier, name, ..
+            } => {
+                if let Some(q) = qualifier {
+                    write_column_name(f, &q.text)?;
+                    f.write_str(".")?;
+                }
+                write_column_name(f, &name.text)
+            }
+            Column::Count { .. } => f.write_str("COUNT"),
+            Column::Score { .. } => f.write_str("SCORE"),
+            Column::Aggregate(a) => write!(f, "{a}"),
+        }
+    }
+}
+
+impl Display for SortKey {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.key)?;
+        match self.descending {
+            Some(true) => f.write_str(" DESC"),
+            Some(false) => f.write_str(" ASC"),
+            None => Ok(()),
+        }
+    }
+}
+
+impl Display for ReturnClause {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        f.write_str("RETURN ")?;
+        if self.aggregates.is_empty() {
+            write!(f, "{}", self.kind)?;
+            if !self.columns.is_empty() {
+                f.write_str(" ")?;
+                write_sep(f, &self.columns, ", ")?;
+            }
+        } else {
+            write_sep(f, &self.aggregates, ", ")?;
+        }
+        if !self.group_by.is_empty() {
+            f.write_str(" GROUP BY ")?;
+            write_sep(f, &self.group_by, ", ")?;
+        }
+        if !self.order.is_empty() {
+            f.write_str(" ORDER BY ")?;
+            write_sep(f, &self.order, ", ")?;
+        }
+        if let Some(l) = &self.limit {
+            write!(f, " LIMIT {l}")?;
+            if self.with_ties {
+                f.write_str(" WITH TIES")?;
+            }
+        }
+        Ok(())
     }
 }
 
@@ -182,11 +284,15 @@ impl Display for Entry {
                 Ok(())
             }
             EntryKind::Key { label, key } => write!(f, "{label} {key}"),
+            EntryKind::Match { label, predicates } if predicates.is_empty() => {
+                write!(f, "{label}")
+            }
             EntryKind::Match { label, predicates } => {
                 write!(f, "{label} WHERE ")?;
                 write_preds(f, predicates)
             }
             EntryKind::Id { id } => write!(f, "#{id}"),
+            EntryKind::Subquery(e) => write_nested(f, e),
         }
     }
 }
@@ -201,6 +307,9 @@ impl Display for RelStep {
         }
         if let Some(w) = &self.weight {
             write!(f, ":{w}")?;
+        }
+        if let Some(a) = &self.alias {
+            write!(f, " AS {a}")?;
         }
         Ok(())
     }
@@ -225,6 +334,7 @@ impl Display for ReturnKind {
             ReturnKind::Answer => "ANSWER",
             ReturnKind::Trace => "TRACE",
             ReturnKind::Count => "COUNT",
+            ReturnKind::Aggregate => "AGGREGATE",
         })
     }
 }
@@ -295,12 +405,12 @@ pub(crate) fn via_sep(mode: ViaMode) -> &'static str {
     }
 }
 
-/// What starts the `k`-th side of a `MEET` clause on its own line.
-pub(crate) fn meet_side_start(k: usize) -> &'static str {
+/// What starts the `k`-th side of a `MEET` (or `EXCEPT`) clause on its own line.
+pub(crate) fn side_start(f: &mut impl Write, clause: &str, k: usize) -> fmt::Result {
     if k == 0 {
-        "\n  MEET FROM "
+        write!(f, "\n  {clause} FROM ")
     } else {
-        "\n    AND FROM "
+        f.write_str("\n    AND FROM ")
     }
 }
 
@@ -311,17 +421,38 @@ fn write_via(f: &mut Formatter<'_>, c: &ViaClause) -> fmt::Result {
 impl Display for Explore {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
         write!(f, "EXPLORE {}", self.goal)?;
+        // `FROM Label` right before `WHERE p …` would read back as the entry `Label WHERE p …`:
+        // then the WHERE clause is written first (clauses may come in any order).
+        let where_first = self.filter.is_some()
+            && self.via.is_none()
+            && self.meet.is_none()
+            && self.except.is_none()
+            && self.target.is_none()
+            && self.from.as_ref().is_some_and(|c| {
+                c.alias.is_none()
+                    && matches!(
+                        c.entries.last().map(|e| &e.kind),
+                        Some(EntryKind::Match { predicates, .. }) if predicates.is_empty()
+                    )
+            });
+        if let (true, Some(c)) = (where_first, &self.filter) {
+            f.write_str("\n  WHERE ")?;
+            write_preds(f, &c.predicates)?;
+        }
         if let Some(c) = &self.from {
             f.write_str("\n  FROM ")?;
             write_entries(f, &c.entries)?;
+            if let Some(a) = &c.alias {
+                write!(f, " AS {a}")?;
+            }
         }
         if let Some(c) = &self.via {
             f.write_str("\n  VIA ")?;
             write_via(f, c)?;
         }
-        if let Some(c) = &self.meet {
-            for (k, side) in c.sides.iter().enumerate() {
-                f.write_str(meet_side_start(k))?;
+        for (clause, c) in [("MEET", &self.meet), ("EXCEPT", &self.except)] {
+            for (k, side) in c.iter().flat_map(|c| c.sides.iter().enumerate()) {
+                side_start(f, clause, k)?;
                 write_entries(f, &side.from.entries)?;
                 f.write_str(" VIA ")?;
                 write_via(f, &side.via)?;
@@ -331,7 +462,7 @@ impl Display for Explore {
             f.write_str("\n  TARGET ")?;
             write_sep(f, &c.labels, ", ")?;
         }
-        if let Some(c) = &self.filter {
+        if let (false, Some(c)) = (where_first, &self.filter) {
             f.write_str("\n  WHERE ")?;
             write_preds(f, &c.predicates)?;
         }
@@ -358,10 +489,7 @@ impl Display for Explore {
             write!(f, "\n  UNTIL {}", c.condition)?;
         }
         if let Some(c) = &self.ret {
-            write!(f, "\n  RETURN {}", c.kind)?;
-            if let Some(l) = &c.limit {
-                write!(f, " LIMIT {l}")?;
-            }
+            write!(f, "\n  {c}")?;
         }
         Ok(())
     }

@@ -58,6 +58,8 @@ fn features(stmt: &Statement, out: &mut BTreeSet<String>) {
                 ("FROM", e.from.is_some()),
                 ("VIA", e.via.is_some()),
                 ("MEET", e.meet.is_some()),
+                ("EXCEPT", e.except.is_some()),
+                ("AS", e.from.as_ref().is_some_and(|f| f.alias.is_some())),
                 ("TARGET", e.target.is_some()),
                 ("WHERE", e.filter.is_some()),
                 ("SCORE", e.score.is_some()),
@@ -80,8 +82,12 @@ fn features(stmt: &Statement, out: &mut BTreeSet<String>) {
                         match &en.kind {
                             EntryKind::Search { .. } => "entry SEARCH",
                             EntryKind::Key { .. } => "entry key",
+                            EntryKind::Match { predicates, .. } if predicates.is_empty() => {
+                                "entry label"
+                            }
                             EntryKind::Match { .. } => "entry WHERE",
                             EntryKind::Id { .. } => "entry #id",
+                            EntryKind::Subquery(_) => "entry subquery",
                         }
                         .into(),
                     );
@@ -89,6 +95,9 @@ fn features(stmt: &Statement, out: &mut BTreeSet<String>) {
             }
             if let Some(v) = &e.via {
                 for s in &v.steps {
+                    if s.alias.is_some() {
+                        out.insert("step AS".into());
+                    }
                     out.insert(format!(
                         "direction {:?}",
                         match s.relation {
@@ -101,6 +110,36 @@ fn features(stmt: &Statement, out: &mut BTreeSet<String>) {
             }
             if let Some(r) = &e.ret {
                 out.insert(format!("return {:?}", r.kind));
+                for (what, used) in [
+                    ("columns", !r.columns.is_empty()),
+                    ("GROUP BY", !r.group_by.is_empty()),
+                    ("ORDER BY", !r.order.is_empty()),
+                    ("WITH TIES", r.with_ties),
+                ] {
+                    if used {
+                        out.insert(format!("return {what}"));
+                    }
+                }
+                for a in &r.aggregates {
+                    out.insert(format!("aggregate {:?}", a.func));
+                }
+            }
+            let preds = e.filter.iter().flat_map(|w| &w.predicates).chain(
+                e.from
+                    .iter()
+                    .flat_map(|f| &f.entries)
+                    .flat_map(|en| match &en.kind {
+                        EntryKind::Match { predicates, .. } => predicates.as_slice(),
+                        _ => &[],
+                    }),
+            );
+            for p in preds {
+                if p.negated {
+                    out.insert("predicate NOT".into());
+                }
+                if matches!(p.value, Operand::Subquery(_)) {
+                    out.insert("predicate subquery".into());
+                }
             }
             if let Some(u) = &e.until {
                 cond_features(&u.condition, out);
@@ -317,6 +356,24 @@ fn golden() {
         "clause FROM",
         "clause VIA",
         "clause MEET",
+        "clause EXCEPT",
+        "clause AS",
+        "step AS",
+        "entry label",
+        "entry subquery",
+        "predicate NOT",
+        "predicate subquery",
+        "return Count",
+        "return Aggregate",
+        "return columns",
+        "return GROUP BY",
+        "return ORDER BY",
+        "return WITH TIES",
+        "aggregate Count",
+        "aggregate Sum",
+        "aggregate Avg",
+        "aggregate Min",
+        "aggregate Max",
         "clause TARGET",
         "clause WHERE",
         "clause SCORE",

@@ -85,22 +85,180 @@ fn predicate(qualified: bool) -> impl Strategy<Value = Predicate> {
     )
         .prop_map(move |(label, property, op, v, items)| Predicate {
             span: D,
+            negated: false,
             label: if qualified { label } else { None },
             property,
             op,
             op_span: D,
-            value: Literal {
+            value: Operand::Literal(Literal {
                 value: if op == CmpOp::In {
                     Value::List(items)
                 } else {
                     v
                 },
                 span: D,
-            },
+            }),
         })
 }
 
+/// A predicate, possibly negated, possibly compared with a (small) subquery.
+fn full_predicate(qualified: bool) -> impl Strategy<Value = Predicate> {
+    (
+        predicate(qualified),
+        any::<bool>(),
+        prop::option::weighted(0.15, small_explore()),
+    )
+        .prop_map(|(mut p, negated, sub)| {
+            p.negated = negated;
+            if let (Some(e), false) = (sub, p.op == CmpOp::In) {
+                p.value = Operand::Subquery(Box::new(e));
+            }
+            p
+        })
+}
+
+/// A short EXPLORE for subqueries (not recursive: nesting is covered by one level).
+fn small_explore() -> impl Strategy<Value = Explore> {
+    (
+        str_lit(),
+        prop::option::of(prop::collection::vec(simple_entry(), 1..3)),
+        prop::option::of(via()),
+        prop::option::of(ret()),
+    )
+        .prop_map(|(goal, from, via, ret)| Explore {
+            span: D,
+            goal,
+            from: from.map(|entries| FromClause {
+                span: D,
+                entries,
+                alias: None,
+            }),
+            via,
+            meet: None,
+            except: None,
+            target: None,
+            filter: None,
+            score: None,
+            beam: None,
+            depth: None,
+            budget: None,
+            fanout: None,
+            until: None,
+            ret,
+        })
+}
+
+fn column_name() -> impl Strategy<Value = Column> {
+    prop_oneof![
+        4 => (prop::option::of(name()), name()).prop_map(|(qualifier, name)| Column::Property {
+            span: D,
+            qualifier,
+            name,
+        }),
+        1 => Just(Column::Count { span: D }),
+        1 => Just(Column::Score { span: D }),
+    ]
+}
+
+fn aggregate_expr() -> impl Strategy<Value = AggregateExpr> {
+    (
+        prop::sample::select(vec![
+            AggFunc::Count,
+            AggFunc::Sum,
+            AggFunc::Avg,
+            AggFunc::Min,
+            AggFunc::Max,
+        ]),
+        name(),
+    )
+        .prop_map(|(func, p)| AggregateExpr {
+            span: D,
+            func,
+            property: (func != AggFunc::Count).then_some(p),
+        })
+}
+
+fn ret() -> impl Strategy<Value = ReturnClause> {
+    let sort = (
+        prop_oneof![
+            3 => column_name(),
+            1 => aggregate_expr()
+                .prop_filter("COUNT sorts as a column", |a| a.func != AggFunc::Count)
+                .prop_map(Column::Aggregate),
+        ],
+        prop::option::of(any::<bool>()),
+    )
+        .prop_map(|(key, descending)| SortKey {
+            span: D,
+            key,
+            descending,
+        });
+    (
+        prop::sample::select(vec![
+            ReturnKind::Nodes,
+            ReturnKind::Paths,
+            ReturnKind::Subgraph,
+            ReturnKind::Answer,
+            ReturnKind::Trace,
+            ReturnKind::Count,
+            ReturnKind::Aggregate,
+        ]),
+        prop::collection::vec(column_name(), 0..3),
+        prop::collection::vec(aggregate_expr(), 1..3),
+        prop::collection::vec(column_name(), 0..3),
+        prop::collection::vec(sort, 0..3),
+        prop::option::of(number()),
+        any::<bool>(),
+    )
+        .prop_map(
+            |(kind, columns, aggregates, group_by, order, limit, ties)| {
+                let aggregating = matches!(kind, ReturnKind::Count | ReturnKind::Aggregate);
+                let aggregates = match kind {
+                    ReturnKind::Count => vec![AggregateExpr {
+                        span: D,
+                        func: AggFunc::Count,
+                        property: None,
+                    }],
+                    ReturnKind::Aggregate => aggregates,
+                    _ => Vec::new(),
+                };
+                // One bare COUNT without GROUP BY reads back as the count, with it as a grouped
+                // aggregate.
+                let group_by = if aggregating { group_by } else { Vec::new() };
+                let kind = match (kind, aggregates.as_slice()) {
+                    (ReturnKind::Aggregate, [one])
+                        if one.func == AggFunc::Count && group_by.is_empty() =>
+                    {
+                        ReturnKind::Count
+                    }
+                    (ReturnKind::Count, _) if !group_by.is_empty() => ReturnKind::Aggregate,
+                    (k, _) => k,
+                };
+                ReturnClause {
+                    span: D,
+                    kind,
+                    columns: if aggregating { Vec::new() } else { columns },
+                    aggregates,
+                    group_by,
+                    order,
+                    with_ties: ties && limit.is_some(),
+                    limit,
+                }
+            },
+        )
+}
+
 fn entry() -> impl Strategy<Value = Entry> {
+    prop_oneof![
+        6 => simple_entry(),
+        1 => small_explore().prop_map(|e| Entry {
+            span: D,
+            kind: EntryKind::Subquery(Box::new(e)),
+        }),
+    ]
+}
+
+fn simple_entry() -> impl Strategy<Value = Entry> {
     prop_oneof![
         (
             str_lit(),
@@ -109,7 +267,7 @@ fn entry() -> impl Strategy<Value = Entry> {
         )
             .prop_map(|(text, label, top)| EntryKind::Search { text, label, top }),
         (name(), str_lit()).prop_map(|(label, key)| EntryKind::Key { label, key }),
-        (name(), prop::collection::vec(predicate(false), 1..3))
+        (name(), prop::collection::vec(predicate(false), 0..3))
             .prop_map(|(label, predicates)| EntryKind::Match { label, predicates }),
         any::<u64>().prop_map(|id| EntryKind::Id { id }),
     ]
@@ -125,12 +283,18 @@ fn rel_step() -> impl Strategy<Value = RelStep> {
         )
             .prop_map(|(n, d)| (RelRef::Named(n), d)),
     ];
-    (rel, prop::option::of(number())).prop_map(|((relation, direction), weight)| RelStep {
-        span: D,
-        relation,
-        direction,
-        weight,
-    })
+    (
+        rel,
+        prop::option::of(number()),
+        prop::option::weighted(0.2, name()),
+    )
+        .prop_map(|((relation, direction), weight, alias)| RelStep {
+            span: D,
+            relation,
+            direction,
+            weight,
+            alias,
+        })
 }
 
 fn via() -> impl Strategy<Value = ViaClause> {
@@ -194,14 +358,14 @@ fn count_clause() -> impl Strategy<Value = Option<CountClause>> {
 prop_compose! {
     fn explore()(
         goal in str_lit(),
-        from in prop::option::of(prop::collection::vec(entry(), 1..4)),
+        from in prop::option::of((prop::collection::vec(entry(), 1..4), prop::option::weighted(0.2, name()))),
         via in prop::option::of(via()),
-        meet in prop::option::of(prop::collection::vec(
-            (prop::collection::vec(entry(), 1..3), via()),
+        sides in prop::collection::vec(prop::option::of(prop::collection::vec(
+            (prop::collection::vec(simple_entry(), 1..3), via()),
             1..3,
-        )),
+        )), 2),
         target in prop::option::of(prop::collection::vec(name(), 1..4)),
-        filter in prop::option::of(prop::collection::vec(predicate(true), 1..4)),
+        filter in prop::option::of(prop::collection::vec(full_predicate(true), 1..4)),
         score in prop::option::of(prop::collection::vec(
             (prop::sample::select(vec![
                 ScoreComponent::Semantic,
@@ -212,34 +376,27 @@ prop_compose! {
         )),
         counts in (count_clause(), count_clause(), count_clause(), count_clause()),
         until in prop::option::of(cond()),
-        ret in prop::option::of((
-            prop::sample::select(vec![
-                ReturnKind::Nodes,
-                ReturnKind::Paths,
-                ReturnKind::Subgraph,
-                ReturnKind::Answer,
-                ReturnKind::Trace,
-                ReturnKind::Count,
-            ]),
-            prop::option::of(number()),
-        )),
+        ret in prop::option::of(ret()),
     ) -> Explore {
+        let clause = |sides: Option<Vec<(Vec<Entry>, ViaClause)>>| sides.map(|sides| MeetClause {
+            span: D,
+            sides: sides
+                .into_iter()
+                .map(|(entries, via)| MeetSide {
+                    span: D,
+                    from: FromClause { span: D, entries, alias: None },
+                    via,
+                })
+                .collect(),
+        });
+        let mut sides = sides.into_iter();
         Explore {
             span: D,
             goal,
-            from: from.map(|entries| FromClause { span: D, entries }),
+            from: from.map(|(entries, alias)| FromClause { span: D, entries, alias }),
             via,
-            meet: meet.map(|sides| MeetClause {
-                span: D,
-                sides: sides
-                    .into_iter()
-                    .map(|(entries, via)| MeetSide {
-                        span: D,
-                        from: FromClause { span: D, entries },
-                        via,
-                    })
-                    .collect(),
-            }),
+            meet: clause(sides.next().flatten()),
+            except: clause(sides.next().flatten()),
             target: target.map(|labels| TargetClause { span: D, labels }),
             filter: filter.map(|predicates| WhereClause { span: D, predicates }),
             score: score.map(|terms| ScoreClause {
@@ -254,7 +411,7 @@ prop_compose! {
             budget: counts.2,
             fanout: counts.3,
             until: until.map(|condition| UntilClause { span: D, condition }),
-            ret: ret.map(|(kind, limit)| ReturnClause { span: D, kind, limit }),
+            ret,
         }
     }
 }

@@ -651,6 +651,28 @@ pub trait GraphRead {
         };
         r.find_range(l, p, lo, hi)
     }
+    /// Walks the property index on (`label`, `prop`) over the values in `range`, in value
+    /// order or (`reverse`) from the largest, starting after the entry `after` (the last one a
+    /// previous walk saw, to resume it) when given, handing `visit` each node and its value
+    /// until it returns false; `Ok(false)` when no such index exists. Values order by type
+    /// first (null, bool, int, float, string), then within their type (`Value::index_cmp`);
+    /// equal values by node id.
+    fn scan_index(
+        &self,
+        label: LabelId,
+        prop: PropKeyId,
+        range: (Bound<&Value>, Bound<&Value>),
+        reverse: bool,
+        after: Option<(&Value, NodeId)>,
+        visit: &mut dyn FnMut(NodeId, Value) -> bool,
+    ) -> Result<bool> {
+        self.reader()
+            .scan_index(label, prop, range, reverse, after, visit)
+    }
+    /// Whether a property index on (`label`, `prop`) exists.
+    fn has_index(&self, label: LabelId, prop: PropKeyId) -> bool {
+        self.reader().catalog.has_index(label, prop)
+    }
     /// All nodes of a label, in external-key order.
     fn label_nodes(&self, label: LabelId) -> Result<Vec<NodeId>> {
         self.reader().label_nodes(label)
@@ -1021,45 +1043,87 @@ impl Reader<'_> {
         if !self.catalog.has_index(label, prop) {
             return self.scan_range(label, prop, lo, hi);
         }
+        let mut out = Vec::new();
+        self.scan_index(label, prop, (lo, hi), false, None, &mut |node, _| {
+            out.push(node);
+            true
+        })?;
+        Ok(out)
+    }
+
+    /// Walks the entries of the property index on (`label`, `prop`) whose value lies in
+    /// `range`, in value order (`reverse`: from the largest), starting after the entry
+    /// `after` (in the walk's order) when given, handing `visit` each node and value until it
+    /// returns false. `Ok(false)` when the index does not exist.
+    pub(crate) fn scan_index(
+        &self,
+        label: LabelId,
+        prop: PropKeyId,
+        (lo, hi): (Bound<&Value>, Bound<&Value>),
+        reverse: bool,
+        after: Option<(&Value, NodeId)>,
+        visit: &mut dyn FnMut(NodeId, Value) -> bool,
+    ) -> Result<bool> {
+        if !self.catalog.has_index(label, prop) {
+            return Ok(false);
+        }
         let vp = |v: &Value| {
             PropIndexKey::value_prefix(label, prop, v)
                 .map_err(EngineError::corrupt("property index key"))
         };
-        let start = match lo {
+        let mut start = match lo {
             Bound::Included(v) => vp(v)?,
-            Bound::Excluded(v) => {
-                let p = vp(v)?;
-                match successor(&p) {
-                    Some(s) => s,
-                    None => return Ok(vec![]),
-                }
-            }
+            Bound::Excluded(v) => match successor(&vp(v)?) {
+                Some(s) => s,
+                None => return Ok(true),
+            },
             Bound::Unbounded => PropIndexKey::index_prefix(label, prop).to_vec(),
         };
-        let end = match hi {
+        let mut end = match hi {
             Bound::Included(v) => successor(&vp(v)?),
             Bound::Excluded(v) => Some(vp(v)?),
             Bound::Unbounded => successor(&PropIndexKey::index_prefix(label, prop)),
         };
+        if let Some((v, node)) = after {
+            // The entry's own key: the next one forwards is the smallest key past it (the key
+            // with a zero byte appended), the next one backwards any key below it.
+            let mut key = vp(v)?;
+            key.extend_from_slice(&node.0.to_be_bytes());
+            if reverse {
+                if end.as_ref().is_none_or(|e| key < *e) {
+                    end = Some(key);
+                }
+            } else {
+                key.push(0);
+                if key > start {
+                    start = key;
+                }
+            }
+        }
         if end
             .as_ref()
             .is_some_and(|end| end.as_slice() <= start.as_slice())
         {
-            return Ok(vec![]);
+            return Ok(true);
         }
         self.graph.ops.count(crate::stats::Op::PrefixScan);
-        let mut out = Vec::new();
-        self.kv()
-            .scan(Space::Prop, Scan::prefix(&start, &end), &mut |k, _| {
-                let node = PropIndexKey::decode(k)
-                    .map_err(EngineError::corrupt("property index key"))?
-                    .node;
-                if !self.hidden(node) {
-                    out.push(node);
-                }
-                Ok(true)
-            })?;
-        Ok(out)
+        let scan = if reverse {
+            Scan::Reverse {
+                start: &start,
+                end: end.as_deref(),
+            }
+        } else {
+            Scan::prefix(&start, &end)
+        };
+        self.kv().scan(Space::Prop, scan, &mut |k, _| {
+            let key =
+                PropIndexKey::decode(k).map_err(EngineError::corrupt("property index key"))?;
+            if self.hidden(key.node) {
+                return Ok(true);
+            }
+            Ok(visit(key.node, key.value))
+        })?;
+        Ok(true)
     }
 
     /// Range lookup without an index: decode every node of the label.

@@ -109,6 +109,8 @@ pub(super) fn placeholder_plan() -> Plan {
             steps: Vec::new(),
         },
         meet: Vec::new(),
+        except: Vec::new(),
+        aliases: Vec::new(),
         targets: Vec::new(),
         filters: Vec::new(),
         score: cairn_query::ScoreWeights {
@@ -125,6 +127,7 @@ pub(super) fn placeholder_plan() -> Plan {
         time_cap: cairn_query::limits::MAX_TIME,
         ret: cairn_query::ast::ReturnKind::Answer,
         limit: 1,
+        output: cairn_query::Output::default(),
     }
 }
 

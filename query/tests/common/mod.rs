@@ -29,11 +29,41 @@ pub fn check_spans(stmt: &Statement, src: &str) {
         };
         assert!(ok, "number span {t:?} for {:?}", n.value);
     };
+    let sub = |e: &Explore| {
+        let t = &src[e.span.start..e.span.end];
+        assert!(
+            t.to_ascii_uppercase().starts_with("EXPLORE"),
+            "subquery span {t:?}"
+        );
+        check_spans(&Statement::Explore(Box::new(e.clone())), src);
+    };
     let pred = |p: &Predicate| {
         p.label.iter().for_each(name);
         name(&p.property);
         let op = &src[p.op_span.start..p.op_span.end];
         assert_eq!(op.to_ascii_uppercase(), p.op.to_string());
+        if p.negated {
+            assert!(src[p.span.start..].to_ascii_uppercase().starts_with("NOT"));
+        }
+        if let Operand::Subquery(e) = &p.value {
+            sub(e);
+        }
+    };
+    let column = |c: &Column| {
+        let t = &src[c.span().start..c.span().end];
+        match c {
+            Column::Property {
+                qualifier, name: n, ..
+            } => {
+                qualifier.iter().for_each(name);
+                name(n);
+            }
+            Column::Count { .. } => assert!(t.eq_ignore_ascii_case("COUNT"), "{t:?}"),
+            Column::Score { .. } => assert!(t.eq_ignore_ascii_case("SCORE"), "{t:?}"),
+            Column::Aggregate(a) => {
+                a.property.iter().for_each(name);
+            }
+        }
     };
     let node = |n: &NodeRef| {
         name(&n.label);
@@ -82,7 +112,7 @@ pub fn check_spans(stmt: &Statement, src: &str) {
             assert!(src[e.span.start..e.span.end]
                 .to_ascii_uppercase()
                 .starts_with("EXPLORE"));
-            let sides = e.meet.iter().flat_map(|m| &m.sides);
+            let sides = e.meet.iter().chain(&e.except).flat_map(|m| &m.sides);
             let froms = e.from.iter().chain(sides.clone().map(|s| &s.from));
             for en in froms.flat_map(|f| &f.entries) {
                 match &en.kind {
@@ -102,8 +132,13 @@ pub fn check_spans(stmt: &Statement, src: &str) {
                     EntryKind::Id { id } => {
                         assert_eq!(&src[en.span.start..en.span.end], format!("#{id}"))
                     }
+                    EntryKind::Subquery(inner) => {
+                        assert!(src[en.span.start..].starts_with('('));
+                        sub(inner);
+                    }
                 }
             }
+            e.from.iter().flat_map(|f| &f.alias).for_each(name);
             for st in e
                 .via
                 .iter()
@@ -114,6 +149,7 @@ pub fn check_spans(stmt: &Statement, src: &str) {
                     name(n);
                 }
                 st.weight.iter().for_each(number);
+                st.alias.iter().for_each(name);
             }
             e.target.iter().flat_map(|t| &t.labels).for_each(name);
             e.filter.iter().flat_map(|w| &w.predicates).for_each(pred);
@@ -131,6 +167,11 @@ pub fn check_spans(stmt: &Statement, src: &str) {
             }
             if let Some(r) = &e.ret {
                 r.limit.iter().for_each(number);
+                r.columns.iter().chain(&r.group_by).for_each(column);
+                r.order.iter().for_each(|k| column(&k.key));
+                for a in &r.aggregates {
+                    a.property.iter().for_each(name);
+                }
             }
         }
         Statement::Ask(a) => string(&a.question),

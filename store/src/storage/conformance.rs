@@ -214,6 +214,67 @@ fn range_scans_list_a_group_in_key_order() {
     }
 }
 
+/// A reverse scan lists a range's keys from the last down, ends at its start, and stops when
+/// told: a property index read from its largest value.
+#[test]
+fn reverse_scans_list_a_range_backwards() {
+    for f in backends() {
+        let s = &*f.storage;
+        let keys: Vec<Vec<u8>> = (0u8..6)
+            .map(|v| {
+                [
+                    &[0, 0, 0, 1, 0, 0, 0, 2][..],
+                    &[3, v],
+                    &node(u64::from(v))[..],
+                ]
+                .concat()
+            })
+            .collect();
+        commit(s, |b| {
+            for k in &keys {
+                b.put(Space::Prop, k, []);
+            }
+            // Another index's entry, past the range's end.
+            b.put(Space::Prop, [0, 0, 0, 1, 0, 0, 0, 3, 3, 9], []);
+        });
+        let start = keys[1].clone();
+        let end = keys[5].clone();
+        let got: Vec<Vec<u8>> = scan(
+            s,
+            Space::Prop,
+            Scan::Reverse {
+                start: &start,
+                end: Some(&end),
+            },
+        )
+        .into_iter()
+        .map(|(k, _)| k)
+        .collect();
+        let want: Vec<Vec<u8>> = keys[1..5].iter().rev().cloned().collect();
+        assert_eq!(got, want, "{}", f.name);
+        // To the group's end: from its last key (not the next index's), stopping when told.
+        let mut seen = Vec::new();
+        s.scan(
+            Space::Prop,
+            Scan::Reverse {
+                start: &keys[0],
+                end: None,
+            },
+            &mut |k, _| {
+                seen.push(k.to_vec());
+                Ok(seen.len() < 3)
+            },
+        )
+        .unwrap();
+        assert_eq!(
+            seen,
+            vec![keys[5].clone(), keys[4].clone(), keys[3].clone()],
+            "{}",
+            f.name
+        );
+    }
+}
+
 /// Node-keyed spaces scan over ranges of node ids in id order — across groups, which for
 /// `out` and `in` is past RocksDB's prefix extractor — and whole spaces list every key once.
 #[test]

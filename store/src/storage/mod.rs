@@ -137,6 +137,12 @@ pub enum Scan<'a> {
         start: &'a [u8],
         end: Option<&'a [u8]>,
     },
+    /// The keys of [`Scan::Range`] in descending key order (the same bounds: `start <= k <
+    /// end`, within the group of `start`): a property index read from its largest value.
+    Reverse {
+        start: &'a [u8],
+        end: Option<&'a [u8]>,
+    },
     /// A node-keyed space ([`Grouping::Node`]): the keys of the nodes with ids in the range,
     /// in key order.
     Nodes(Range<u64>),
@@ -175,8 +181,8 @@ pub trait KvRead: Send + Sync {
     /// order. One call, one round trip per shard on a remote engine.
     fn multi_get(&self, space: Space, keys: &[&[u8]], found: &mut FoundAt<'_>) -> Result<()>;
 
-    /// Calls `each(key, value)` for the keys `scan` covers, in order (see [`Scan`]), until it
-    /// returns false.
+    /// Calls `each(key, value)` for the keys `scan` covers, in order (descending for
+    /// [`Scan::Reverse`]; see [`Scan`]), until it returns false.
     fn scan(&self, space: Space, scan: Scan<'_>, each: &mut Each<'_>) -> Result<()>;
 }
 

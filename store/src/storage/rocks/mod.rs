@@ -345,8 +345,17 @@ impl Reads<'_> {
     fn scan(&self, space: Space, scan: Scan<'_>, each: &mut Each<'_>) -> Result<()> {
         let cf = cf_of(self.db, self.path, space)?;
         let mut opts = self.opts();
+        let reverse = matches!(scan, Scan::Reverse { .. });
         let (start, end): (Vec<u8>, Option<Vec<u8>>) = match scan {
             Scan::Range { start, end } => (start.to_vec(), end.map(<[u8]>::to_vec)),
+            // Backwards, "to the group's end" starts at the group's last key.
+            Scan::Reverse { start, end } => (
+                start.to_vec(),
+                match end {
+                    Some(e) => Some(e.to_vec()),
+                    None => crate::storage::successor(space.group_of(start)),
+                },
+            ),
             Scan::Nodes(ids) => {
                 if ids.start >= ids.end {
                     return Ok(());
@@ -372,8 +381,16 @@ impl Reads<'_> {
             }
             opts.set_iterate_upper_bound(end);
         }
+        if reverse {
+            // Backwards from the end of the range: the lower bound keeps the walk in it, and
+            // past the prefix extractor (a reverse seek is not a prefix seek).
+            opts.set_iterate_lower_bound(start.clone());
+            opts.set_total_order_seek(true);
+        }
         let mut it = self.db.raw_iterator_cf_opt(cf, opts);
-        if start.is_empty() {
+        if reverse {
+            it.seek_to_last();
+        } else if start.is_empty() {
             it.seek_to_first();
         } else {
             it.seek(&start);
@@ -382,7 +399,11 @@ impl Reads<'_> {
             if !each(k, v)? {
                 return Ok(());
             }
-            it.next();
+            if reverse {
+                it.prev();
+            } else {
+                it.next();
+            }
         }
         it.status().map_err(err)
     }
