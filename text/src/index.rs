@@ -14,7 +14,8 @@ use tantivy::schema::{
     Field, IndexRecordOption, NumericOptions, Schema, TextFieldIndexing, TextOptions,
 };
 use tantivy::tokenizer::{
-    AsciiFoldingFilter, LowerCaser, RemoveLongFilter, SimpleTokenizer, TextAnalyzer,
+    AsciiFoldingFilter, Language, LowerCaser, RemoveLongFilter, SimpleTokenizer, StopWordFilter,
+    TextAnalyzer,
 };
 use tantivy::{doc, Index, IndexReader, IndexWriter, ReloadPolicy, TantivyDocument, Term};
 
@@ -245,13 +246,48 @@ impl Tantivy {
     }
 }
 
-/// The distinct words of a query, as the analyzer makes them.
+/// The distinct words of a query, as the analyzer makes them, without English stop words
+/// unless nothing else is left. The index keeps them (a title like "To be or not to be" must
+/// stay findable), but a query's "the" or "of" matches nearly every description, and rank
+/// fusion counts ranks, not scores: a stop-word-only match would rank first.
 pub(crate) fn words(text: &str) -> Vec<String> {
-    let mut a = analyzer();
+    let all = tokens(analyzer(), text);
+    let Some(stop) = StopWordFilter::new(Language::English) else {
+        return all;
+    };
+    let content = tokens(
+        TextAnalyzer::builder(SimpleTokenizer::default())
+            .filter(RemoveLongFilter::limit(MAX_TOKEN))
+            .filter(LowerCaser)
+            .filter(stop)
+            .filter(AsciiFoldingFilter)
+            .build(),
+        text,
+    );
+    if content.is_empty() {
+        all
+    } else {
+        content
+    }
+}
+
+fn tokens(mut a: TextAnalyzer, text: &str) -> Vec<String> {
     let mut stream = a.token_stream(text);
     let mut out = BTreeSet::new();
     while let Some(t) = stream.next() {
         out.insert(t.text.clone());
     }
     out.into_iter().collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::words;
+
+    #[test]
+    fn a_query_drops_stop_words_unless_only_they_are_left() {
+        assert_eq!(words("Tremors in the ground"), ["ground", "tremors"]);
+        assert_eq!(words("To be or not to be"), ["be", "not", "or", "to"]);
+        assert_eq!(words("Café  CAFÉ"), ["cafe"]);
+    }
 }
