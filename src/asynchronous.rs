@@ -2,8 +2,9 @@
 //! blocking pool so that RocksDB reads, embedding and exploration never stall the runtime's
 //! worker threads.
 
-use crate::db::{Cairn, Output};
+use crate::db::Cairn;
 use crate::error::CairnError;
+use crate::output::Output;
 use crate::{CancelToken, Exploration, Transaction};
 use std::sync::Arc;
 
@@ -15,7 +16,7 @@ use std::sync::Arc;
 /// # let dir = tempfile::tempdir().map_err(|e| cairn::CairnError::Unsupported(e.to_string()))?;
 /// let db = cairn::AsyncCairn::open(dir.path().to_path_buf()).await?;
 /// let out = db.execute("SHOW LABELS".to_owned(), cairn::CancelToken::default()).await?;
-/// assert!(matches!(out, cairn::Output::Text(_)));
+/// assert!(matches!(out, cairn::Output::Listing(_)));
 /// # Ok(()) }
 /// ```
 #[derive(Clone, Debug)]

@@ -3,6 +3,9 @@
 use crate::error::CairnError;
 use crate::import::{ImportEmbedder, ImportOptions};
 use crate::mutation::apply;
+use crate::output::{
+    Description, Done, IndexInfo, LabelRelation, Listing, Output, Plan, RelationInfo,
+};
 use crate::{EngineError, Freshness, Graph, GraphOptions, GraphRead, OpenMode, Writer};
 use cairn_embed::{minilm_from_env, Embedder, HashEmbedder, MINILM_ID};
 use cairn_exec::{
@@ -11,6 +14,7 @@ use cairn_exec::{
 };
 use cairn_exec::{Source, TableKeeper, TableMode};
 use cairn_import::dump::DumpRecord;
+use cairn_import::export::{export_dir, write_jsonl, ExportFormat, ExportSummary, Selection};
 use cairn_import::{import_files, import_records, ImportError, ImportSummary, SUPPLIED_EMBEDDER};
 use cairn_query::ast::ShowWhat;
 use cairn_query::plan::{LabelRef, PropertyRef, RelationRef};
@@ -63,19 +67,6 @@ impl CairnOptions {
         self.graph.mode = OpenMode::ReadOnly;
         self
     }
-}
-
-/// What a statement produced.
-// One per statement, moved once or twice: the exploration's size costs nothing worth a box.
-#[allow(clippy::large_enum_variant)]
-#[derive(Debug)]
-pub enum Output {
-    /// An exploration's results.
-    Exploration(Exploration),
-    /// Text: a plan (`EXPLAIN`), a listing (`SHOW`, `DESCRIBE`), or a confirmation.
-    Text(String),
-    /// An `ASK` answer with its plan, evidence and validation.
-    Answer(Box<cairn_agent::AskOutcome>),
 }
 
 /// An open Cairn database.
@@ -222,7 +213,9 @@ impl Cairn {
     }
 
     /// Bulk-imports dump files (formats and guarantees: docs/IMPORT.md), embedding new nodes as
-    /// `options.embedder` says. All or nothing: a refused import leaves the database unchanged.
+    /// `options.embedder` says. A directory stands for the dump files in it, as with
+    /// `cairn import` ([`cairn_import::dump_files`]). All or nothing: a refused import leaves
+    /// the database unchanged.
     pub fn import<P: AsRef<Path>>(
         &self,
         files: &[P],
@@ -243,6 +236,58 @@ impl Cairn {
         self.bulk(options, |graph, options| {
             import_records(graph, records, options)
         })
+    }
+
+    /// Writes the database as a dump in `dir` (created; refused when it holds files) that
+    /// [`Cairn::import`] reads back into the same graph: JSON Lines or CSV (docs/IMPORT.md,
+    /// "Export"). Reads one snapshot a page at a time, so memory does not grow with the graph.
+    pub fn export(&self, dir: &Path, format: ExportFormat) -> Result<ExportSummary, CairnError> {
+        self.export_part(&Selection::All, dir, format)
+    }
+
+    /// [`Cairn::export`] of some nodes and edges: [`Cairn::selection`] of an exploration's
+    /// results, for instance.
+    pub fn export_part(
+        &self,
+        selection: &Selection,
+        dir: &Path,
+        format: ExportFormat,
+    ) -> Result<ExportSummary, CairnError> {
+        let snapshot = self.graph.snapshot();
+        Ok(export_dir(&snapshot, selection, format, dir)?)
+    }
+
+    /// [`Cairn::export_part`] to a writer, as JSON Lines (`path` names it in errors).
+    pub fn export_jsonl(
+        &self,
+        selection: &Selection,
+        out: &mut dyn std::io::Write,
+        path: &Path,
+    ) -> Result<ExportSummary, CairnError> {
+        let snapshot = self.graph.snapshot();
+        Ok(write_jsonl(&snapshot, selection, out, path)?)
+    }
+
+    /// The nodes and edges of an exploration's results: each result and the nodes and edges
+    /// (in their stored direction) of its evidence path.
+    pub fn selection(&self, e: &Exploration) -> Selection {
+        let catalog = self.graph.catalog();
+        let mut nodes = Vec::new();
+        let mut edges = Vec::new();
+        for r in &e.results {
+            nodes.push(r.node);
+            for step in &r.path {
+                let Some(rel) = catalog.relation_id(&step.relation) else {
+                    continue;
+                };
+                edges.push(if step.reversed {
+                    (step.to, rel, step.from)
+                } else {
+                    (step.from, rel, step.to)
+                });
+            }
+        }
+        Selection::Part { nodes, edges }
     }
 
     /// Runs one bulk import with the embedder resolved, then lets queries embed with the
@@ -503,14 +548,20 @@ impl Cairn {
 
     /// The compiled plan of a statement, every default filled in.
     pub fn explain(&self, statement: &str) -> Result<String, CairnError> {
+        Ok(self.plan(statement)?.text)
+    }
+
+    /// [`Cairn::explain`] with the statement's kind (and an `ASK`'s question type).
+    pub fn plan(&self, statement: &str) -> Result<Plan, CairnError> {
         match self.compile(statement)? {
             Compiled::Explain(inner) => self.explain_compiled(*inner),
-            other => Ok(other.to_string()),
+            other => self.explain_compiled(other),
         }
     }
 
     /// `EXPLAIN ASK` prints the plan the planner chose; anything else its compiled form.
-    fn explain_compiled(&self, inner: Compiled) -> Result<String, CairnError> {
+    fn explain_compiled(&self, inner: Compiled) -> Result<Plan, CairnError> {
+        let statement = statement_kind(&inner);
         match inner {
             Compiled::Ask { question } => {
                 let table = self.node_source();
@@ -521,12 +572,20 @@ impl Cairn {
                     asker = asker.with_search(s);
                 }
                 let plan = asker.plan(&question)?;
-                Ok(format!(
-                    "-- ASK {:?}: {} question\n{}",
-                    question, plan.qtype, plan.plan
-                ))
+                Ok(Plan {
+                    statement,
+                    question_type: Some(plan.qtype.name().to_owned()),
+                    text: format!(
+                        "-- ASK {:?}: {} question\n{}",
+                        question, plan.qtype, plan.plan
+                    ),
+                })
             }
-            other => Ok(other.to_string()),
+            other => Ok(Plan {
+                statement,
+                question_type: None,
+                text: other.to_string(),
+            }),
         }
     }
 
@@ -581,25 +640,27 @@ impl Cairn {
             Compiled::Explore(plan) => {
                 Ok(Output::Exploration(self.run_plan(&plan, trace, cancel)?))
             }
-            Compiled::Mutation(m) => Ok(Output::Text(self.transaction(|tx| apply(tx, &m))?)),
+            Compiled::Mutation(m) => Ok(Output::Done(self.transaction(|tx| apply(tx, &m))?)),
             Compiled::Transaction(t) => Err(CairnError::Transaction(format!(
                 "{t} needs a session (Cairn::session, the REPL or `cairn query`)"
             ))),
-            Compiled::Explain(inner) => Ok(Output::Text(self.explain_compiled(*inner)?)),
+            Compiled::Explain(inner) => Ok(Output::Plan(self.explain_compiled(*inner)?)),
             Compiled::Ask { question } => {
                 Ok(Output::Answer(Box::new(self.ask(&question, cancel, None)?)))
             }
-            Compiled::Show(what) => Ok(Output::Text(self.show(what))),
-            Compiled::Describe(label) => Ok(Output::Text(self.describe(label.id)?)),
+            Compiled::Show(what) => Ok(Output::Listing(self.show(what)?)),
+            Compiled::Describe(label) => Ok(Output::Description(self.describe(label.id)?)),
             Compiled::DeclareRelation { relation, parent } => {
                 self.transaction(|tx| {
                     tx.set_relation_parent(&relation.name, Some(&parent.name))
                         .map_err(CairnError::from)
                 })?;
-                Ok(Output::Text(format!(
-                    "relation {} is now under {}",
-                    relation.name, parent.name
-                )))
+                Ok(Output::Done(Done {
+                    statement: "RELATION UNDER",
+                    outcome: "set",
+                    statements: None,
+                    message: format!("relation {} is now under {}", relation.name, parent.name),
+                }))
             }
             Compiled::Annotate {
                 element,
@@ -617,122 +678,123 @@ impl Cairn {
                         .map_err(CairnError::from)
                 })?;
                 let c = self.graph.catalog();
-                Ok(Output::Text(
-                    annotation_statement(&c, target)
-                        .unwrap_or_else(|| "annotation cleared".to_owned()),
-                ))
+                let text = annotation_statement(&c, target);
+                Ok(Output::Done(Done {
+                    statement: "ANNOTATE",
+                    outcome: if text.is_some() { "set" } else { "cleared" },
+                    statements: None,
+                    message: text.unwrap_or_else(|| "annotation cleared".to_owned()),
+                }))
             }
             Compiled::CreateIndex { label, property } => {
                 let created = self.transaction(|tx| {
                     tx.create_index(&label.name, &property.name)
                         .map_err(CairnError::from)
                 })?;
-                Ok(Output::Text(if created {
-                    format!("index on {}({}) created", label.name, property.name)
-                } else {
-                    format!("index on {}({}) already exists", label.name, property.name)
+                let index = format!("{}({})", label.name, property.name);
+                Ok(Output::Done(Done {
+                    statement: "CREATE INDEX",
+                    outcome: if created { "created" } else { "exists" },
+                    statements: None,
+                    message: if created {
+                        format!("index on {index} created")
+                    } else {
+                        format!("index on {index} already exists")
+                    },
                 }))
             }
         }
     }
 
-    fn show(&self, what: ShowWhat) -> String {
-        if what == ShowWhat::Strategies {
-            return self.strategies_text();
-        }
+    fn show(&self, what: ShowWhat) -> Result<Listing, CairnError> {
         let c = self.graph.catalog();
-        let mut lines: Vec<String> = match what {
-            ShowWhat::Strategies => Vec::new(),
-            ShowWhat::Labels => c.labels().map(|(_, n)| n.to_owned()).collect(),
-            ShowWhat::Relations => c
-                .relations()
-                .map(|(_, r)| match r.parent.and_then(|p| c.relation_name(p)) {
-                    Some(p) => format!("{} (under {p})", r.name),
-                    None => r.name.clone(),
-                })
-                .collect(),
-            ShowWhat::Indexes => c
-                .indexes()
-                .iter()
-                .map(|i| {
-                    format!(
-                        "{}({})",
-                        c.label_name(i.label).unwrap_or("?"),
-                        c.prop_name(i.prop).unwrap_or("?")
-                    )
-                })
-                .collect(),
-        };
-        lines.sort();
-        lines.join("\n")
+        Ok(match what {
+            ShowWhat::Strategies => Listing::Strategies(self.lock_strategies()?.clone()),
+            ShowWhat::Labels => {
+                let mut labels: Vec<String> = c.labels().map(|(_, n)| n.to_owned()).collect();
+                labels.sort();
+                Listing::Labels(labels)
+            }
+            ShowWhat::Relations => {
+                let mut rels: Vec<RelationInfo> = c
+                    .relations()
+                    .map(|(_, r)| RelationInfo {
+                        name: r.name.clone(),
+                        parent: r.parent.and_then(|p| c.relation_name(p)).map(str::to_owned),
+                        endpoints: r
+                            .endpoints
+                            .iter()
+                            .map(|(s, d)| (label_name(&c, *s), label_name(&c, *d)))
+                            .collect(),
+                    })
+                    .collect();
+                rels.sort_by(|a, b| a.name.cmp(&b.name));
+                Listing::Relations(rels)
+            }
+            ShowWhat::Indexes => {
+                let mut indexes: Vec<IndexInfo> = c
+                    .indexes()
+                    .iter()
+                    .map(|i| IndexInfo {
+                        label: label_name(&c, i.label),
+                        property: c.prop_name(i.prop).unwrap_or("?").to_owned(),
+                    })
+                    .collect();
+                indexes.sort();
+                Listing::Indexes(indexes)
+            }
+        })
     }
 
     /// `DESCRIBE Label`: node count, the properties its nodes have (with how many have each),
     /// its indexes and the relations it is an endpoint of.
-    fn describe(&self, label: cairn_storage_format::LabelId) -> Result<String, CairnError> {
+    fn describe(&self, label: LabelId) -> Result<Description, CairnError> {
         let c = self.graph.catalog();
         let ids = self.graph.label_nodes(label)?;
-        let mut out = format!(
-            "{}: {} nodes",
-            c.label_name(label).unwrap_or("?"),
-            ids.len()
-        );
         // The catalog keeps property keys, not which label uses which: count them on (at most)
         // the first DESCRIBE_SAMPLE nodes.
         let sample = &ids[..ids.len().min(DESCRIBE_SAMPLE)];
-        let mut counts: std::collections::BTreeMap<&str, usize> = Default::default();
+        let mut counts: std::collections::BTreeMap<String, usize> = Default::default();
         for record in self.graph.nodes(sample)?.into_iter().flatten() {
             for (k, _) in &record.props {
-                *counts.entry(c.prop_name(*k).unwrap_or("?")).or_default() += 1;
+                *counts
+                    .entry(c.prop_name(*k).unwrap_or("?").to_owned())
+                    .or_default() += 1;
             }
         }
-        if !counts.is_empty() {
-            let props: Vec<String> = counts.iter().map(|(k, n)| format!("{k} ({n})")).collect();
-            let of = if sample.len() < ids.len() {
-                format!(" of the first {} nodes", sample.len())
-            } else {
-                String::new()
-            };
-            out.push_str(&format!("\n  properties{of}: {}", props.join(", ")));
-        }
-        if let Some(a) = annotation_statement(&c, Element::Label(label)) {
-            out.push_str(&format!("\n  {a}"));
-        }
-        for name in counts.keys() {
-            if let Some(a) = c
-                .prop_id(name)
+        let mut annotations: Vec<String> = annotation_statement(&c, Element::Label(label))
+            .into_iter()
+            .collect();
+        annotations.extend(counts.keys().filter_map(|name| {
+            c.prop_id(name)
                 .and_then(|p| annotation_statement(&c, Element::Property(p)))
-            {
-                out.push_str(&format!("\n  {a}"));
-            }
-        }
-        for index in c.indexes().iter().filter(|i| i.label == label) {
-            out.push_str(&format!(
-                "\n  index on {}",
-                c.prop_name(index.prop).unwrap_or("?")
-            ));
-        }
-        for (id, r) in c.relations() {
-            let mut touches = false;
-            for (s, d) in &r.endpoints {
-                if *s == label || *d == label {
-                    touches = true;
-                    out.push_str(&format!(
-                        "\n  ({})-[{}]->({})",
-                        c.label_name(*s).unwrap_or("?"),
-                        r.name,
-                        c.label_name(*d).unwrap_or("?")
-                    ));
-                }
-            }
-            if let Some(a) = touches
-                .then(|| annotation_statement(&c, Element::Relation(id)))
-                .flatten()
-            {
-                out.push_str(&format!("\n    {a}"));
-            }
-        }
-        Ok(out)
+        }));
+        let indexes = (c.indexes().iter().filter(|i| i.label == label))
+            .map(|i| c.prop_name(i.prop).unwrap_or("?").to_owned())
+            .collect();
+        let relations = c
+            .relations()
+            .filter_map(|(id, r)| {
+                let endpoints: Vec<(String, String)> = (r.endpoints.iter())
+                    .filter(|(s, d)| *s == label || *d == label)
+                    .map(|(s, d)| (label_name(&c, *s), label_name(&c, *d)))
+                    .collect();
+                (!endpoints.is_empty()).then(|| LabelRelation {
+                    relation: r.name.clone(),
+                    endpoints,
+                    annotation: annotation_statement(&c, Element::Relation(id)),
+                })
+            })
+            .collect();
+        Ok(Description {
+            label: label_name(&c, label),
+            nodes: ids.len(),
+            sampled: sample.len(),
+            properties: counts.into_iter().collect(),
+            annotations,
+            indexes,
+            relations,
+        })
     }
 
     /// Display names of nodes (name/title property, else key), for printing evidence paths.
@@ -749,6 +811,33 @@ impl Cairn {
             })
             .collect())
     }
+}
+
+/// A label's name, `?` for an id the catalog does not know (never in a consistent catalog).
+fn label_name(c: &Catalog, id: LabelId) -> String {
+    c.label_name(id).unwrap_or("?").to_owned()
+}
+
+/// A compiled statement's kind as `EXPLAIN` names it (lower case).
+fn statement_kind(c: &Compiled) -> String {
+    match c {
+        Compiled::Explore(_) => "explore",
+        Compiled::Ask { .. } => "ask",
+        Compiled::Explain(_) => "explain",
+        Compiled::Show(_) => "show",
+        Compiled::Describe(_) => "describe",
+        Compiled::Mutation(m) => match m {
+            cairn_query::Mutation::Upsert { .. } => "upsert",
+            cairn_query::Mutation::AddEdge { .. } => "add edge",
+            cairn_query::Mutation::RemoveEdge { .. } => "remove edge",
+            cairn_query::Mutation::RemoveNode(_) => "remove node",
+        },
+        Compiled::Transaction(_) => "transaction",
+        Compiled::DeclareRelation { .. } => "relation",
+        Compiled::Annotate { .. } => "annotate",
+        Compiled::CreateIndex { .. } => "create index",
+    }
+    .to_owned()
 }
 
 /// The embedder for a database that records `recorded` (id, dimension): the built-in hash

@@ -21,6 +21,8 @@ pub enum CairnError {
     #[error(transparent)]
     Import(#[from] ImportError),
     #[error(transparent)]
+    Export(#[from] cairn_import::export::ExportError),
+    #[error(transparent)]
     Agent(#[from] cairn_agent::AgentError),
     #[error(transparent)]
     Vector(#[from] StoreError),

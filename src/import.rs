@@ -60,6 +60,7 @@ impl ImportOptions {
             max_errors: self.max_errors,
             progress: self.progress,
             embedder,
+            embedder_is_default: matches!(self.embedder, ImportEmbedder::Database),
             triples: self.triples,
             memory_budget: self.memory_budget,
         }

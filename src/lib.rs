@@ -26,6 +26,7 @@ mod error;
 mod feedback;
 mod import;
 mod mutation;
+mod output;
 mod session;
 mod transaction;
 
@@ -36,7 +37,8 @@ pub use cairn_exec::{
     AggregateRow, CancelToken, Exploration, GroupValue, NodeRow, PathStep, ResultNode, StopReason,
     Subgraph, SubgraphEdge, TableMode,
 };
-pub use cairn_import::dump::{DumpEdge, DumpNode, DumpRecord, NodeRef};
+pub use cairn_import::dump::{DumpEdge, DumpEmbedder, DumpNode, DumpRecord, NodeRef};
+pub use cairn_import::export::{ExportError, ExportFormat, ExportSummary, Selection};
 pub use cairn_import::triples::TriplesOptions;
 pub use cairn_import::{ImportError, ImportSummary, Phase, Progress, ProgressFn};
 pub use cairn_storage_format::{
@@ -52,9 +54,12 @@ pub use cairn_store::{
 };
 pub use cairn_text::{text_dir, TextBuildReport, TextRefresh};
 pub use cairn_vector::{BuildReport, Refresh};
-pub use db::{annotation_statement, fuse, Cairn, CairnOptions, Output, RRF_K};
+pub use db::{annotation_statement, fuse, Cairn, CairnOptions, RRF_K};
 pub use error::CairnError;
 pub use import::{ImportEmbedder, ImportOptions};
+pub use output::{
+    Description, Done, IndexInfo, LabelRelation, Listing, Output, Plan, RelationInfo,
+};
 pub use session::Session;
 pub use transaction::{Transaction, TransactionOptions};
 

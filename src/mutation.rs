@@ -3,13 +3,14 @@
 //! `Cairn::execute` (one statement, one commit) and by [`crate::Session`] (a transaction).
 
 use crate::error::CairnError;
+use crate::output::Done;
 use crate::{EdgeProps, NodeId, Writer};
 use cairn_query::printer::{name, str_lit};
 use cairn_query::{Mutation, NodeAt};
 
 /// Runs one data statement in `w`'s batch and says what it did. On error the batch may hold part
 /// of the statement: the caller drops or rebuilds it.
-pub(crate) fn apply(w: &mut Writer<'_>, m: &Mutation) -> Result<String, CairnError> {
+pub(crate) fn apply(w: &mut Writer<'_>, m: &Mutation) -> Result<Done, CairnError> {
     match m {
         Mutation::Upsert {
             label,
@@ -23,11 +24,11 @@ pub(crate) fn apply(w: &mut Writer<'_>, m: &Mutation) -> Result<String, CairnErr
             };
             let props = set.iter().map(|(k, v)| (k.name.as_str(), v.clone()));
             w.upsert_node(&label.name, key, props, description.as_deref())?;
-            Ok(format!(
-                "{} {} {}",
-                if existed { "updated" } else { "added" },
-                name(&label.name),
-                str_lit(key)
+            let outcome = if existed { "updated" } else { "added" };
+            Ok(done(
+                "UPSERT",
+                outcome,
+                format!("{outcome} {} {}", name(&label.name), str_lit(key)),
             ))
         }
         Mutation::AddEdge {
@@ -46,10 +47,11 @@ pub(crate) fn apply(w: &mut Writer<'_>, m: &Mutation) -> Result<String, CairnErr
                 props.props.push((w.prop_key(&k.name)?, v.clone()));
             }
             let new = w.add_edge(src, &relation.name, dst, props)?;
-            Ok(format!(
-                "{} edge {from} -[{}]-> {to}",
-                if new { "added" } else { "updated" },
-                name(&relation.name)
+            let outcome = if new { "added" } else { "updated" };
+            Ok(done(
+                "ADD EDGE",
+                outcome,
+                format!("{outcome} edge {from} -[{}]-> {to}", name(&relation.name)),
             ))
         }
         Mutation::RemoveEdge { from, relation, to } => {
@@ -57,15 +59,23 @@ pub(crate) fn apply(w: &mut Writer<'_>, m: &Mutation) -> Result<String, CairnErr
             let removed = w.remove_edge(src, &relation.name, dst)?;
             let edge = format!("{from} -[{}]-> {to}", name(&relation.name));
             Ok(if removed {
-                format!("removed edge {edge}")
+                done("REMOVE EDGE", "removed", format!("removed edge {edge}"))
             } else {
-                format!("no edge {edge}: nothing removed")
+                done(
+                    "REMOVE EDGE",
+                    "unchanged",
+                    format!("no edge {edge}: nothing removed"),
+                )
             })
         }
         Mutation::RemoveNode(n) => {
             let id = node_id(w, n)?;
             w.remove_node(id)?;
-            Ok(format!("removed node {n} and its edges"))
+            Ok(done(
+                "REMOVE NODE",
+                "removed",
+                format!("removed node {n} and its edges"),
+            ))
         }
     }
 }
@@ -77,4 +87,13 @@ fn node_id(w: &Writer<'_>, n: &NodeAt) -> Result<NodeId, CairnError> {
         None => None,
     };
     found.ok_or_else(|| CairnError::NoSuchNode(n.to_string()))
+}
+
+fn done(statement: &'static str, outcome: &'static str, message: String) -> Done {
+    Done {
+        statement,
+        outcome,
+        statements: None,
+        message,
+    }
 }

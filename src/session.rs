@@ -1,9 +1,10 @@
 //! `BEGIN` / `COMMIT` / `ROLLBACK` / `SAVEPOINT`: the open transaction of a REPL or a script,
 //! on the facade's [`crate::Transaction`] (savepoints are the store writer's).
 
-use crate::db::{Cairn, Output};
+use crate::db::Cairn;
 use crate::error::CairnError;
 use crate::mutation::apply;
+use crate::output::{Done, Output};
 use crate::transaction::{Transaction, TransactionOptions};
 use crate::{CancelToken, Savepoint};
 use cairn_exec::EngineCatalog;
@@ -76,7 +77,7 @@ impl<'c> Session<'c> {
             _ => self.cairn.compile(statement)?,
         };
         match compiled {
-            Compiled::Transaction(t) => self.control(t).map(Output::Text),
+            Compiled::Transaction(t) => self.control(t).map(Output::Done),
             Compiled::Mutation(m) => match &mut self.tx {
                 Some(open) => {
                     // One statement is atomic inside the transaction too.
@@ -88,7 +89,7 @@ impl<'c> Session<'c> {
                         open.statements += 1;
                     }
                     open.tx.release(before)?;
-                    result.map(Output::Text)
+                    result.map(Output::Done)
                 }
                 None => self.cairn.run(Compiled::Mutation(m), cancel, trace),
             },
@@ -111,7 +112,7 @@ impl<'c> Session<'c> {
         }
     }
 
-    fn control(&mut self, t: TransactionControl) -> Result<String, CairnError> {
+    fn control(&mut self, t: TransactionControl) -> Result<Done, CairnError> {
         let none = || CairnError::Transaction(format!("{t} without BEGIN"));
         match &t {
             TransactionControl::Begin => {
@@ -127,16 +128,28 @@ impl<'c> Session<'c> {
                     statements: 0,
                     savepoints: Vec::new(),
                 });
-                Ok("transaction started".into())
+                Ok(done("BEGIN", "started", None, "transaction started".into()))
             }
             TransactionControl::Commit => {
                 let open = self.tx.take().ok_or_else(none)?;
                 open.tx.commit()?;
-                Ok(format!("committed {} data statement(s)", open.statements))
+                let n = open.statements;
+                Ok(done(
+                    "COMMIT",
+                    "committed",
+                    Some(n as u64),
+                    format!("committed {n} data statement(s)"),
+                ))
             }
             TransactionControl::Rollback => {
                 let open = self.tx.take().ok_or_else(none)?;
-                Ok(format!("rolled back {} data statement(s)", open.statements))
+                let n = open.statements;
+                Ok(done(
+                    "ROLLBACK",
+                    "rolled back",
+                    Some(n as u64),
+                    format!("rolled back {n} data statement(s)"),
+                ))
             }
             TransactionControl::Savepoint(sp) => {
                 let open = self.tx.as_mut().ok_or_else(none)?;
@@ -144,7 +157,12 @@ impl<'c> Session<'c> {
                 // finds.
                 let at = open.tx.savepoint();
                 open.savepoints.push((sp.clone(), at, open.statements));
-                Ok(format!("savepoint {}", name(sp)))
+                Ok(done(
+                    "SAVEPOINT",
+                    "set",
+                    None,
+                    format!("savepoint {}", name(sp)),
+                ))
             }
             TransactionControl::RollbackTo(sp) => {
                 let open = self.tx.as_mut().ok_or_else(none)?;
@@ -165,9 +183,14 @@ impl<'c> Session<'c> {
                 open.savepoints.truncate(at + 1);
                 let dropped = open.statements - statements;
                 open.statements = statements;
-                Ok(format!(
-                    "rolled back {dropped} data statement(s) to savepoint {}",
-                    name(sp)
+                Ok(done(
+                    "ROLLBACK TO",
+                    "rolled back",
+                    Some(dropped as u64),
+                    format!(
+                        "rolled back {dropped} data statement(s) to savepoint {}",
+                        name(sp)
+                    ),
                 ))
             }
         }
@@ -185,4 +208,18 @@ fn reads_transaction(stmt: &Statement) -> bool {
             | Statement::RemoveNode(_)
             | Statement::Explore(_)
     )
+}
+
+fn done(
+    statement: &'static str,
+    outcome: &'static str,
+    statements: Option<u64>,
+    message: String,
+) -> Done {
+    Done {
+        statement,
+        outcome,
+        statements,
+        message,
+    }
 }

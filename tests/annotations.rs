@@ -7,9 +7,9 @@
 use cairn::{Cairn, CancelToken, Output};
 
 fn text(o: Output) -> String {
-    match o {
-        Output::Text(t) => t,
-        other => panic!("not text: {other:?}"),
+    match o.text() {
+        Some(t) => t,
+        None => panic!("not text: {o:?}"),
     }
 }
 

@@ -78,7 +78,7 @@ fn an_async_read_only_handle_catches_up_with_the_writer() {
             .unwrap();
         let show = || reader.execute("DESCRIBE Author".to_owned(), CancelToken::default());
         let described = |o: cairn::Output| match o {
-            cairn::Output::Text(t) => t,
+            cairn::Output::Description(d) => d.to_string(),
             other => panic!("{other:?}"),
         };
         assert!(described(show().await.unwrap()).starts_with("Author: 1 nodes"));

@@ -6,9 +6,9 @@
 use cairn::{Cairn, CairnError, CancelToken, GraphRead, Output, Session};
 
 fn text(o: Output) -> String {
-    match o {
-        Output::Text(t) => t,
-        other => panic!("not text: {other:?}"),
+    match o.text() {
+        Some(t) => t,
+        None => panic!("not text: {o:?}"),
     }
 }
 

@@ -60,13 +60,14 @@ pub(crate) fn ask(
 ) -> Result<(), Failure> {
     let cairn = super::open_db_reading(db, read_only, cairn::TableMode::StoreOnly)?;
     if explain {
-        outln!(
-            "{}",
-            cairn.explain(&format!(
-                "EXPLAIN ASK {}",
-                cairn::query::printer::str_lit(question)
-            ))?
-        );
+        let plan = cairn.plan(&format!(
+            "EXPLAIN ASK {}",
+            cairn::query::printer::str_lit(question)
+        ))?;
+        match format {
+            OutputFormat::Table => outln!("{plan}"),
+            OutputFormat::Json => super::json::print(&super::json::plan(&plan)),
+        }
         return Ok(());
     }
     let agents = llm_agents(llm)?;
@@ -117,15 +118,16 @@ pub(crate) fn print_answer(
             }));
         }
         let v = &o.validation;
-        outln!(
-            "{}",
+        super::json::print(&super::json::document(
+            "answer",
             serde_json::json!({
                 "question": o.plan.question, "type": o.plan.qtype.name(), "answer": a.text, "values": a.values(), "count": a.count,
                 "items": items, "uncertain": a.uncertain, "partial": a.partial,
                 "validation": {"score": v.score, "entities": v.entities, "relations": v.relations, "attributes": v.attributes, "problems": v.problems},
                 "plan": o.plan.plan.to_string(), "judge": o.verdict.reason, "expansions": o.expansions, "regenerations": o.regenerations,
-            })
-        );
+                "answer_id": o.answer_id.filter(|_| in_shell),
+            }),
+        ));
         return Ok(());
     }
     outln!(
@@ -265,11 +267,18 @@ fn eval_in(
     Ok(())
 }
 
+/// Where `cairn eval --questions` writes: one JSON record per question (`--json`), the report
+/// (`--out`).
+pub(crate) struct EvalOutputs<'a> {
+    pub(crate) records: Option<&'a Path>,
+    pub(crate) report: Option<&'a Path>,
+}
+
 /// `cairn eval --questions FILE`: ask a question file against `db` in one process.
 pub(crate) fn eval_questions(
     db: &Path,
     file: &Path,
-    json: Option<&Path>,
+    outputs: EvalOutputs<'_>,
     llm: Option<&str>,
     show_misses: usize,
     feedback: bool,
@@ -316,9 +325,29 @@ pub(crate) fn eval_questions(
             r.error.as_deref(),
         );
     }
-    outln!("summary {}", report.summary_json());
-    if let Some(path) = json {
+    let summary = report.summary_json();
+    outln!("summary {summary}");
+    if let Some(path) = outputs.records {
         std::fs::write(path, report.records_jsonl())
+            .map_err(|e| failure(1, format!("{}: {e}", path.display())))?;
+        outln!("wrote {}", path.display());
+    }
+    if let Some(path) = outputs.report {
+        let mut json = summary;
+        if let Some(obj) = json.as_object_mut() {
+            obj.insert(
+                "questions".into(),
+                serde_json::json!(file.display().to_string()),
+            );
+            obj.insert(
+                "database".into(),
+                serde_json::json!(db.display().to_string()),
+            );
+            obj.insert("llm".into(), serde_json::json!(llm));
+            obj.insert("feedback".into(), serde_json::json!(feedback));
+        }
+        let text = serde_json::to_string_pretty(&json).map_err(|e| failure(1, e))?;
+        std::fs::write(path, text + "\n")
             .map_err(|e| failure(1, format!("{}: {e}", path.display())))?;
         outln!("wrote {}", path.display());
     }

@@ -5,6 +5,7 @@ mod display;
 mod ask_cli;
 #[cfg(test)]
 mod fuzz_render;
+mod json;
 mod render;
 mod repl;
 mod triples_cli;
@@ -15,8 +16,8 @@ use cairn::{
     OpenMode, Output,
 };
 use cairn::{
-    DumpRecord, ImportEmbedder, ImportError, ImportOptions, Phase, Progress, ProgressFn,
-    TriplesOptions,
+    DumpRecord, ExportFormat, ImportEmbedder, ImportError, ImportOptions, Phase, Progress,
+    ProgressFn, Selection, TriplesOptions,
 };
 use cairn_embed::{minilm_from_env, EmbedError, Embedder, HashEmbedder};
 use cairn_generate::{Academic, AcademicConfig};
@@ -36,6 +37,12 @@ use std::time::{Duration, Instant};
 /// Readers beside a writer: stats, query, explain, ask and repl open the database read-only
 /// when another process holds it (an import, a REPL), or with --read-only, and say on stderr
 /// which state they show.
+///
+/// JSON for scripts: query, explain, ask and stats take --format json (the REPL .format json):
+/// one document per statement, one a line, {"cairn": 1, "kind": "exploration" | "answer" |
+/// "plan" | "listing" | "description" | "done" | "stats", …}; errors go to stderr as
+/// {"cairn": 1, "kind": "error", "exit": N, "message": …, "location": {"line", "column", …}}.
+/// The schema is docs/JSON.md.
 #[derive(Debug, Parser)]
 #[command(version, about, long_about)]
 struct Cli {
@@ -59,11 +66,27 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
+    /// Create an empty database (at PATH, else at --db).
+    ///
+    /// Statements (`cairn query -e 'UPSERT …'`, the REPL) and imports then write into it. A
+    /// directory that already holds a Cairn database is left as it is; any other non-empty
+    /// directory is refused.
+    #[command(
+        after_help = "Examples:\n  cairn init ./movies.cairn\n  cairn --db ./movies.cairn query -e 'UPSERT Movie \"m1\" SET title = \"Inception\", year = 2010'"
+    )]
+    Init {
+        /// The database directory to create (default: --db).
+        path: Option<PathBuf>,
+    },
     /// Print the schema and size estimates of a database.
     #[command(
-        after_help = "Examples:\n  cairn --db ./academic.cairn stats\n  cairn --db ./academic.cairn --read-only stats   # while another process writes"
+        after_help = "Examples:\n  cairn --db ./academic.cairn stats\n  cairn --db ./academic.cairn --read-only stats   # while another process writes\n  cairn --db ./academic.cairn stats --format json"
     )]
-    Stats,
+    Stats {
+        /// How to print: text, or one JSON document (docs/JSON.md).
+        #[arg(long, value_enum, default_value_t = OutputFormat::Table)]
+        format: OutputFormat,
+    },
     /// Generate a synthetic graph dump (deterministic from the seed).
     #[command(
         after_help = "Examples:\n  cairn generate academic --nodes 10000 --out ./dump\n  cairn generate academic --nodes 1000000 --format jsonl --seed 7 --out ./big"
@@ -114,7 +137,8 @@ enum Command {
         /// A file of statements separated by `;`.
         #[arg(short, long)]
         file: Option<PathBuf>,
-        /// How to print results.
+        /// How to print results: tables, or one JSON document per statement, one a line
+        /// (docs/JSON.md; errors then go to stderr as JSON too).
         #[arg(long, value_enum, default_value_t = OutputFormat::Table)]
         format: OutputFormat,
     },
@@ -125,6 +149,9 @@ enum Command {
     Explain {
         /// The statement.
         statement: String,
+        /// How to print: the plan as text, or one JSON document (docs/JSON.md).
+        #[arg(long, value_enum, default_value_t = OutputFormat::Table)]
+        format: OutputFormat,
     },
     /// Answer a question in plain language: plan, explore, judge, answer, validate.
     ///
@@ -150,7 +177,7 @@ enum Command {
     /// graph, or with `--questions FILE` on --db (JSON lines `{"question","answers","type"}` or
     /// `question <TAB> a1|a2`).
     #[command(
-        after_help = "Examples:\n  cairn eval --nodes 10000 --seed 42 --per-type 100 --out eval.json\n  cairn --db ./kg.cairn eval --questions questions.jsonl --json records.jsonl"
+        after_help = "Examples:\n  cairn eval --nodes 10000 --seed 42 --per-type 100 --out eval.json\n  cairn --db ./kg.cairn eval --questions questions.jsonl --json records.jsonl --out report.json"
     )]
     Eval {
         /// Ask the questions of this file against --db instead of generating a graph.
@@ -170,9 +197,10 @@ enum Command {
         /// Where to build the graph (default: a temporary directory, removed afterwards).
         #[arg(long)]
         workdir: Option<PathBuf>,
-        /// The JSON report.
-        #[arg(long, default_value = "eval.json")]
-        out: PathBuf,
+        /// The JSON report (scores per question type, latencies). Default: eval.json for a
+        /// generated graph; with --questions, written only when given.
+        #[arg(long)]
+        out: Option<PathBuf>,
         /// Agents that use the LLM: planner, judge, answerer, all.
         #[arg(long)]
         llm: Option<String>,
@@ -251,6 +279,35 @@ enum Command {
         #[command(flatten)]
         triples: triples_cli::TriplesArgs,
     },
+    /// Write the database, or the result of an EXPLORE, as a dump that `cairn import` reads
+    /// back into the same graph: nodes with their properties, descriptions and vectors, edges
+    /// with their properties and weights, the annotations of the labels, relations and
+    /// properties they use, and which embedder made the vectors.
+    ///
+    /// JSON Lines (`--format jsonl`, the default) holds every graph exactly; `--out -` writes it
+    /// to standard output. CSV writes one file per label and per relation with its endpoint
+    /// labels (Neo4j admin import style) and a schema.jsonl; a value CSV cannot hold (an empty
+    /// string, null, an empty, nested or mixed list, a list string with `;`) is refused before
+    /// anything is written. The export reads one snapshot a page at a time: a writer may go on
+    /// meanwhile, and memory does not grow with the graph. Relation hierarchies (RELATION … UNDER
+    /// …) and property indexes are not part of a dump: the command prints the statements that
+    /// restore them.
+    #[command(
+        after_help = "Examples:\n  cairn --db ./academic.cairn export --out ./backup\n  cairn --db ./academic.cairn export --format csv --out ./csv\n  cairn --db ./academic.cairn export --out - | gzip > graph.jsonl.gz\n  cairn --db ./academic.cairn export --out ./venues --query 'EXPLORE \"x\" FROM Author \"a1\" VIA AUTHORED -> PUBLISHED_IN'\n  cairn --db ./copy.cairn import ./backup"
+    )]
+    Export {
+        /// The directory to write (created; refused when it holds files), or `-` for JSON
+        /// Lines on standard output.
+        #[arg(long)]
+        out: PathBuf,
+        /// Dump format.
+        #[arg(long, value_enum, default_value_t = DumpFormatArg::Jsonl)]
+        format: DumpFormatArg,
+        /// Export the results of this EXPLORE (each result with the nodes and edges of its
+        /// evidence path) instead of the whole database.
+        #[arg(long, value_name = "STATEMENT")]
+        query: Option<String>,
+    },
     /// Manage the indexes that answer SEARCH entries (full-text, and vectors when the database
     /// has them).
     #[command(subcommand)]
@@ -286,7 +343,8 @@ enum IndexCommand {
 enum OutputFormat {
     /// Aligned columns with evidence paths.
     Table,
-    /// One JSON document.
+    /// One JSON document per statement, one a line, `{"cairn": 1, "kind": …}` (docs/JSON.md);
+    /// errors as a JSON document on stderr.
     Json,
 }
 
@@ -341,19 +399,137 @@ struct Failure {
 
 impl From<EngineError> for Failure {
     fn from(e: EngineError) -> Self {
-        let message = match (&e, READ_ONLY_WHY.get()) {
-            (EngineError::ReadOnly { path }, Some(why)) => read_only_refusal(path, why),
-            _ => e.to_string(),
+        let code = match e {
+            // What was asked of the session, not a fault of the database.
+            EngineError::ReadOnly { .. } => 2,
+            _ => 1,
         };
-        Failure {
-            code: match e {
-                // What was asked of the session, not a fault of the database.
-                EngineError::ReadOnly { .. } => 2,
-                _ => 1,
+        let report = match &e {
+            EngineError::Missing { path } => {
+                let p = path.display();
+                miette::Report::new(miette::MietteDiagnostic::new(e.to_string()).with_help(
+                    format!("create it with `cairn init {p}`, or import a dump into it with `cairn --db {p} import FILES`"),
+                ))
+            }
+            EngineError::ReadOnly { path } => match READ_ONLY_WHY.get() {
+                Some(why) => miette::Report::msg(read_only_refusal(path, why)),
+                None => miette::Report::msg(e.to_string()),
             },
-            report: miette::Report::msg(message),
+            _ => miette::Report::msg(e.to_string()),
+        };
+        Failure { code, report }
+    }
+}
+
+/// `cairn export`.
+fn export(
+    db: &Path,
+    read_only: bool,
+    out: &Path,
+    format: DumpFormatArg,
+    query: Option<&str>,
+) -> Result<(), Failure> {
+    let started = Instant::now();
+    let cairn = open_db_reading(db, read_only, TableMode::StoreOnly)?;
+    let selection = match query {
+        None => Selection::All,
+        Some(statement) => match cairn.execute(statement, &CancelToken::default())? {
+            Output::Exploration(e) => cairn.selection(&e),
+            _ => {
+                return Err(Failure {
+                    code: 2,
+                    report: miette::Report::msg(
+                        "--query takes an EXPLORE statement (its results and evidence paths are exported)",
+                    ),
+                })
+            }
+        },
+    };
+    let format = match format {
+        DumpFormatArg::Jsonl => ExportFormat::JsonLines,
+        DumpFormatArg::Csv => ExportFormat::Csv,
+    };
+    let to_stdout = out == Path::new("-");
+    let summary = if to_stdout {
+        if format == ExportFormat::Csv {
+            return Err(Failure {
+                code: 2,
+                report: miette::Report::msg(
+                    "--out - writes JSON Lines; CSV needs a directory (one file per label and relation)",
+                ),
+            });
+        }
+        let mut stdout = std::io::BufWriter::with_capacity(1 << 20, std::io::stdout().lock());
+        cairn.export_jsonl(&selection, &mut stdout, Path::new("<stdout>"))?
+    } else {
+        cairn.export_part(&selection, out, format)?
+    };
+    let mut said = format!(
+        "exported {} nodes, {} edges and {} schema record(s) in {:.2}s",
+        summary.nodes,
+        summary.edges,
+        summary.schema,
+        started.elapsed().as_secs_f64()
+    );
+    if !to_stdout {
+        said.push_str(&format!(" into {}", out.display()));
+    }
+    // The data goes to stdout with `--out -`: everything else to stderr then.
+    let say = |text: &str| {
+        if to_stdout {
+            errln!("{text}");
+        } else {
+            outln!("{text}");
+        }
+    };
+    say(&said);
+    for f in &summary.files {
+        say(&format!("  {}", f.display()));
+    }
+    // What a dump does not hold, as the statements that restore it after the import.
+    let catalog = cairn.graph().catalog();
+    let mut restore = Vec::new();
+    for (_, rel) in catalog.relations() {
+        if let Some(parent) = rel.parent.and_then(|p| catalog.relation_name(p)) {
+            restore.push(format!(
+                "RELATION {} UNDER {};",
+                cairn::query::printer::name(&rel.name),
+                cairn::query::printer::name(parent)
+            ));
         }
     }
+    for index in catalog.indexes() {
+        restore.push(format!(
+            "CREATE INDEX ON {}({});",
+            cairn::query::printer::name(catalog.label_name(index.label).unwrap_or("?")),
+            cairn::query::printer::name(catalog.prop_name(index.prop).unwrap_or("?"))
+        ));
+    }
+    if !restore.is_empty() {
+        say("not in the dump; after importing it, run:");
+        for r in restore {
+            say(&format!("  {r}"));
+        }
+    }
+    Ok(())
+}
+
+/// `cairn init`: an empty database, or the one already there.
+fn init(db: &Path) -> Result<(), Failure> {
+    match Graph::open(db, existing(false)) {
+        Ok(_) => {
+            outln!(
+                "{} is already a Cairn database: left as it is",
+                db.display()
+            );
+            return Ok(());
+        }
+        Err(EngineError::Missing { .. }) => {}
+        Err(e) => return Err(e.into()),
+    }
+    drop(Graph::open(db, GraphOptions::default())?);
+    outln!("created an empty Cairn database in {}", db.display());
+    Ok(())
 }
 
 /// Why this process opened its database read-only ([`FORCED`], [`HELD`] or [`FULL`]), for the
@@ -382,6 +558,7 @@ impl From<ImportError> for Failure {
             | ImportError::UnknownFormat { .. }
             | ImportError::TxtNotGuessed { .. }
             | ImportError::MixedFormats { .. }
+            | ImportError::NoDumpFiles { .. }
             | ImportError::EmbedderMismatch { .. } => 3,
             ImportError::LabelsWithoutTriples { .. } => 2,
             ImportError::Io { .. } | ImportError::Engine(_) | ImportError::Embed(_) => 1,
@@ -403,20 +580,50 @@ fn io_failure(path: &Path, e: std::io::Error) -> Failure {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     init_logging();
+    let format = match &cli.command {
+        Command::Stats { format }
+        | Command::Query { format, .. }
+        | Command::Explain { format, .. }
+        | Command::Ask { format, .. } => *format,
+        _ => OutputFormat::Table,
+    };
+    set_error_format(format);
     let result = run(cli);
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(f) => {
-            errln!("{}", crate::display::report(&f.report));
+            report_failure(&f);
             ExitCode::from(f.code)
         }
+    }
+}
+
+/// Whether errors print as JSON documents: the command's `--format json`, or the REPL's
+/// `.format json` when it was last set (its closing "N error(s)" too).
+static ERRORS_AS_JSON: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+fn set_error_format(format: OutputFormat) {
+    ERRORS_AS_JSON.store(
+        format == OutputFormat::Json,
+        std::sync::atomic::Ordering::Relaxed,
+    );
+}
+
+/// Prints an error on stderr: a report with the offending text underlined, or a JSON document
+/// when the output is JSON.
+fn report_failure(f: &Failure) {
+    if ERRORS_AS_JSON.load(std::sync::atomic::Ordering::Relaxed) {
+        errln!("{}", json::error(f));
+    } else {
+        errln!("{}", crate::display::report(&f.report));
     }
 }
 
 fn run(cli: Cli) -> Result<(), Failure> {
     let reads_only = matches!(
         cli.command,
-        Command::Stats
+        Command::Stats { .. }
+            | Command::Export { .. }
             | Command::Query { .. }
             | Command::Explain { .. }
             | Command::Ask { .. }
@@ -426,13 +633,13 @@ fn run(cli: Cli) -> Result<(), Failure> {
         return Err(Failure {
             code: 2,
             report: miette::Report::msg(
-                "--read-only is for stats, query, explain, ask and repl; this command writes",
+                "--read-only is for stats, query, explain, ask, export and repl; this command writes",
             ),
         });
     }
     let read_only = cli.read_only;
     match cli.command {
-        Command::Stats => stats(&cli.db, read_only),
+        Command::Stats { format } => stats(&cli.db, read_only, format),
         Command::Generate {
             kind: GenerateKind::Academic,
             nodes,
@@ -461,12 +668,16 @@ fn run(cli: Cli) -> Result<(), Failure> {
         Command::Index(IndexCommand::Build) => index_build(&cli.db),
         Command::Recover { apply } => recover(&cli.db, apply),
         Command::Demo { nodes } => demo(&cli.db, nodes),
+        Command::Init { path } => init(path.as_deref().unwrap_or(&cli.db)),
+        Command::Export { out, format, query } => {
+            export(&cli.db, read_only, &out, format, query.as_deref())
+        }
         Command::Query {
             statement,
             file,
             format,
         } => query(&cli.db, read_only, statement, file, format),
-        Command::Explain { statement } => explain(&cli.db, &statement, read_only),
+        Command::Explain { statement, format } => explain(&cli.db, &statement, read_only, format),
         Command::Ask {
             question,
             explain,
@@ -483,6 +694,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
         Command::Eval {
             questions: Some(questions),
             json,
+            out,
             llm,
             misses,
             feedback,
@@ -490,7 +702,10 @@ fn run(cli: Cli) -> Result<(), Failure> {
         } => ask_cli::eval_questions(
             &cli.db,
             &questions,
-            json.as_deref(),
+            ask_cli::EvalOutputs {
+                records: json.as_deref(),
+                report: out.as_deref(),
+            },
             llm.as_deref(),
             misses,
             feedback,
@@ -504,7 +719,15 @@ fn run(cli: Cli) -> Result<(), Failure> {
             llm,
             misses,
             ..
-        } => ask_cli::eval(nodes, seed, per_type, workdir, &out, llm.as_deref(), misses),
+        } => ask_cli::eval(
+            nodes,
+            seed,
+            per_type,
+            workdir,
+            &out.unwrap_or_else(|| PathBuf::from("eval.json")),
+            llm.as_deref(),
+            misses,
+        ),
         Command::Repl { history } => repl::run(&cli.db, history, read_only),
     }
 }
@@ -606,8 +829,12 @@ fn freshness_text(f: &Freshness) -> String {
     text
 }
 
-fn stats(db: &Path, read_only: bool) -> Result<(), Failure> {
+fn stats(db: &Path, read_only: bool, format: OutputFormat) -> Result<(), Failure> {
     let graph = open_graph_reading(db, read_only)?;
+    if format == OutputFormat::Json {
+        json::print(&json::stats(&graph, db)?);
+        return Ok(());
+    }
     let catalog = graph.catalog();
     outln!("database   {}", db.display());
     outln!("nodes      ~{}", graph.estimate_keys("node")?);
@@ -661,37 +888,60 @@ fn generate(nodes: usize, seed: u64, format: DumpFormatArg, out: &Path) -> Resul
     Ok(())
 }
 
-/// Expands directories into the dump files they hold, sorted by name.
-fn expand(paths: &[PathBuf]) -> Result<Vec<PathBuf>, Failure> {
-    let mut files = Vec::new();
-    for p in paths {
-        if p.is_dir() {
-            let mut inside: Vec<PathBuf> = std::fs::read_dir(p)
-                .map_err(|e| io_failure(p, e))?
-                .filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|f| cairn_import::read::DumpFormat::of(f).is_ok())
-                .collect();
-            inside.sort();
-            if inside.is_empty() {
-                return Err(Failure {
-                    code: 3,
-                    report: miette::Report::msg(format!(
-                        "{}: no .jsonl, .ndjson, .csv, .tsv, .triples or .nt files in this directory",
-                        p.display()
-                    )),
-                });
-            }
-            files.extend(inside);
-        } else if p.exists() {
-            files.push(p.clone());
-        } else {
-            return Err(io_failure(
-                p,
-                std::io::Error::new(std::io::ErrorKind::NotFound, "no such file"),
-            ));
+/// Whether an import's database directory existed before it: a first import that fails takes
+/// away what it created (a missing directory, or the contents of an empty one), so that no empty
+/// database is left behind to be mistaken for a loaded one.
+#[derive(Debug)]
+enum Fresh {
+    /// A database (or something the open refuses): never touched.
+    Existing,
+    Missing(PathBuf),
+    Empty(PathBuf),
+}
+
+impl Fresh {
+    fn before_open(db: &Path) -> Fresh {
+        match std::fs::read_dir(db).map(|mut entries| entries.next().is_none()) {
+            Ok(true) => Fresh::Empty(db.to_path_buf()),
+            Ok(false) => Fresh::Existing,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Fresh::Missing(db.to_path_buf()),
+            Err(_) => Fresh::Existing,
         }
     }
-    Ok(files)
+
+    /// Removes what the failed import created and passes its failure on (saying so).
+    fn undo(&self, f: Failure) -> Failure {
+        let removed = match self {
+            Fresh::Existing => return f,
+            Fresh::Missing(db) => std::fs::remove_dir_all(db),
+            Fresh::Empty(db) => std::fs::read_dir(db).and_then(|entries| {
+                entries.into_iter().try_for_each(|e| {
+                    let path = e?.path();
+                    if path.is_dir() {
+                        std::fs::remove_dir_all(path)
+                    } else {
+                        std::fs::remove_file(path)
+                    }
+                })
+            }),
+        };
+        match (self, removed) {
+            (Fresh::Missing(db) | Fresh::Empty(db), Err(e)) => {
+                errln!(
+                    "warning: cannot remove the new database {}: {e}",
+                    db.display()
+                )
+            }
+            (Fresh::Missing(db) | Fresh::Empty(db), Ok(())) => {
+                errln!(
+                    "the import failed: the new database {} is removed",
+                    db.display()
+                )
+            }
+            _ => {}
+        }
+        f
+    }
 }
 
 /// `cairn import`'s options other than the files and the triples options.
@@ -724,8 +974,9 @@ fn import(
         no_index,
         memory_budget,
     } = args;
-    let files = expand(paths)?;
-    // An unknown or unguessed file format is reported before a database is created for it.
+    // A missing file, a directory without dumps, an unknown or unguessed file format are
+    // reported before a database is created for them.
+    let files = cairn_import::dump_files(paths)?;
     let refs: Vec<&Path> = files.iter().map(PathBuf::as_path).collect();
     cairn_import::triples_files(&refs, &triples)?;
     // An embedder named on the command line is set up before the database is opened (or
@@ -736,9 +987,11 @@ fn import(
             load_embedder(e, "--embedder")?.map_or(ImportEmbedder::None, ImportEmbedder::Use)
         }
     };
+    // A database this import creates is removed again when the import fails.
+    let fresh = Fresh::before_open(db);
     // Opening loads the database's own embedder for queries: one that records MiniLM is refused
     // here (exit 2) in a process that cannot load it, before anything is imported.
-    let cairn = Cairn::open(db)?;
+    let cairn = Cairn::open(db).map_err(|e| fresh.undo(Failure::from(e)))?;
     let progress = progress_reporter();
     let options = ImportOptions {
         max_errors,
@@ -749,7 +1002,13 @@ fn import(
     };
     let result = cairn.import(&files, options);
     progress.finish();
-    let s = result?;
+    let s = match result {
+        Ok(s) => s,
+        Err(e) => {
+            drop(cairn);
+            return Err(fresh.undo(e.into()));
+        }
+    };
     for e in &s.skipped {
         errln!("skipped {e}");
     }
@@ -928,9 +1187,16 @@ impl From<CairnError> for Failure {
         let e = match e {
             CairnError::Engine(e) => return e.into(),
             CairnError::Import(e) => return e.into(),
+            CairnError::Export(cairn::ExportError::Engine(e)) => return e.into(),
             e => e,
         };
         let code = match &e {
+            // The format cannot hold this graph, or the directory is taken: how it was asked.
+            CairnError::Export(
+                cairn::ExportError::NotCsv(_)
+                | cairn::ExportError::TooManyFiles(_)
+                | cairn::ExportError::NotEmpty(_),
+            ) => 2,
             CairnError::Query(_)
             | CairnError::Unsupported(_)
             | CairnError::NoSuchNode(_)
@@ -956,11 +1222,17 @@ fn open_db(db: &Path) -> Result<Cairn, Failure> {
     })?)
 }
 
-fn explain(db: &Path, statement: &str, read_only: bool) -> Result<(), Failure> {
-    outln!(
-        "{}",
-        open_db_reading(db, read_only, TableMode::StoreOnly)?.explain(statement)?
-    );
+fn explain(
+    db: &Path,
+    statement: &str,
+    read_only: bool,
+    format: OutputFormat,
+) -> Result<(), Failure> {
+    let plan = open_db_reading(db, read_only, TableMode::StoreOnly)?.plan(statement)?;
+    match format {
+        OutputFormat::Table => outln!("{plan}"),
+        OutputFormat::Json => json::print(&json::plan(&plan)),
+    }
     Ok(())
 }
 
@@ -1055,11 +1327,20 @@ fn print_output(
     elapsed: Duration,
 ) -> Result<(), Failure> {
     match out {
-        Output::Text(t) => outln!("{t}"),
         Output::Answer(a) => ask_cli::print_answer(cairn, &a, format, false)?,
         Output::Exploration(e) => render::exploration(cairn, &e, format, elapsed)?,
+        other => print_text_output(&other, format),
     }
     Ok(())
+}
+
+/// Prints what a statement other than EXPLORE or ASK produced: its text, or its JSON document.
+fn print_text_output(out: &Output, format: OutputFormat) {
+    match (format, json::output(out), out.text()) {
+        (OutputFormat::Json, Some(doc), _) => json::print(&doc),
+        (_, _, Some(text)) => outln!("{text}"),
+        (_, _, None) => {}
+    }
 }
 
 fn demo(db: &Path, nodes: usize) -> Result<(), Failure> {

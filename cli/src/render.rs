@@ -68,7 +68,12 @@ pub(crate) fn exploration(
             doc["complete"] = serde_json::json!(!e.incomplete());
             doc["sufficiency"] = serde_json::json!(e.sufficiency);
             doc["stats"] = stats_json(e);
-            outln!("{doc}");
+            // `.trace on` in the REPL: the decisions beside what the statement returns.
+            if !e.trace.is_empty() && kind != ReturnKind::Trace {
+                doc["trace"] = serde_json::json!(trace_lines(cairn, &e.trace)?);
+                doc["events"] = serde_json::json!(e.trace.len());
+            }
+            super::json::print(&super::json::document("exploration", doc));
             Ok(())
         }
     }

@@ -338,9 +338,7 @@ impl Session<'_> {
     /// it had.
     fn catch_up(&mut self) {
         if let Err(e) = self.cairn.catch_up() {
-            let f = Failure::from(e);
-            errln!("{}", crate::display::report(&f.report));
-            self.failed.push(f.code);
+            self.fail(&Failure::from(e));
         }
     }
 
@@ -396,25 +394,34 @@ impl Session<'_> {
             *guard = None;
         }
         let shown = match result {
-            Ok(Output::Text(text)) => {
-                outln!("{text}");
-                Ok(())
-            }
             Ok(Output::Exploration(e)) => self.exploration(&e, elapsed),
             Ok(Output::Answer(a)) => {
                 super::ask_cli::print_answer(self.cairn, &a, self.format, true)
             }
+            Ok(other) => {
+                super::print_text_output(&other, self.format);
+                Ok(())
+            }
             Err(e) => Err(Failure::from(e)),
         };
         if let Err(f) = shown {
-            errln!("{}", crate::display::report(&f.report));
-            self.failed.push(f.code);
+            self.fail(&f);
             self.abort_transaction();
         }
     }
 
+    /// Reports a failure (as JSON under `.format json`) and remembers its exit code.
+    fn fail(&mut self, f: &Failure) {
+        super::report_failure(f);
+        self.failed.push(f.code);
+    }
+
     fn exploration(&self, e: &Exploration, elapsed: std::time::Duration) -> Result<(), Failure> {
         render::exploration(self.cairn, e, self.format, elapsed)?;
+        if self.format == OutputFormat::Json {
+            // The document holds the trace and says `"stop": "cancelled"`.
+            return Ok(());
+        }
         // `.trace on` adds the decisions to what the statement returns.
         if !e.trace.is_empty() && e.ret != ReturnKind::Trace {
             render::print_trace(self.cairn, &e.trace)?;
@@ -439,13 +446,16 @@ impl Session<'_> {
             (".refresh", _) => self.refresh(),
             (".help", _) => outln!("{HELP}"),
             (".schema", _) => outln!("{}", schema(self.cairn)),
-            (".stats", _) => match stats(self.cairn, self.db) {
-                Ok(text) => outln!("{text}"),
-                Err(f) => {
-                    errln!("{}", crate::display::report(&f.report));
-                    self.failed.push(f.code);
+            (".stats", _) => {
+                let shown = match self.format {
+                    OutputFormat::Json => super::json::stats(self.cairn.graph(), self.db)
+                        .map(|d| super::json::print(&d)),
+                    OutputFormat::Table => stats(self.cairn, self.db).map(|text| outln!("{text}")),
+                };
+                if let Err(f) = shown {
+                    self.fail(&f);
                 }
-            },
+            }
             (".trace", None) => outln!("trace is {}", if self.trace { "on" } else { "off" }),
             (".trace", Some("on")) => self.trace = true,
             (".trace", Some("off")) => self.trace = false,
@@ -466,8 +476,8 @@ impl Session<'_> {
             }
             (".feedback", None) => self.usage("say `.feedback ID correct` or `.feedback ID wrong`"),
             (".format", None) => outln!("format is {}", format_name(self.format)),
-            (".format", Some("table")) => self.format = OutputFormat::Table,
-            (".format", Some("json")) => self.format = OutputFormat::Json,
+            (".format", Some("table")) => self.set_format(OutputFormat::Table),
+            (".format", Some("json")) => self.set_format(OutputFormat::Json),
             (".trace", Some(other)) => self.usage(&format!(
                 "`.trace {other}`: say `.trace on` or `.trace off`"
             )),
@@ -492,17 +502,21 @@ impl Session<'_> {
                 ),
                 None => outln!("this session holds the database for writing: always current"),
             },
-            Err(e) => {
-                let f = Failure::from(e);
-                errln!("{}", crate::display::report(&f.report));
-                self.failed.push(f.code);
-            }
+            Err(e) => self.fail(&Failure::from(e)),
         }
     }
 
     fn usage(&mut self, message: &str) {
-        errln!("{message}");
-        self.failed.push(2);
+        self.fail(&Failure {
+            code: 2,
+            report: miette::Report::msg(message.to_owned()),
+        });
+    }
+
+    /// `.format`: results and errors from now on.
+    fn set_format(&mut self, format: OutputFormat) {
+        self.format = format;
+        super::set_error_format(format);
     }
 }
 

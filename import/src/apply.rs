@@ -620,8 +620,10 @@ pub(super) fn apply(
     annotate(&mut catalog, &staging, &mut summary, options)?;
     drop(table);
     drop(by_key);
-    // Vectors: computed by the configured embedder for new nodes that bring none.
-    if let Some(embedder) = &options.embedder {
+    // Vectors: computed by the configured embedder for new nodes that bring none; a dump that
+    // says which embedder made its vectors decides instead of a default one.
+    let embedder = dump_embedder(&mut catalog, &staging, options, vector_dim)?;
+    if let Some(embedder) = embedder {
         match catalog.embedder() {
             Some(def) if def.id != embedder.id() => {
                 return Err(ImportError::EmbedderMismatch {
@@ -706,7 +708,7 @@ pub(super) fn apply(
         summary.nodes_updated += 1;
         bulk.update_node(&catalog, id, &old, &rec)?;
     }
-    refresh_vectors(&mut bulk, &reembed, options, &catalog)?;
+    refresh_vectors(&mut bulk, &reembed, embedder, options, &catalog)?;
     step.done("node writes planned");
 
     // ---- write the files while planning the rest ----
@@ -714,7 +716,7 @@ pub(super) fn apply(
     // are known: the `out` files and the node records right away, the `in` files once the edges
     // are re-sorted by destination; meanwhile this thread plans the batch.
     let has_files = !new_nodes.is_empty();
-    let embedder = options.embedder.as_deref();
+    let embedder = embedder.map(|e| &**e);
     let sst = EdgeFiles {
         files: bulk.files(first_new..next)?,
         props: &props_table,
@@ -1387,13 +1389,14 @@ fn write_vectors(
 fn refresh_vectors(
     bulk: &mut BulkLoad<'_>,
     changed: &[(NodeId, NodeRecord)],
+    embedder: Option<&Arc<dyn cairn_embed::Embedder>>,
     options: &ImportOptions,
     catalog: &Catalog,
 ) -> Result<(), ImportError> {
     if changed.is_empty() {
         return Ok(());
     }
-    match options.embedder.as_deref() {
+    match embedder.map(|e| &**e) {
         Some(embedder) => {
             let records: Vec<&NodeRecord> = changed.iter().map(|(_, r)| r).collect();
             let n = records.len() as u64;
@@ -1410,6 +1413,78 @@ fn refresh_vectors(
         }
     }
     Ok(())
+}
+
+/// The embedder that computes the import's missing vectors, after the dump's embedder records
+/// (`{"type":"embedder",…}`, which `cairn export` writes) are checked: they must agree with
+/// each other, with the database's embedder and with its vectors' dimension, and are recorded
+/// in the catalog. An import whose embedder is only the default then computes nothing: the
+/// dump carries the vectors its database had, and nodes it gives none had none.
+fn dump_embedder<'o>(
+    catalog: &mut Catalog,
+    staging: &Staging,
+    options: &'o ImportOptions,
+    vector_dim: Option<usize>,
+) -> Result<Option<&'o Arc<dyn cairn_embed::Embedder>>, ImportError> {
+    let Some((declared, origin)) = staging.embedders.first() else {
+        return Ok(options.embedder.as_ref());
+    };
+    let bad = |origin, reason: String| ImportError::BadLines {
+        errors: vec![staging.error(origin, reason)],
+        max: options.max_errors,
+    };
+    if let Some((other, at)) = staging.embedders.iter().find(|(e, _)| e != declared) {
+        return Err(bad(
+            *at,
+            format!(
+                "embedder `{}` ({} dimensions) differs from `{}` ({}) of an earlier embedder record",
+                other.id, other.dim, declared.id, declared.dim
+            ),
+        ));
+    }
+    let dumped = format!("{} (the dump's embedder record)", declared.id);
+    if declared.id == crate::dump::NO_EMBEDDER {
+        // A database without an embedder: nothing is computed unless this database records one
+        // or the caller chose one.
+        if vector_dim.is_some() && catalog.embedder().is_none() {
+            return Err(bad(
+                *origin,
+                "the embedder record says none, but the dump has vectors".into(),
+            ));
+        }
+        let computes = catalog.embedder().is_some() || !options.embedder_is_default;
+        return Ok(options.embedder.as_ref().filter(|_| computes));
+    }
+    if let Some(d) = vector_dim.filter(|d| *d != declared.dim as usize) {
+        return Err(bad(
+            *origin,
+            format!(
+                "the embedder record says {} dimensions, the vectors have {d}",
+                declared.dim
+            ),
+        ));
+    }
+    match catalog.embedder() {
+        Some(def) if def.id != declared.id || def.dim != declared.dim => {
+            return Err(ImportError::EmbedderMismatch {
+                recorded: def.id.clone(),
+                given: dumped,
+            })
+        }
+        Some(_) => {}
+        None => catalog.set_embedder(Some(EmbedderDef {
+            id: declared.id.clone(),
+            dim: declared.dim,
+        })),
+    }
+    match &options.embedder {
+        Some(_) if options.embedder_is_default => Ok(None),
+        Some(e) if e.id() != declared.id => Err(ImportError::EmbedderMismatch {
+            recorded: dumped,
+            given: e.id().to_owned(),
+        }),
+        e => Ok(e.as_ref()),
+    }
 }
 
 /// Embeds `count` descriptions, the `k`-th given by `text(k)`, on every core, in batches,

@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 /// {"type":"edge","rel":"AUTHORED","from":{"label":"Author","key":"a1"},"to":{"label":"Paper","key":"p1"},"props":{},"weight":0.5}
 /// {"type":"schema","kind":"relation","name":"AUTHORED","description":"…","aliases":["wrote"]}
 /// {"type":"schema","kind":"label","name":"Term","linking":false}
+/// {"type":"embedder","id":"cairn-hash-v1/384","dim":384}
 /// ```
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "lowercase")]
@@ -18,7 +19,23 @@ pub enum DumpRecord {
     Node(DumpNode),
     Edge(DumpEdge),
     Schema(DumpSchema),
+    Embedder(DumpEmbedder),
 }
+
+/// Which embedder made the dump's vectors (`cairn export` writes it): the id a catalog records
+/// (`cairn-hash-v1/384`, `all-MiniLM-L6-v2`, or `supplied` for vectors that came with the
+/// data) and the dimension, or [`NO_EMBEDDER`] with dimension 0 for a database without one. An
+/// import given no embedder of its own follows it: it records this embedder and stores the
+/// dump's vectors without computing others (docs/IMPORT.md).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DumpEmbedder {
+    pub id: String,
+    pub dim: u32,
+}
+
+/// The [`DumpEmbedder`] id of a database that records no embedder (and holds no vectors).
+pub const NO_EMBEDDER: &str = "none";
 
 /// What a label, relation or property means: its description and aliases, and whether a label's
 /// nodes are linked from unmarked words (as `ANNOTATE` sets them). The element must exist once the import's own data is in.

@@ -8,6 +8,7 @@
 mod apply;
 mod budget;
 pub mod dump;
+pub mod export;
 mod nodes;
 pub mod read;
 mod spill;
@@ -68,6 +69,8 @@ pub enum ImportError {
     MixedFormats { triples: PathBuf, dump: PathBuf },
     #[error("--label, --infer-labels and --relation-label apply to triples files (.tsv, .triples, or --format triples); {} is a JSON Lines or CSV dump, whose records name their labels", path.display())]
     LabelsWithoutTriples { path: PathBuf },
+    #[error("{}: no .jsonl, .ndjson, .json, .csv, .tsv, .triples or .nt files (optionally .gz) in this directory", path.display())]
+    NoDumpFiles { path: PathBuf },
     #[error("{}: {source}", path.display())]
     Io {
         path: PathBuf,
@@ -137,6 +140,10 @@ pub struct ImportOptions {
     /// Computes a vector for every new node from its description (in parallel) and records the
     /// embedder in the catalog. `None`: only vectors supplied in the dump are stored.
     pub embedder: Option<Arc<dyn cairn_embed::Embedder>>,
+    /// `embedder` is a default, not the caller's choice: a dump with an embedder record (which
+    /// says which embedder made its vectors) imports as that record says instead, storing only
+    /// the dump's vectors.
+    pub embedder_is_default: bool,
     /// How triples files are recognised and labelled (see [`triples`]).
     pub triples: triples::TriplesOptions,
     /// Bytes the staged and the resolved edges may hold in memory ([`DEFAULT_MEMORY_BUDGET`]
@@ -195,6 +202,39 @@ impl ImportSummary {
     }
 }
 
+/// The dump files `paths` name: a file as it is, a directory as the dump files in it (by
+/// name: [`read::DumpFormat::of`] knows their format), sorted by name. A path that does not
+/// exist, or a directory without dump files, is an error.
+pub fn dump_files<P: AsRef<Path>>(paths: &[P]) -> Result<Vec<PathBuf>, ImportError> {
+    let mut files = Vec::new();
+    for p in paths.iter().map(AsRef::as_ref) {
+        let io = |source| ImportError::Io {
+            path: p.to_path_buf(),
+            source,
+        };
+        let meta = std::fs::metadata(p).map_err(io)?;
+        if !meta.is_dir() {
+            files.push(p.to_path_buf());
+            continue;
+        }
+        let mut inside = Vec::new();
+        for entry in std::fs::read_dir(p).map_err(io)? {
+            let path = entry.map_err(io)?.path();
+            if path.is_file() && read::DumpFormat::of(&path).is_ok() {
+                inside.push(path);
+            }
+        }
+        if inside.is_empty() {
+            return Err(ImportError::NoDumpFiles {
+                path: p.to_path_buf(),
+            });
+        }
+        inside.sort();
+        files.extend(inside);
+    }
+    Ok(files)
+}
+
 /// Imports dump files into `graph`. See the module documentation.
 pub fn import_files<P: AsRef<Path>>(
     graph: &Graph,
@@ -202,7 +242,8 @@ pub fn import_files<P: AsRef<Path>>(
     options: &ImportOptions,
 ) -> Result<ImportSummary, ImportError> {
     let start = Instant::now();
-    let files: Vec<&Path> = files.iter().map(|f| f.as_ref()).collect();
+    let files = dump_files(files)?;
+    let files: Vec<&Path> = files.iter().map(PathBuf::as_path).collect();
     if let Some(triples) = triples_files(&files, &options.triples)? {
         return triples::import_triples(graph, &triples, options);
     }

@@ -1,7 +1,7 @@
 //! Reading dump files: format detection, transparent gzip, JSON Lines and Neo4j-style CSV, each
 //! record tagged with its file and line for error messages.
 
-use super::dump::{DumpEdge, DumpNode, DumpRecord, DumpSchema};
+use super::dump::{DumpEdge, DumpEmbedder, DumpNode, DumpRecord, DumpSchema};
 use super::{ImportError, LineError};
 use cairn_storage_format::{rules, Value};
 use std::io::{BufRead, BufReader};
@@ -68,6 +68,7 @@ pub enum Record<'a> {
     Node(DumpNode),
     Edge(EdgeRef<'a>),
     Schema(DumpSchema),
+    Embedder(DumpEmbedder),
 }
 
 /// An edge whose names and keys are borrowed; an empty label means an id without a group.
@@ -103,6 +104,7 @@ pub fn emit(record: DumpRecord, line: u64, on_record: &mut dyn FnMut(Record<'_>,
         DumpRecord::Node(n) => on_record(Record::Node(n), line),
         DumpRecord::Edge(mut e) => on_record(Record::Edge(EdgeRef::of(&mut e)), line),
         DumpRecord::Schema(s) => on_record(Record::Schema(s), line),
+        DumpRecord::Embedder(e) => on_record(Record::Embedder(e), line),
     }
 }
 
@@ -316,6 +318,17 @@ fn validate(record: &DumpRecord) -> Result<(), String> {
             check_name("target label", &e.to.label)?;
             name("target key", &e.to.key)
         }
+        DumpRecord::Embedder(e) => {
+            name("embedder id", &e.id)?;
+            check_name("embedder id", &e.id)?;
+            if (e.dim == 0) != (e.id == crate::dump::NO_EMBEDDER) {
+                return Err(format!(
+                    "an embedder's dimension is at least 1, and 0 for `{}`",
+                    crate::dump::NO_EMBEDDER
+                ));
+            }
+            Ok(())
+        }
         DumpRecord::Schema(s) => {
             name("schema element name", &s.name)?;
             if s.linking.is_some() && s.kind != crate::dump::SchemaKind::Label {
@@ -371,6 +384,22 @@ enum PropType {
 fn parse_header_field(field: &str) -> Result<Column, String> {
     // A group in `:ID(Group)` becomes a label, a property name is shown like one.
     check_name("header field", field)?;
+    // An id group may hold `:` (a label such as `Doc:v2`): `:ID(`, `:START_ID(` and `:END_ID(`
+    // are found from the left, up to the `)` that ends the field.
+    if let Some(inner) = field.strip_suffix(')') {
+        for (kw, column) in [
+            (
+                ":START_ID(",
+                Column::StartId as fn(Option<String>) -> Column,
+            ),
+            (":END_ID(", Column::EndId),
+            (":ID(", Column::Id),
+        ] {
+            if let Some(at) = inner.find(kw) {
+                return Ok(column(Some(inner[at + kw.len()..].to_owned())));
+            }
+        }
+    }
     let (name, ty) = match field.rfind(':') {
         Some(i) => (&field[..i], &field[i + 1..]),
         None => (field, ""),

@@ -4,7 +4,7 @@
 //! names (labels, relation types, property keys) are interned to small integers as records
 //! arrive, and edge endpoint keys are appended to one string arena.
 
-use super::dump::{DumpNode, DumpRecord, DumpSchema};
+use super::dump::{DumpEmbedder, DumpNode, DumpRecord, DumpSchema};
 use super::nodes::NodeList;
 use super::read::{EdgeRef, Record};
 use super::ImportError;
@@ -427,6 +427,8 @@ pub(super) struct Staging {
     pub(super) errors: Vec<LineError>,
     /// Schema records (descriptions, aliases), applied once the import's names are known.
     pub(super) schema: Vec<(DumpSchema, Origin)>,
+    /// Embedder records (which embedder made the dump's vectors), checked to agree at apply.
+    pub(super) embedders: Vec<(DumpEmbedder, Origin)>,
     /// Blocks of `edges` written to a spill file, before those in memory.
     spilled: Option<Spilled>,
 }
@@ -438,6 +440,7 @@ impl Staging {
             Record::Node(n) => self.add_node(n, origin),
             Record::Edge(e) => self.add_edge(e, origin),
             Record::Schema(s) => self.schema.push((s, origin)),
+            Record::Embedder(e) => self.embedders.push((e, origin)),
         }
     }
 
@@ -514,6 +517,7 @@ impl Staging {
     pub(super) fn append(&mut self, mut part: Staging) {
         part.seal();
         self.schema.append(&mut part.schema);
+        self.embedders.append(&mut part.embedders);
         let map: Vec<u32> = part.names.names.iter().map(|n| self.names.id(n)).collect();
         let remap = |id: u32| map.get(id as usize).copied().unwrap_or(NO_LABEL);
         let props_base = self.edge_props.len() as u32;

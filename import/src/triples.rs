@@ -137,10 +137,11 @@ fn read_schema_file(
         path,
         &mut |record, line| match record {
             Record::Schema(s) => into.add(Record::Schema(s), file, line),
+            Record::Embedder(e) => into.add(Record::Embedder(e), file, line),
             _ => errors.push(LineError::new(
                 path,
                 line,
-                "beside triples, a JSON Lines file holds only schema records".into(),
+                "beside triples, a JSON Lines file holds only schema and embedder records".into(),
             )),
         },
         &mut |e| {

@@ -343,7 +343,7 @@ fn a_jsonl_file_beside_triples_carries_schema_records() {
     );
     let err = import_files(&g, &[&kb, &bad], &ImportOptions::default()).unwrap_err();
     let want = format!(
-        "{}:1: beside triples, a JSON Lines file holds only schema records",
+        "{}:1: beside triples, a JSON Lines file holds only schema and embedder records",
         bad.display()
     );
     assert!(err.to_string().contains(&want), "{err}");

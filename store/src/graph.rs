@@ -631,6 +631,11 @@ pub trait GraphRead {
     fn degree(&self, node: NodeId) -> Result<Degree> {
         self.reader().degree(node)
     }
+    /// Up to `limit` nodes with ids from `start` on, in id order (one range scan of the node
+    /// records): a page of a walk over every node that holds one page at a time (an export).
+    fn nodes_from(&self, start: NodeId, limit: usize) -> Result<Vec<(NodeId, Arc<NodeRecord>)>> {
+        self.reader().nodes_from(start, limit)
+    }
     /// Nodes of `label` whose property `prop` equals `value`: an index lookup when the index is
     /// declared, a scan of the label's nodes otherwise.
     fn find_eq(&self, label: &str, prop: &str, value: &Value) -> Result<Vec<NodeId>> {
@@ -951,6 +956,31 @@ impl Reader<'_> {
             rels.iter()
                 .try_for_each(|rel| scan(&edge_rel_prefix(node, *rel)))
         }
+    }
+
+    pub(crate) fn nodes_from(
+        &self,
+        start: NodeId,
+        limit: usize,
+    ) -> Result<Vec<(NodeId, Arc<NodeRecord>)>> {
+        let cf = self.graph.cf(cf::NODE)?;
+        let mut it = self.graph.db.raw_iterator_cf_opt(cf, self.opts());
+        self.graph.ops.count(crate::stats::Op::PrefixScan);
+        it.seek(NodeKey(start).encode());
+        let mut out = Vec::new();
+        while let (Some(k), Some(v)) = (it.key(), it.value()) {
+            let id = NodeKey::decode(k)
+                .map_err(EngineError::corrupt("node key"))?
+                .0;
+            if out.len() >= limit || self.hidden(id) {
+                break;
+            }
+            let rec = NodeRecord::decode(v).map_err(EngineError::corrupt("node record"))?;
+            out.push((id, Arc::new(rec)));
+            it.next();
+        }
+        it.status()?;
+        Ok(out)
     }
 
     pub(crate) fn degree(&self, node: NodeId) -> Result<Degree> {
