@@ -100,6 +100,25 @@ pub struct DumpEdge {
     pub weight: Option<f32>,
 }
 
+/// A graph value in its JSON form, the one dumps and `--format json` documents use: `null`, a
+/// boolean, an integer, a float (written with a fraction or an exponent, so it reads back as a
+/// float, to the same bits), a string, an array. `serde_json::json!(JsonValue(&v))` embeds one.
+#[derive(Clone, Copy, Debug)]
+pub struct JsonValue<'a>(pub &'a Value);
+
+impl Serialize for JsonValue<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self.0 {
+            Value::Null => s.serialize_unit(),
+            Value::Bool(b) => s.serialize_bool(*b),
+            Value::Int(i) => s.serialize_i64(*i),
+            Value::Float(x) => s.serialize_f64(*x),
+            Value::Str(t) => s.serialize_str(t),
+            Value::List(items) => s.collect_seq(items.iter().map(JsonValue)),
+        }
+    }
+}
+
 /// Properties are a JSON object in the dump; values map to [`Value`] (integers that fit i64 to
 /// `Int`, other numbers to `Float`, arrays to `List`; nested objects are refused).
 mod props_as_map {
@@ -112,23 +131,9 @@ mod props_as_map {
     pub fn serialize<S: Serializer>(props: &[(String, Value)], s: S) -> Result<S::Ok, S::Error> {
         let mut map = s.serialize_map(Some(props.len()))?;
         for (k, v) in props {
-            map.serialize_entry(k, &Json(v))?;
+            map.serialize_entry(k, &super::JsonValue(v))?;
         }
         map.end()
-    }
-
-    struct Json<'a>(&'a Value);
-    impl serde::Serialize for Json<'_> {
-        fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-            match self.0 {
-                Value::Null => s.serialize_unit(),
-                Value::Bool(b) => s.serialize_bool(*b),
-                Value::Int(i) => s.serialize_i64(*i),
-                Value::Float(x) => s.serialize_f64(*x),
-                Value::Str(t) => s.serialize_str(t),
-                Value::List(items) => s.collect_seq(items.iter().map(Json)),
-            }
-        }
     }
 
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<(String, Value)>, D::Error> {
