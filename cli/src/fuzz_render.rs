@@ -11,10 +11,9 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use crate::display;
-use crate::{ask_cli, render, Failure, OutputFormat};
+use crate::{ask_cli, Failure, OutputFormat};
 use cairn::{
     Cairn, CancelToken, DumpEdge, DumpNode, DumpRecord, ImportEmbedder, ImportOptions, NodeRef,
-    Output,
 };
 use rand::{Rng as _, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -211,20 +210,16 @@ fn run(cairn: &Cairn, text: &str, ask: bool, format: OutputFormat) -> String {
                 .map_err(Failure::from)
                 .and_then(|o| ask_cli::print_answer(cairn, &o, format, false))
         } else {
-            match cairn.execute(text, &CancelToken::default()) {
-                Ok(Output::Exploration(e)) => {
-                    render::exploration(cairn, &e, format, started.elapsed())
-                }
-                Ok(Output::Answer(a)) => ask_cli::print_answer(cairn, &a, format, false),
-                Ok(Output::Text(t)) => {
-                    outln!("{t}");
-                    Ok(())
-                }
-                Err(e) => Err(Failure::from(e)),
-            }
+            cairn
+                .execute(text, &CancelToken::default())
+                .map_err(Failure::from)
+                .and_then(|o| super::print_output(cairn, o, format, started.elapsed()))
         };
         if let Err(f) = shown {
-            errln!("{}", display::report(&f.report));
+            match format {
+                OutputFormat::Json => errln!("{}", crate::json::error(&f)),
+                OutputFormat::Table => errln!("{}", display::report(&f.report)),
+            }
         }
     });
     out

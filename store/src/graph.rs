@@ -963,23 +963,21 @@ impl Reader<'_> {
         start: NodeId,
         limit: usize,
     ) -> Result<Vec<(NodeId, Arc<NodeRecord>)>> {
-        let cf = self.graph.cf(cf::NODE)?;
-        let mut it = self.graph.db.raw_iterator_cf_opt(cf, self.opts());
-        self.graph.ops.count(crate::stats::Op::PrefixScan);
-        it.seek(NodeKey(start).encode());
         let mut out = Vec::new();
-        while let (Some(k), Some(v)) = (it.key(), it.value()) {
+        if limit == 0 || self.hidden(start) {
+            return Ok(out);
+        }
+        self.graph.ops.count(crate::stats::Op::PrefixScan);
+        // Ids an uncommitted import handed out (`hidden`) are past `committed`: not scanned.
+        let scan = Scan::Nodes(start.0..self.committed);
+        self.kv().scan(Space::Node, scan, &mut |k, v| {
             let id = NodeKey::decode(k)
                 .map_err(EngineError::corrupt("node key"))?
                 .0;
-            if out.len() >= limit || self.hidden(id) {
-                break;
-            }
             let rec = NodeRecord::decode(v).map_err(EngineError::corrupt("node record"))?;
             out.push((id, Arc::new(rec)));
-            it.next();
-        }
-        it.status()?;
+            Ok(out.len() < limit)
+        })?;
         Ok(out)
     }
 
