@@ -330,3 +330,46 @@ fn eval_questions_writes_its_report_to_out() {
     assert_eq!(r["overall"]["questions"], 1, "{r}");
     assert_eq!(r["questions"], path(&questions));
 }
+
+/// `cairn export --out -` prints data on a terminal: characters a terminal acts on or hides
+/// (C1 controls, DEL, a right-to-left override, a zero-width space, a character beyond U+FFFF
+/// that is a format character) are JSON escapes on the wire, and the dump reads back the same
+/// text.
+#[test]
+fn export_to_stdout_escapes_what_a_terminal_acts_on_and_reads_back_the_same() {
+    let dir = tempfile::tempdir().unwrap();
+    let hostile = "a\u{85}b\u{7f}c\u{202e}d\u{200b}e\u{e0001}f";
+    let dump = dir.path().join("hostile.jsonl");
+    let record = serde_json::json!({"type": "node", "label": "Doc", "key": hostile,
+        "props": {"name": hostile}, "description": hostile});
+    std::fs::write(&dump, format!("{record}\n")).unwrap();
+    let db = dir.path().join("db");
+    let o = cairn(&["--db", path(&db), "import", path(&dump)]);
+    assert!(o.status.success(), "{:?}", text(&o));
+    let o = cairn(&["--db", path(&db), "export", "--out", "-"]);
+    let (out, err) = text(&o);
+    assert!(o.status.success(), "{err}");
+    let raw = out.chars().find(|&c| {
+        cairn::format::rules::is_invisible(c) || (cairn::format::rules::is_control(c) && c != '\n')
+    });
+    assert_eq!(raw, None, "raw character on standard output: {out:?}");
+    assert!(
+        out.contains(r"\u202e") && out.contains(r"\udb40\udc01"),
+        "{out}"
+    );
+    let file = dir.path().join("again.jsonl");
+    std::fs::write(&file, &out).unwrap();
+    let copy = dir.path().join("copy");
+    let o = cairn(&["--db", path(&copy), "import", path(&file)]);
+    assert!(o.status.success(), "{:?}", text(&o));
+    assert_eq!(contents(&copy), contents(&db));
+    // `contents` parses the lines: the text itself, not its escape.
+    assert!(contents(&copy).concat().contains('\u{202e}'));
+    let node: serde_json::Value = out
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .find(|r| r["type"] == "node")
+        .unwrap();
+    assert_eq!(node["key"], hostile);
+    assert_eq!(node["description"], hostile);
+}

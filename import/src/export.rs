@@ -131,9 +131,11 @@ pub fn write_jsonl(
     Ok(summary)
 }
 
-/// JSON whose strings also escape the control characters JSON allows raw, DEL and C1
-/// (U+007F–U+009F), as `\u007f`: the dump reads back the same text, and a terminal it is
-/// printed on (`cairn export --out -`) acts on none of them.
+/// JSON whose strings also escape what JSON allows raw but a terminal acts on or hides: DEL and
+/// C1 controls (U+007F–U+009F) and invisible formatting characters (bidirectional controls,
+/// zero-width characters, the byte-order mark: the display rules of `rules::is_invisible`), as
+/// `\u202e` (a surrogate pair beyond U+FFFF, as JSON writes it). The dump reads back the same
+/// text, and a terminal it is printed on (`cairn export --out -`) shows what is there.
 struct Escaping;
 
 impl serde_json::ser::Formatter for Escaping {
@@ -142,11 +144,15 @@ impl serde_json::ser::Formatter for Escaping {
         writer: &mut W,
         fragment: &str,
     ) -> std::io::Result<()> {
+        use cairn_storage_format::rules::{is_control, is_invisible};
         let mut start = 0;
         for (i, c) in fragment.char_indices() {
-            if matches!(c, '\u{7f}'..='\u{9f}') {
+            if is_control(c) || is_invisible(c) {
                 writer.write_all(&fragment.as_bytes()[start..i])?;
-                write!(writer, "\\u{:04x}", c as u32)?;
+                let mut units = [0u16; 2];
+                for u in c.encode_utf16(&mut units) {
+                    write!(writer, "\\u{:04x}", u)?;
+                }
                 start = i + c.len_utf8();
             }
         }
