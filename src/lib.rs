@@ -37,7 +37,7 @@ pub use cairn_exec::{
     AggregateRow, CancelToken, Exploration, GroupValue, NodeRow, PathStep, ResultNode, StopReason,
     Subgraph, SubgraphEdge, TableMode,
 };
-pub use cairn_import::dump::{DumpEdge, DumpEmbedder, DumpNode, DumpRecord, NodeRef};
+pub use cairn_import::dump::{DumpEdge, DumpEmbedder, DumpNode, DumpRecord, JsonValue, NodeRef};
 pub use cairn_import::export::{ExportError, ExportFormat, ExportSummary, Selection};
 pub use cairn_import::triples::TriplesOptions;
 pub use cairn_import::{ImportError, ImportSummary, Phase, Progress, ProgressFn};

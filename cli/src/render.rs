@@ -151,16 +151,9 @@ fn value_cell(v: &Value) -> String {
     }
 }
 
-/// A property value as JSON.
+/// A property value as JSON, in the one JSON form of a value (dumps, exports, documents).
 fn value_json(v: &Value) -> serde_json::Value {
-    match v {
-        Value::Null => serde_json::Value::Null,
-        Value::Bool(b) => serde_json::json!(b),
-        Value::Int(i) => serde_json::json!(i),
-        Value::Float(x) => serde_json::json!(x),
-        Value::Str(s) => serde_json::json!(s),
-        Value::List(items) => serde_json::Value::Array(items.iter().map(value_json).collect()),
-    }
+    serde_json::to_value(cairn::JsonValue(v)).unwrap_or(serde_json::Value::Null)
 }
 
 /// `RETURN NODES c, …`: the columns asked for, then the evidence.
