@@ -4,8 +4,11 @@
 #                   takes over an hour on 2 cores)
 #   libclang-dev    for bindgen in librocksdb-sys
 #   wordnet-base    WordNet 3.0 files the planner reads for synonyms (docs/AGENTS.md)
+#   redis-server, redis-tools
+#                   Redis 7.0 for the cluster backend's tests (scripts/redis-cluster.sh starts a
+#                   local cluster on loopback ports; nothing else runs it)
 set -euo pipefail
-packages=(librocksdb-dev libclang-dev wordnet-base)
+packages=(librocksdb-dev libclang-dev wordnet-base redis-server redis-tools)
 missing=()
 for p in "${packages[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

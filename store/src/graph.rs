@@ -174,7 +174,15 @@ impl Graph {
     /// Fails with [`EngineError::Locked`] if another process has it open,
     /// [`EngineError::FutureFormat`] if a newer Cairn wrote it, and [`EngineError::NotCairn`] if
     /// the directory holds something else.
+    ///
+    /// A path of the form `redis://HOST:PORT[,HOST:PORT…]/NAME` opens database `NAME` on a Redis
+    /// Cluster instead (docs/STORAGE.md, "Redis Cluster"), with the same API; its local files
+    /// (the vector index, an import's spill) go to `cairn-cluster-NAME` in the temporary
+    /// directory.
     pub fn open(path: impl AsRef<Path>, options: GraphOptions) -> Result<Graph> {
+        if let Some(url) = path.as_ref().to_str().filter(|p| p.starts_with("redis://")) {
+            return Graph::open_cluster(url, options);
+        }
         let path = path.as_ref().to_path_buf();
         let storage = RocksStorage::open(
             &path,
@@ -185,6 +193,38 @@ impl Graph {
             },
         )?;
         Graph::open_storage(path, Box::new(storage), options)
+    }
+
+    /// Opens database `url` (`redis://HOST:PORT[,…]/NAME`) on a Redis Cluster, creating it (with
+    /// its format stamp) when it has none and `options` allow.
+    fn open_cluster(url: &str, options: GraphOptions) -> Result<Graph> {
+        use crate::storage::redis::{parse_url, RedisOptions, RedisStorage};
+        let (seeds, name) = parse_url(url)?;
+        let read_only = options.mode == OpenMode::ReadOnly;
+        let storage = RedisStorage::open(&RedisOptions {
+            seeds,
+            name: name.clone(),
+            read_only,
+            create_if_missing: options.create_if_missing,
+        })?;
+        if get_meta(&storage, MetaKey::Format)?.is_none() {
+            if read_only || !options.create_if_missing {
+                return Err(EngineError::Missing { path: url.into() });
+            }
+            let mut stamp = crate::storage::Batch::default();
+            stamp.put(
+                Space::Meta,
+                MetaKey::Format.encode(),
+                cairn_storage_format::records::encode_u64(u64::from(FORMAT_VERSION)),
+            );
+            storage.commit(&stamp, true)?;
+        }
+        let local = std::env::temp_dir().join(format!("cairn-cluster-{name}"));
+        std::fs::create_dir_all(&local).map_err(|source| EngineError::Io {
+            path: local.clone(),
+            source,
+        })?;
+        Graph::open_storage(local, Box::new(storage), options)
     }
 
     /// Opens the database `storage` holds (`path`: its local directory, for messages and the

@@ -32,11 +32,48 @@ fn backends() -> Vec<Fresh> {
         },
     )
     .unwrap();
-    vec![Fresh {
+    let mut out = vec![Fresh {
         name: "rocksdb",
         storage: Box::new(rocks),
         _dir: Some(dir),
-    }]
+    }];
+    if let Some(url) = test_cluster() {
+        let (seeds, _) = super::redis::parse_url(&format!("{url}/x")).unwrap();
+        let redis = super::redis::RedisStorage::open(&super::redis::RedisOptions {
+            seeds,
+            name: unique_name("kv"),
+            read_only: false,
+            create_if_missing: true,
+        })
+        .unwrap();
+        out.push(Fresh {
+            name: "redis-cluster",
+            storage: Box::new(redis),
+            _dir: None,
+        });
+    }
+    out
+}
+
+/// The cluster `CAIRN_TEST_REDIS` names (`redis://HOST:PORT`), if any: `.ci/run` starts one
+/// (scripts/redis-cluster.sh) and sets it.
+pub(crate) fn test_cluster() -> Option<String> {
+    std::env::var("CAIRN_TEST_REDIS")
+        .ok()
+        .filter(|u| !u.is_empty())
+}
+
+/// A database name no other test run uses.
+pub(crate) fn unique_name(prefix: &str) -> String {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    format!(
+        "{prefix}{}x{nanos}x{}",
+        std::process::id(),
+        NEXT.fetch_add(1, Ordering::Relaxed)
+    )
 }
 
 fn node(id: u64) -> [u8; 8] {

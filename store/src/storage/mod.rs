@@ -16,6 +16,7 @@
 //! state), and only node-keyed spaces promise an order across groups.
 
 mod batch;
+pub(crate) mod redis;
 pub(crate) mod rocks;
 
 pub use batch::{Batch, Op};
