@@ -205,7 +205,6 @@ impl Graph {
             seeds,
             name: name.clone(),
             read_only,
-            create_if_missing: options.create_if_missing,
         })?;
         if get_meta(&storage, MetaKey::Format)?.is_none() {
             if read_only || !options.create_if_missing {
@@ -402,6 +401,12 @@ impl Graph {
     /// The read-only handle's own directory (a RocksDB secondary's: a temporary one), if any.
     pub fn secondary_dir(&self) -> Option<&Path> {
         self.storage.private_dir()
+    }
+
+    /// Requests sent to the storage's servers so far, one per server a batch reaches (`None`
+    /// for an embedded engine such as RocksDB): subtract two readings to count one query's.
+    pub fn round_trips(&self) -> Option<u64> {
+        self.storage.round_trips()
     }
 
     /// The name of the key-value engine that holds the database (`"RocksDB"`).

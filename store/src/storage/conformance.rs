@@ -43,7 +43,6 @@ fn backends() -> Vec<Fresh> {
             seeds,
             name: unique_name("kv"),
             read_only: false,
-            create_if_missing: true,
         })
         .unwrap();
         out.push(Fresh {

@@ -209,6 +209,12 @@ pub trait Storage: KvRead {
     /// a structure derived at one value is current while it is unchanged.
     fn sequence(&self) -> u64;
 
+    /// Requests sent to the engine's servers so far, counting one per server a batch reaches
+    /// (a pipeline to one shard is one round trip); `None` for an embedded engine.
+    fn round_trips(&self) -> Option<u64> {
+        None
+    }
+
     /// A read-only view: brings it up to the writer's latest commit; whether it moved. A writer
     /// is always current (false).
     fn catch_up(&self) -> Result<bool> {

@@ -33,7 +33,10 @@ pub fn backends() -> Vec<TestDb> {
         location: dir.path().to_string_lossy().into_owned(),
         _dir: Some(dir),
     }];
-    if let Some(url) = std::env::var("CAIRN_TEST_REDIS").ok().filter(|u| !u.is_empty()) {
+    if let Some(url) = std::env::var("CAIRN_TEST_REDIS")
+        .ok()
+        .filter(|u| !u.is_empty())
+    {
         static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
         let nanos = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)

@@ -163,20 +163,29 @@ mod tests {
             k.extend_from_slice(&[0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 9]);
             k
         };
-        let slots: Vec<u16> = [Space::Node, Space::Degree, Space::Vector, Space::Out, Space::In]
-            .into_iter()
-            .map(|s| {
-                let key = if s.grouping() == Grouping::Node && matches!(s, Space::Out | Space::In) {
-                    edge(42)
-                } else {
-                    42u64.to_be_bytes().to_vec()
-                };
-                slot(l.cell(s, &key).route())
-            })
-            .collect();
+        let slots: Vec<u16> = [
+            Space::Node,
+            Space::Degree,
+            Space::Vector,
+            Space::Out,
+            Space::In,
+        ]
+        .into_iter()
+        .map(|s| {
+            let key = if s.grouping() == Grouping::Node && matches!(s, Space::Out | Space::In) {
+                edge(42)
+            } else {
+                42u64.to_be_bytes().to_vec()
+            };
+            slot(l.cell(s, &key).route())
+        })
+        .collect();
         assert!(slots.windows(2).all(|w| w[0] == w[1]), "{slots:?}");
         assert_eq!(Layout::id_of(&l.node_key(Space::Out, 42)), Some(42));
-        assert_eq!(slot(&l.control("seq")), slot(&l.group_keys(Space::Meta, b"").0));
+        assert_eq!(
+            slot(&l.control("seq")),
+            slot(&l.group_keys(Space::Meta, b"").0)
+        );
         match l.cell(Space::Name, b"ann lee\0\0\0\0\0\0\0\0\x05") {
             Cell::Ordered(z, _, member) => {
                 assert_eq!(z, b"db:W:{616e6e}:z".to_vec());

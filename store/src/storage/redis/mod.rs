@@ -11,6 +11,7 @@
 //!    pending, in the `{NS}` slot;
 //! 3. on each master, one script sets the master's head to `c` and applies the writes;
 //! 4. advance the committed sequence to `c` and clear the pending mark.
+//!
 //! The commit returns after step 4: acknowledged, it is on at least `min_replicas` replicas of
 //! every master it touched, so it survives the loss of a master. A writer (or an opener) that
 //! finds a pending record rolls it forward: the redo images are absolute, so applying twice is
@@ -29,7 +30,7 @@ mod layout;
 mod record;
 mod scripts;
 
-use super::{Batch, BulkPart, BulkSink, KvRead, Op, Scan, Space, Storage};
+use super::{Batch, BulkPart, BulkSink, Each, Found, FoundAt, KvRead, Op, Scan, Space, Storage};
 use crate::error::{BackendErrorKind, EngineError, Result};
 use cluster::{fail, Cluster, Routed};
 use layout::{Cell, Layout};
@@ -65,7 +66,6 @@ pub(crate) struct RedisOptions {
     /// The database's name: every Redis key starts with it.
     pub(crate) name: String,
     pub(crate) read_only: bool,
-    pub(crate) create_if_missing: bool,
 }
 
 /// Where a database URL points: `redis://HOST:PORT[,HOST:PORT…]/NAME`.
@@ -173,6 +173,12 @@ fn array(v: Value) -> Result<Vec<Value>> {
         )),
     }
 }
+
+/// Node-range deletions of a batch ([`Op::DeleteNodes`]).
+type NodeRanges = Vec<(Space, std::ops::Range<u64>)>;
+
+/// Entries of an adjacency hash or ordered group being written by a bulk part.
+type Fields = Vec<(Vec<u8>, Vec<u8>)>;
 
 /// One read of a round trip.
 enum Read {
@@ -343,11 +349,6 @@ impl RedisStorage {
     /// The database's URL, for messages.
     pub(crate) fn url(&self) -> String {
         format!("redis://{}/{}", self.seeds.join(","), self.layout.ns())
-    }
-
-    /// Round trips (pipelines to one master) and batches sent so far.
-    pub(crate) fn round_trips(&self) -> (u64, u64) {
-        self.cluster.counters()
     }
 
     // ---- reads ----
@@ -526,13 +527,7 @@ impl RedisStorage {
         Ok(entries.into_iter().collect())
     }
 
-    fn get_at(
-        &self,
-        at: u64,
-        space: Space,
-        key: &[u8],
-        found: &mut dyn FnMut(&[u8]) -> Result<()>,
-    ) -> Result<bool> {
+    fn get_at(&self, at: u64, space: Space, key: &[u8], found: &mut Found<'_>) -> Result<bool> {
         let mut hit = false;
         self.multi_get_at(at, space, &[key], &mut |_, v| {
             hit = true;
@@ -546,7 +541,7 @@ impl RedisStorage {
         at: u64,
         space: Space,
         keys: &[&[u8]],
-        found: &mut dyn FnMut(usize, &[u8]) -> Result<()>,
+        found: &mut FoundAt<'_>,
     ) -> Result<()> {
         let reads: Vec<Read> = keys
             .iter()
@@ -574,19 +569,16 @@ impl RedisStorage {
         Ok(out)
     }
 
-    fn scan_at(
-        &self,
-        at: u64,
-        space: Space,
-        scan: Scan<'_>,
-        each: &mut dyn FnMut(&[u8], &[u8]) -> Result<bool>,
-    ) -> Result<()> {
+    fn scan_at(&self, at: u64, space: Space, scan: Scan<'_>, each: &mut Each<'_>) -> Result<()> {
         match (space.grouping(), scan) {
             (super::Grouping::Node, Scan::Range { start, end }) => {
                 let id = layout::node_id(start);
                 let entries = self.node_entries(at, space, &[id])?;
                 for (k, v) in entries {
-                    if k.as_slice() >= start && end.is_none_or(|e| k.as_slice() < e) && !each(&k, &v)? {
+                    if k.as_slice() >= start
+                        && end.is_none_or(|e| k.as_slice() < e)
+                        && !each(&k, &v)?
+                    {
                         break;
                     }
                 }
@@ -715,7 +707,7 @@ impl RedisStorage {
         space: Space,
         (z, h): (&[u8], &[u8]),
         (start, end): (&[u8], Option<&[u8]>),
-        each: &mut dyn FnMut(&[u8], &[u8]) -> Result<bool>,
+        each: &mut Each<'_>,
     ) -> Result<()> {
         let max = match end {
             Some(e) => [b"(".as_slice(), e].concat(),
@@ -754,8 +746,13 @@ impl RedisStorage {
                 }
                 _ => end.map(<[u8]>::to_vec),
             };
-            let entries =
-                self.patch_range(at, answer.head, space, (&page_start, page_end.as_deref()), now)?;
+            let entries = self.patch_range(
+                at,
+                answer.head,
+                space,
+                (&page_start, page_end.as_deref()),
+                now,
+            )?;
             for (k, v) in &entries {
                 if !each(k, v)? {
                     return Ok(());
@@ -786,7 +783,13 @@ impl RedisStorage {
                         .arg(10_000)
                         .clone(),
                 }])?;
-                let mut parts = reply.into_iter().next().map(array).transpose()?.unwrap_or_default().into_iter();
+                let mut parts = reply
+                    .into_iter()
+                    .next()
+                    .map(array)
+                    .transpose()?
+                    .unwrap_or_default()
+                    .into_iter();
                 cursor = parts.next().map_or(Ok(0), |v| u64_of(&v))?;
                 for k in parts.next().map(array).transpose()?.unwrap_or_default() {
                     out.extend(bytes_of(&k)?);
@@ -803,12 +806,14 @@ impl RedisStorage {
 
     /// The writes of `batch` as absolute values, with the values they replace: one round trip
     /// for the values before (degree merges add to them).
-    fn resolve(&self, batch: &Batch) -> Result<(Changes, Vec<(Space, std::ops::Range<u64>)>)> {
+    fn resolve(&self, batch: &Batch) -> Result<(Changes, NodeRanges)> {
         let mut keys: Vec<(Space, Vec<u8>)> = Vec::new();
         let mut ranges = Vec::new();
         for op in batch.iter() {
             match op {
-                Op::Put(s, k, _) | Op::Delete(s, k) | Op::Merge(s, k, _) => keys.push((s, k.to_vec())),
+                Op::Put(s, k, _) | Op::Delete(s, k) | Op::Merge(s, k, _) => {
+                    keys.push((s, k.to_vec()))
+                }
                 Op::DeleteNodes(s, ids) => ranges.push((s, ids)),
             }
         }
@@ -927,7 +932,12 @@ impl RedisStorage {
     fn run_durable(&self, cmds: Vec<Routed>) -> Result<()> {
         let waits: Vec<bool> = cmds
             .iter()
-            .map(|c| c.cmd.args_iter().next().is_some_and(|a| matches!(a, redis::Arg::Simple(b) if b == b"WAIT")))
+            .map(|c| {
+                c.cmd
+                    .args_iter()
+                    .next()
+                    .is_some_and(|a| matches!(a, redis::Arg::Simple(b) if b == b"WAIT"))
+            })
             .collect();
         for (reply, is_wait) in self.cluster.run(cmds)?.iter().zip(waits) {
             checked(reply)?;
@@ -949,7 +959,10 @@ impl RedisStorage {
     /// Commits `changes` as commit `c` (steps 2 to 4 of the module docs).
     fn commit_changes(&self, c: u64, changes: Changes) -> Result<()> {
         let Some(token) = &self.token else {
-            return Err(fail(BackendErrorKind::Other, "a read-only open cannot commit"));
+            return Err(fail(
+                BackendErrorKind::Other,
+                "a read-only open cannot commit",
+            ));
         };
         let (lease, pending, rec) = (
             self.layout.control("writer"),
@@ -1001,7 +1014,10 @@ impl RedisStorage {
         if pending <= seq {
             return Ok(());
         }
-        tracing::warn!(pending, "rolling forward a commit its writer did not finish");
+        tracing::warn!(
+            pending,
+            "rolling forward a commit its writer did not finish"
+        );
         let records = self.records(seq, pending)?;
         for (c, record) in records {
             self.apply(c, &record)?;
@@ -1049,55 +1065,25 @@ struct View<'a> {
 }
 
 impl KvRead for View<'_> {
-    fn get(
-        &self,
-        space: Space,
-        key: &[u8],
-        found: &mut dyn FnMut(&[u8]) -> Result<()>,
-    ) -> Result<bool> {
+    fn get(&self, space: Space, key: &[u8], found: &mut Found<'_>) -> Result<bool> {
         self.storage.get_at(self.at, space, key, found)
     }
-    fn multi_get(
-        &self,
-        space: Space,
-        keys: &[&[u8]],
-        found: &mut dyn FnMut(usize, &[u8]) -> Result<()>,
-    ) -> Result<()> {
+    fn multi_get(&self, space: Space, keys: &[&[u8]], found: &mut FoundAt<'_>) -> Result<()> {
         self.storage.multi_get_at(self.at, space, keys, found)
     }
-    fn scan(
-        &self,
-        space: Space,
-        scan: Scan<'_>,
-        each: &mut dyn FnMut(&[u8], &[u8]) -> Result<bool>,
-    ) -> Result<()> {
+    fn scan(&self, space: Space, scan: Scan<'_>, each: &mut Each<'_>) -> Result<()> {
         self.storage.scan_at(self.at, space, scan, each)
     }
 }
 
 impl KvRead for RedisStorage {
-    fn get(
-        &self,
-        space: Space,
-        key: &[u8],
-        found: &mut dyn FnMut(&[u8]) -> Result<()>,
-    ) -> Result<bool> {
+    fn get(&self, space: Space, key: &[u8], found: &mut Found<'_>) -> Result<bool> {
         self.get_at(self.view.load(Ordering::SeqCst), space, key, found)
     }
-    fn multi_get(
-        &self,
-        space: Space,
-        keys: &[&[u8]],
-        found: &mut dyn FnMut(usize, &[u8]) -> Result<()>,
-    ) -> Result<()> {
+    fn multi_get(&self, space: Space, keys: &[&[u8]], found: &mut FoundAt<'_>) -> Result<()> {
         self.multi_get_at(self.view.load(Ordering::SeqCst), space, keys, found)
     }
-    fn scan(
-        &self,
-        space: Space,
-        scan: Scan<'_>,
-        each: &mut dyn FnMut(&[u8], &[u8]) -> Result<bool>,
-    ) -> Result<()> {
+    fn scan(&self, space: Space, scan: Scan<'_>, each: &mut Each<'_>) -> Result<()> {
         self.scan_at(self.view.load(Ordering::SeqCst), space, scan, each)
     }
 }
@@ -1112,7 +1098,7 @@ struct Sink<'a> {
     keys: u64,
     /// The adjacency hash or ordered group being filled, and its fields so far: consecutive
     /// keys of one group go out as one command.
-    group: Option<(Cell, Vec<(Vec<u8>, Vec<u8>)>)>,
+    group: Option<(Cell, Fields)>,
 }
 
 impl Sink<'_> {
@@ -1211,7 +1197,10 @@ impl Storage for RedisStorage {
 
     fn commit(&self, batch: &Batch, _sync: bool) -> Result<()> {
         if self.token.is_none() {
-            return Err(fail(BackendErrorKind::Other, "a read-only open cannot commit"));
+            return Err(fail(
+                BackendErrorKind::Other,
+                "a read-only open cannot commit",
+            ));
         }
         // A commit an earlier error left logged and unfinished goes first.
         self.roll_forward()?;
@@ -1228,6 +1217,10 @@ impl Storage for RedisStorage {
 
     fn sequence(&self) -> u64 {
         self.view.load(Ordering::SeqCst)
+    }
+
+    fn round_trips(&self) -> Option<u64> {
+        Some(self.cluster.counters().0)
     }
 
     fn catch_up(&self) -> Result<bool> {

@@ -4,9 +4,9 @@
 //! rolls it forward with the redo images (they are absolute values, so applying twice is the
 //! same as once).
 
+use crate::error::BackendErrorKind;
 use crate::error::Result;
 use crate::storage::redis::cluster::fail;
-use crate::error::BackendErrorKind;
 use crate::storage::Space;
 use std::collections::BTreeMap;
 
@@ -45,7 +45,12 @@ pub(crate) fn encode(changes: &Changes) -> Vec<u8> {
 
 /// Decodes [`encode`]'s bytes.
 pub(crate) fn decode(bytes: &[u8]) -> Result<Changes> {
-    let bad = || fail(BackendErrorKind::Corruption, "a damaged commit record in the log");
+    let bad = || {
+        fail(
+            BackendErrorKind::Corruption,
+            "a damaged commit record in the log",
+        )
+    };
     let (&version, mut rest) = bytes.split_first().ok_or_else(bad)?;
     if version != 1 {
         return Err(bad());
@@ -56,7 +61,12 @@ pub(crate) fn decode(bytes: &[u8]) -> Result<Changes> {
         if tag == 0 {
             return Ok(None);
         }
-        let len = u32::from_le_bytes(rest.get(..4).ok_or_else(bad)?.try_into().map_err(|_| bad())?);
+        let len = u32::from_le_bytes(
+            rest.get(..4)
+                .ok_or_else(bad)?
+                .try_into()
+                .map_err(|_| bad())?,
+        );
         let value = rest.get(4..4 + len as usize).ok_or_else(bad)?.to_vec();
         *rest = &rest[4 + len as usize..];
         Ok(Some(value))
