@@ -92,8 +92,13 @@ fn summary(e: &Exploration, elapsed: Duration) -> String {
         }
         s => format!("stopped: {s}"),
     };
+    let trips = e
+        .stats
+        .round_trips
+        .map(|n| format!(", {n} round trips"))
+        .unwrap_or_default();
     format!(
-        "{} result(s); {stop}; sufficiency {:.2}; {} expanded, {} edges scanned, {} scored; {:.1} ms",
+        "{} result(s); {stop}; sufficiency {:.2}; {} expanded, {} edges scanned, {} scored{trips}; {:.1} ms",
         e.results.len(),
         e.sufficiency,
         e.stats.nodes_expanded,
@@ -105,7 +110,8 @@ fn summary(e: &Exploration, elapsed: Duration) -> String {
 
 fn stats_json(e: &Exploration) -> serde_json::Value {
     serde_json::json!({"nodes_expanded": e.stats.nodes_expanded, "edges_scanned": e.stats.edges_scanned, "nodes_scored": e.stats.nodes_scored,
-                       "cache_hits": e.stats.cache_hits, "rounds": e.stats.rounds, "elapsed_ms": e.stats.elapsed.as_secs_f64() * 1e3})
+                       "cache_hits": e.stats.cache_hits, "rounds": e.stats.rounds, "round_trips": e.stats.round_trips,
+                       "elapsed_ms": e.stats.elapsed.as_secs_f64() * 1e3})
 }
 
 /// Prints rows under a header, columns padded to their widest cell in terminal columns; the

@@ -151,6 +151,11 @@ impl std::fmt::Debug for Explorer<'_> {
 impl<'g> Explorer<'g> {
     /// `table` gives the per-node facts scoring reads and the adjacency the search walks: an
     /// in-memory [`crate::NodeTable`], a [`crate::StoreView`] or an [`crate::Overlaid`] table.
+    /// Round trips to the storage's servers since a reading of [`Graph::round_trips`].
+    fn round_trips_since(&self, before: Option<u64>) -> Option<u64> {
+        Some(self.graph.round_trips()?.saturating_sub(before?))
+    }
+
     pub fn new(graph: &'g Graph, embedder: &'g dyn Embedder, table: &'g dyn NodeSource) -> Self {
         let log_max_degree = (1.0 + f64::from(table.max_degree())).ln().max(1e-9);
         Explorer {
@@ -192,6 +197,7 @@ impl<'g> Explorer<'g> {
         } else {
             self.embedder.embed(&plan.goal)?
         };
+        let trips = self.graph.round_trips();
         let mut run = Run {
             ex: self,
             plan,
@@ -221,6 +227,7 @@ impl<'g> Explorer<'g> {
                 _ => None,
             };
             run.stats.elapsed = started.elapsed();
+            run.stats.round_trips = self.round_trips_since(trips);
             return Ok(Exploration {
                 subgraph,
                 results: out.results,
@@ -241,6 +248,7 @@ impl<'g> Explorer<'g> {
             _ => None,
         };
         run.stats.elapsed = started.elapsed();
+        run.stats.round_trips = self.round_trips_since(trips);
         if run.trace {
             run.events.push(TraceEvent::Stop {
                 reason: stop,

@@ -158,6 +158,9 @@ pub struct Stats {
     pub neighbors_sampled_out: u64,
     /// Adaptive expansions (wider beam, one hop deeper) taken; only when DEPTH was not written.
     pub adaptive_expansions: u32,
+    /// Requests to the storage's servers (one per server a batch reached) on a distributed
+    /// store; `None` on an embedded one.
+    pub round_trips: Option<u64>,
     pub elapsed: Duration,
 }
 

@@ -1231,8 +1231,27 @@ impl Storage for RedisStorage {
         Ok(self.view.fetch_max(seq, Ordering::SeqCst) < seq)
     }
 
+    /// Counted, not estimated: the Redis keys of the space (`SCAN`), and for the adjacency
+    /// hashes their fields (`HLEN`, a few thousand keys per round trip).
     fn estimate_keys(&self, space: Space) -> Result<u64> {
-        Ok(self.scan_keys(&self.layout.pattern(space))?.len() as u64)
+        let keys = self.scan_keys(&self.layout.pattern(space))?;
+        if !matches!(space, Space::Out | Space::In) {
+            return Ok(keys.len() as u64);
+        }
+        let mut total = 0;
+        for chunk in keys.chunks(BULK_FLUSH) {
+            let cmds = chunk
+                .iter()
+                .map(|k| Routed {
+                    slot: cluster::slot(k),
+                    cmd: redis::cmd("HLEN").arg(k).clone(),
+                })
+                .collect();
+            for reply in self.cluster.run(cmds)? {
+                total += u64_of(&reply)?;
+            }
+        }
+        Ok(total)
     }
 
     fn checkpoint(&self, _dir: &Path) -> Result<()> {
