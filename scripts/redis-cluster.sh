@@ -4,8 +4,10 @@
 #
 # Usage: bash scripts/redis-cluster.sh start DIR [MASTERS] [REPLICAS_PER_MASTER] [FIRST_PORT]
 #        bash scripts/redis-cluster.sh stop DIR
-#        (defaults: 3 masters, 1 replica each, ports from 7100). `start` prints the seed URL
-#        (redis://127.0.0.1:FIRST_PORT) on its last line once the cluster reports `ok`.
+#        (defaults: 3 masters, 1 replica each, ports from 7100; FIRST_PORT `auto`: the first of
+#        7100, 7200, ... 7900 whose ports and cluster-bus ports are all free, so that runs side
+#        by side do not meet). `start` prints the seed URL (redis://127.0.0.1:FIRST_PORT) on its
+#        last line once the cluster reports `ok`.
 # Each instance keeps its files (config, append-only file, log, pid) in DIR/PORT/ and runs with
 # `appendonly yes` and `appendfsync everysec`; `stop` shuts down exactly the instances whose pid
 # files are in DIR, and removes DIR.
@@ -38,6 +40,18 @@ case "$cmd" in
     first=${5:-7100}
     total=$((masters * (1 + replicas)))
     stop
+    if [ "$first" = auto ]; then
+      in_use() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+      first=
+      for base in $(seq 7100 100 7900); do
+        free=1
+        for i in $(seq 0 $((total - 1))); do
+          if in_use $((base + i)) || in_use $((base + i + 10000)); then free=0; break; fi
+        done
+        [ "$free" -eq 1 ] && { first=$base; break; }
+      done
+      [ -n "$first" ] || { echo "no free range of $total ports in 7100-7999" >&2; exit 1; }
+    fi
     mkdir -p "$dir"
     nodes=()
     for i in $(seq 0 $((total - 1))); do

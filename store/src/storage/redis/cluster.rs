@@ -3,7 +3,8 @@
 //! reply read — so that a batch costs one round trip whatever the number of masters, and the
 //! round trips are counted exactly. A redirection (`MOVED`, `ASK`), a cluster that is down for a
 //! moment, or a broken connection (a failover) refreshes the slot map and resends the batch
-//! (every command this backend sends is idempotent, see `protocol.rs`), up to a deadline.
+//! (every command this backend sends is idempotent: absolute values, see `commit.rs`), up to a
+//! deadline.
 
 use crate::error::{BackendErrorKind, EngineError, Result};
 use parking_lot::{Mutex, RwLock};
