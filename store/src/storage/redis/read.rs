@@ -19,16 +19,22 @@ const RANGE_PAGE: usize = 1024;
 /// Node ids read per round trip of a node-range scan.
 pub(super) const NODE_PAGE: u64 = 1024;
 
+/// Keys and values, in key order.
+type Entries = Vec<(Vec<u8>, Vec<u8>)>;
+
 /// One read of a round trip.
 pub(super) enum Read {
     Get(Cell),
     Hash(Vec<u8>),
+    /// Members of a sorted set in a lexical range (`ZRANGEBYLEX` bounds), ascending or
+    /// (`reverse`) descending, at most `limit`, with their values from the hash.
     Range {
         z: Vec<u8>,
         h: Vec<u8>,
         min: Vec<u8>,
         max: Vec<u8>,
         limit: usize,
+        reverse: bool,
     },
 }
 
@@ -74,8 +80,9 @@ impl RedisStorage {
                     min,
                     max,
                     limit,
+                    reverse,
                 } => args.extend([
-                    b"r".to_vec(),
+                    if *reverse { b"R" } else { b"r" }.to_vec(),
                     z.clone(),
                     h.clone(),
                     min.clone(),
@@ -288,6 +295,17 @@ impl RedisStorage {
                 }
                 Ok(())
             }
+            (Grouping::Node, Scan::Reverse { start, end }) => {
+                let id = layout::node_id(start);
+                let entries = self.node_entries(at, space, &[id])?;
+                for (k, v) in entries.iter().rev() {
+                    if k.as_slice() >= start && end.is_none_or(|e| k.as_slice() < e) && !each(k, v)?
+                    {
+                        break;
+                    }
+                }
+                Ok(())
+            }
             (Grouping::Node, Scan::Nodes(ids)) => {
                 let mut next = ids.start;
                 while next < ids.end {
@@ -324,6 +342,10 @@ impl RedisStorage {
             (_, Scan::Range { start, end }) => {
                 let (z, h) = self.layout.group_keys(space, space.group_of(start));
                 self.range_at(at, space, (&z, &h), (start, end), each)
+            }
+            (_, Scan::Reverse { start, end }) => {
+                let (z, h) = self.layout.group_keys(space, space.group_of(start));
+                self.reverse_range_at(at, space, (&z, &h), (start, end), each)
             }
             (_, Scan::Nodes(_)) => Err(EngineError::Invalid(format!(
                 "a node-range scan of `{}`, which is not keyed by node",
@@ -429,21 +451,12 @@ impl RedisStorage {
                 min: min.clone(),
                 max: max.clone(),
                 limit: RANGE_PAGE,
+                reverse: false,
             }])?;
             let Some(answer) = answers.into_iter().next() else {
                 return Ok(());
             };
-            let mut parts = array(answer.value)?.into_iter();
-            let members = parts.next().map(array).transpose()?.unwrap_or_default();
-            let values = parts.next().map(array).transpose()?.unwrap_or_default();
-            let full = members.len() == RANGE_PAGE;
-            let mut now = Vec::with_capacity(members.len());
-            for (m, v) in members.iter().zip(&values) {
-                now.push((
-                    bytes_of(m)?.unwrap_or_default(),
-                    bytes_of(v)?.unwrap_or_default(),
-                ));
-            }
+            let (now, full) = Self::range_page(answer.value)?;
             // This page covers [page start, last member] (or to the end when it is not full).
             let page_start = min.get(1..).unwrap_or_default().to_vec();
             let page_end = match (full, now.last()) {
@@ -471,6 +484,69 @@ impl RedisStorage {
                 _ => return Ok(()),
             }
         }
+    }
+
+    /// A range of an ordered group as of `at`, in descending order, a page per round trip.
+    pub(super) fn reverse_range_at(
+        &self,
+        at: u64,
+        space: Space,
+        (z, h): (&[u8], &[u8]),
+        (start, end): (&[u8], Option<&[u8]>),
+        each: &mut Each<'_>,
+    ) -> Result<()> {
+        let min = [b"[".as_slice(), start].concat();
+        let mut upper: Option<Vec<u8>> = end.map(<[u8]>::to_vec);
+        loop {
+            let max = match &upper {
+                Some(e) => [b"(".as_slice(), e].concat(),
+                None => b"+".to_vec(),
+            };
+            let answers = self.read(&[Read::Range {
+                z: z.to_vec(),
+                h: h.to_vec(),
+                min: min.clone(),
+                max,
+                limit: RANGE_PAGE,
+                reverse: true,
+            }])?;
+            let Some(answer) = answers.into_iter().next() else {
+                return Ok(());
+            };
+            let (now, full) = Self::range_page(answer.value)?;
+            // This page covers [its smallest member, upper) (or from `start` when not full).
+            let low = match (full, now.last()) {
+                (true, Some((last, _))) => last.clone(),
+                _ => start.to_vec(),
+            };
+            let entries =
+                self.patch_range(at, answer.head, space, (&low, upper.as_deref()), now)?;
+            for (k, v) in entries.iter().rev() {
+                if !each(k, v)? {
+                    return Ok(());
+                }
+            }
+            if !full {
+                return Ok(());
+            }
+            upper = Some(low);
+        }
+    }
+
+    /// The members and values of a range read, and whether the page is full.
+    fn range_page(value: Value) -> Result<(Entries, bool)> {
+        let mut parts = array(value)?.into_iter();
+        let members = parts.next().map(array).transpose()?.unwrap_or_default();
+        let values = parts.next().map(array).transpose()?.unwrap_or_default();
+        let full = members.len() == RANGE_PAGE;
+        let mut now = Vec::with_capacity(members.len());
+        for (m, v) in members.iter().zip(&values) {
+            now.push((
+                bytes_of(m)?.unwrap_or_default(),
+                bytes_of(v)?.unwrap_or_default(),
+            ));
+        }
+        Ok((now, full))
     }
 
     /// Every Redis key matching `pattern`, from `SCAN` on each master.

@@ -7,7 +7,8 @@
 /// others, in other slots the master serves, are in `ARGV`, which `allow-cross-slot-keys`
 /// permits). Then each op with its keys and arguments in order: `g key`: GET; `f key field`:
 /// HGET; `a key`: HGETALL; `r zset hash min max limit`: the members in the lexical range and
-/// their values, as `{members, values}`. Returns `{head, result1, result2, …}`.
+/// their values, as `{members, values}`; `R …`: the same in descending order. Returns
+/// `{head, result1, result2, …}`.
 pub(crate) const READ: &str = r#"#!lua flags=no-writes,allow-cross-slot-keys
 local out = {redis.call('GET', KEYS[1]) or false}
 local a = 1
@@ -22,8 +23,13 @@ while a <= #ARGV do
   elseif code == 'a' then
     out[#out + 1] = redis.call('HGETALL', ARGV[a + 1])
     a = a + 2
-  elseif code == 'r' then
-    local members = redis.call('ZRANGEBYLEX', ARGV[a + 1], ARGV[a + 3], ARGV[a + 4], 'LIMIT', 0, tonumber(ARGV[a + 5]))
+  elseif code == 'r' or code == 'R' then
+    local members
+    if code == 'r' then
+      members = redis.call('ZRANGEBYLEX', ARGV[a + 1], ARGV[a + 3], ARGV[a + 4], 'LIMIT', 0, tonumber(ARGV[a + 5]))
+    else
+      members = redis.call('ZREVRANGEBYLEX', ARGV[a + 1], ARGV[a + 4], ARGV[a + 3], 'LIMIT', 0, tonumber(ARGV[a + 5]))
+    end
     local values = {}
     if #members > 0 then values = redis.call('HMGET', ARGV[a + 2], unpack(members)) end
     for i = 1, #values do values[i] = values[i] or '' end
