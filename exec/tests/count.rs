@@ -15,18 +15,7 @@ use std::collections::HashSet;
 
 mod common;
 
-use common::{build, spec, Db, Spec, LABELS, RELS};
-
-/// A step of a path: relation index and direction (0 out, 1 in, 2 both).
-type Step = (usize, u8);
-
-fn step_text((r, d): Step) -> String {
-    match d {
-        0 => RELS[r].to_owned(),
-        1 => format!("<{}", RELS[r]),
-        _ => format!("<{}>", RELS[r]),
-    }
-}
+use common::{build, spec, step_text, Db, Spec, Step, LABELS};
 
 /// Every path from `from` through `steps`, enumerated one by one: the set of ends.
 fn brute_ends(s: &Spec, from: usize, steps: &[Step]) -> HashSet<usize> {

@@ -16,7 +16,7 @@ use std::collections::BTreeSet;
 
 mod common;
 
-use common::{build, spec, Db, Spec, LABELS, RELS};
+use common::{build, spec, step_text, Db, Spec, Step, LABELS};
 
 fn run(db: &Db, q: &str) -> Exploration {
     let plan = match prepare(q, &EngineCatalog(db.graph.catalog()))
@@ -30,17 +30,6 @@ fn run(db: &Db, q: &str) -> Exploration {
     Explorer::new(&db.graph, &embedder, &table)
         .run(&plan, true, &CancelToken::default())
         .unwrap_or_else(|e| panic!("{q}: {e}"))
-}
-
-/// A step: relation index and direction (0 out, 1 in, 2 both).
-type Step = (usize, u8);
-
-fn step_text((r, d): Step) -> String {
-    match d {
-        0 => RELS[r].to_owned(),
-        1 => format!("<{}", RELS[r]),
-        _ => format!("<{}>", RELS[r]),
-    }
 }
 
 /// A random pattern: an entry (a key, a label selection or a SEARCH), steps as a path or a set

@@ -10,6 +10,18 @@ use proptest::prelude::*;
 pub const LABELS: [&str; 2] = ["A", "B"];
 pub const RELS: [&str; 2] = ["R", "S"];
 
+/// A step of a path: relation index and direction (0 out, 1 in, 2 both).
+pub type Step = (usize, u8);
+
+/// A step as the language writes it (`R`, `<R`, `<R>`).
+pub fn step_text((r, d): Step) -> String {
+    match d {
+        0 => RELS[r].to_owned(),
+        1 => format!("<{}", RELS[r]),
+        _ => format!("<{}>", RELS[r]),
+    }
+}
+
 #[derive(Clone, Debug)]
 pub struct Spec {
     pub labels: Vec<usize>,
