@@ -115,6 +115,36 @@ impl std::fmt::Debug for Cairn {
     }
 }
 
+impl Drop for Cairn {
+    /// Saves what the derived indexes applied in place (so that the next process opens them
+    /// current), then drops the store's change-log entries every saved index covers. A failure
+    /// only costs the next process a replay or a rebuild, so it is logged, not raised.
+    fn drop(&mut self) {
+        if self.graph.is_read_only() {
+            return;
+        }
+        if let Err(e) = self.text.save() {
+            tracing::warn!("saving the full-text index on close: {e}");
+        }
+        if let Err(e) = self.vectors.save() {
+            tracing::warn!("saving the vector index on close: {e}");
+        }
+        let text = match self.text.saved_stamp() {
+            Ok(stamp) => stamp.unwrap_or(u64::MAX),
+            Err(e) => {
+                tracing::warn!("reading the full-text index's stamp: {e}");
+                return;
+            }
+        };
+        let through = text
+            .min(self.vectors.log_covered(&self.graph))
+            .min(self.graph.commits());
+        if let Err(e) = self.graph.prune_changes(through) {
+            tracing::warn!("pruning the change log: {e}");
+        }
+    }
+}
+
 impl Cairn {
     /// Opens (or creates) the database at `path` with default options.
     pub fn open(path: impl AsRef<Path>) -> Result<Cairn, CairnError> {

@@ -1,15 +1,21 @@
 //! The crash-point harness (docs/RELIABILITY.md): random workloads of the `cairn` binary —
 //! single statements, `BEGIN … COMMIT` transactions, imports (new nodes through SST files,
-//! updates through the final batch), `CREATE INDEX` (a catalog update) and index saves — each
+//! updates through the final batch), `CREATE INDEX` (a catalog update), index saves and
+//! one-shot SEARCHes (which bring the full-text index up to date from the change log and
+//! commit it, or search the vector file beside the logged changes) — each
 //! run as a child process that is aborted at a named failpoint (`CAIRN_CRASH_AT`, the
 //! `test-hooks` build the tests run), killed with SIGKILL at a random moment, or left alone.
 //! After each run the database is reopened and checked against a model of what was
 //! acknowledged: every acknowledged change present, nothing unacknowledged visible, no torn
 //! group (the state must equal the model plus a prefix of the unacknowledged groups, in
 //! order), the property and name indexes agreeing with the records, the database answering EXPLORE, and no
-//! temporary file left after the open.
+//! temporary file left after the open. The derived indexes are checked too, as the next
+//! process sees them (saved files plus the change log, in a read-only handle that writes
+//! nothing): every node found by its key's word, the vector index holding exactly the nodes
+//! that have a vector; and now and then, in a writable handle, their answers compared with
+//! those of indexes rebuilt from the store (equal, scores included).
 //!
-//! `crash_points_short` (in `cargo test`) runs for about 30 seconds. The full run:
+//! `crash_points_short` (in `cargo test`) runs until 15 crashes at 6 failpoints (at most 2 minutes). The full run:
 //! `CAIRN_CRASH_CRASHES=2000 cargo test --test crash -- --ignored --nocapture crash_points_long`
 //! (`CAIRN_CRASH_SECS` bounds its time, `CAIRN_CRASH_SEED` repeats a run).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -77,6 +83,8 @@ enum Kind {
     Import,
     CreateIndex,
     IndexBuild,
+    /// A one-shot SEARCH: by words, or misspelt so that the hash vectors answer.
+    Search,
 }
 
 /// A workload step: the command line, a file it reads, and its groups in commit order.
@@ -100,9 +108,11 @@ fn random_op(rng: &mut Rng, base: &State, gid: &mut i64, exists: bool) -> Op {
         Kind::Create
     } else if base.nodes.is_empty() || roll < 30 {
         Kind::Import
-    } else if roll < 85 {
+    } else if roll < 75 {
         Kind::Statements
-    } else if roll < 92 && !base.indexed {
+    } else if roll < 88 {
+        Kind::Search
+    } else if roll < 93 && !base.indexed {
         Kind::CreateIndex
     } else {
         Kind::IndexBuild
@@ -197,6 +207,24 @@ fn random_op(rng: &mut Rng, base: &State, gid: &mut i64, exists: bool) -> Op {
             file: None,
             groups: vec![],
         },
+        Kind::Search => {
+            let k = key(rng);
+            let words = if rng.chance(50) {
+                format!("item {k}")
+            } else {
+                format!("itme {k}x")
+            };
+            Op {
+                kind,
+                args: vec![
+                    "query".into(),
+                    "-e".into(),
+                    format!("EXPLORE \"s\" FROM SEARCH \"{words}\" IN Item TOP 3"),
+                ],
+                file: None,
+                groups: vec![],
+            }
+        }
     }
 }
 
@@ -347,7 +375,124 @@ fn observe(db: &Path, context: &str) -> State {
             .explore(&format!("EXPLORE \"check\" FROM Item \"{k}\""))
             .unwrap_or_else(|e| panic!("{context}: EXPLORE fails: {e}"));
     }
+    let with_vector: BTreeSet<cairn::NodeId> = ids
+        .iter()
+        .zip(graph.vectors(&ids).unwrap())
+        .filter(|(_, v)| v.is_some())
+        .map(|(id, _)| *id)
+        .collect();
+    let by_key: BTreeMap<String, cairn::NodeId> = keys.into_iter().map(|(id, k)| (k, id)).collect();
+    drop(cairn);
+    check_derived(db, &by_key, &with_vector, context);
     state
+}
+
+/// The queries the derived indexes are checked with: every key's word, and words every node
+/// (or some) has.
+fn index_queries() -> Vec<String> {
+    (0..KEYS)
+        .map(|i| format!("k{i}"))
+        .chain(["item".to_string(), "import item".to_string()])
+        .collect()
+}
+
+type Answers = (
+    Vec<Vec<(cairn::NodeId, f32)>>,
+    Option<Vec<Vec<(cairn::NodeId, f32)>>>,
+);
+
+/// The full-text and vector answers of `cairn` to [`index_queries`].
+fn index_answers(cairn: &Cairn, context: &str) -> Answers {
+    let queries = index_queries();
+    let text = queries
+        .iter()
+        .map(|q| {
+            cairn
+                .text_search(q, Some("Item"), 100)
+                .unwrap_or_else(|e| panic!("{context}: full-text search fails: {e}"))
+        })
+        .collect();
+    let mut vectors = Some(Vec::new());
+    for q in &queries {
+        match cairn
+            .index_search(q, Some("Item"), 100)
+            .unwrap_or_else(|e| panic!("{context}: vector search fails: {e}"))
+        {
+            Some(hits) => vectors.as_mut().unwrap().push(hits),
+            None => vectors = None,
+        }
+    }
+    (text, vectors)
+}
+
+/// The derived indexes as the next process finds them (see the module comment).
+fn check_derived(
+    db: &Path,
+    by_key: &BTreeMap<String, cairn::NodeId>,
+    with_vector: &BTreeSet<cairn::NodeId>,
+    context: &str,
+) {
+    // A reader writes nothing: the saved files and the log stay as the crash left them. One
+    // searching the vector file in place beside the logged changes, one loading it.
+    let store_only = by_key.len() % 2 == 0;
+    let mut options = cairn::CairnOptions::new(db).read_only();
+    if store_only {
+        options = options.store_only();
+    }
+    let reader = Cairn::open_with(options)
+        .unwrap_or_else(|e| panic!("{context}: a reader does not open: {e}"));
+    let (text, vectors) = index_answers(&reader, context);
+    for (i, hits) in text.iter().take(KEYS as usize).enumerate() {
+        let want: Vec<cairn::NodeId> = by_key.get(&format!("k{i}")).copied().into_iter().collect();
+        let got: Vec<cairn::NodeId> = hits.iter().map(|h| h.0).collect();
+        if got != want {
+            let _ = std::process::Command::new("cp")
+                .arg("-a")
+                .arg(db)
+                .arg("/tmp/crashdb")
+                .status();
+        }
+        assert_eq!(got, want, "{context}: full-text search for k{i}");
+    }
+    if let Some(vectors) = &vectors {
+        let all: BTreeSet<cairn::NodeId> = vectors[KEYS as usize].iter().map(|h| h.0).collect();
+        assert_eq!(
+            &all, with_vector,
+            "{context}: the vector index (store only: {store_only}) does not hold the nodes \
+             with vectors"
+        );
+    }
+    drop(reader);
+    // Now and then: brought up to date by a writable handle, then rebuilt; equal answers.
+    if by_key.len() % 3 != 0 {
+        return;
+    }
+    let cairn = Cairn::open(db).unwrap();
+    let before = index_answers(&cairn, context);
+    cairn.build_text_index().unwrap();
+    let rebuilt_vectors = cairn.build_index().is_ok();
+    let after = index_answers(&cairn, context);
+    same_answers(&before.0, &after.0, &format!("{context}: full-text"));
+    if let (true, Some(b), Some(a)) = (rebuilt_vectors, &before.1, &after.1) {
+        same_answers(b, a, &format!("{context}: vector"));
+    } else if rebuilt_vectors {
+        assert_eq!(
+            before.1.is_some(),
+            after.1.is_some(),
+            "{context}: vector index"
+        );
+    }
+}
+
+/// Equal answers to every query, else a panic naming the first query that differs.
+fn same_answers(
+    before: &[Vec<(cairn::NodeId, f32)>],
+    after: &[Vec<(cairn::NodeId, f32)>],
+    what: &str,
+) {
+    for ((q, b), a) in index_queries().iter().zip(before).zip(after) {
+        assert_eq!(b, a, "{what} answers to {q:?} differ from a rebuild's");
+    }
 }
 
 /// No temporary left behind once the database has been opened.
@@ -387,7 +532,7 @@ impl Tally {
     }
 }
 
-fn harness(budget: Duration, want_crashes: u64) -> Tally {
+fn harness(budget: Duration, want_crashes: u64, want_points: usize) -> Tally {
     let seed = std::env::var("CAIRN_CRASH_SEED")
         .ok()
         .and_then(|s| s.parse().ok())
@@ -407,13 +552,14 @@ fn harness(budget: Duration, want_crashes: u64) -> Tally {
     let mut duration: BTreeMap<Kind, Duration> = BTreeMap::new();
     let mut gid = 0i64;
     let mut round = 0;
-    'rounds: while started.elapsed() < budget && tally.crashes() < want_crashes {
+    let done = |t: &Tally| t.crashes() >= want_crashes && t.crashes_at.len() >= want_points;
+    'rounds: while started.elapsed() < budget && !done(&tally) {
         round += 1;
         let db = tmp.path().join(format!("round-{round}"));
         let mut model = State::default();
         let mut exists = false;
         for step in 0..25 {
-            if started.elapsed() >= budget || tally.crashes() >= want_crashes {
+            if started.elapsed() >= budget || done(&tally) {
                 break 'rounds;
             }
             let context = format!("seed {seed}, round {round}, step {step}");
@@ -572,7 +718,9 @@ fn harness(budget: Duration, want_crashes: u64) -> Tally {
 
 #[test]
 fn crash_points_short() {
-    let tally = harness(Duration::from_secs(30), u64::MAX);
+    // Until 15 crashes at 6 failpoints (about 25 s on a quiet 2-core machine), at most 2
+    // minutes on a busy one.
+    let tally = harness(Duration::from_secs(120), 15, 6);
     assert!(tally.crashes() >= 10, "too few crashes in the short run");
     assert!(
         tally.crashes_at.len() >= 5,
@@ -591,7 +739,7 @@ fn crash_points_long() {
         .ok()
         .and_then(|s| s.parse().ok())
         .unwrap_or(6 * 3600);
-    let tally = harness(Duration::from_secs(secs), want);
+    let tally = harness(Duration::from_secs(secs), want, 0);
     assert!(tally.crashes() >= want);
     assert!(
         tally.crashes_at.len() >= 20,

@@ -208,7 +208,8 @@ fn reopen_loads_or_rebuilds_and_answers_the_same() {
         assert_eq!(db.refresh_index().unwrap(), Refresh::Built);
         assert_eq!(answers(&db), before);
     }
-    // Stale: more vectors were written by a session that never searched (so never saved).
+    // Behind: more vectors were written by a session that never searched (so never saved):
+    // the file is loaded and the store's change log replayed into it.
     {
         let db = Cairn::open(dir.path()).unwrap();
         import(
@@ -218,6 +219,31 @@ fn reopen_loads_or_rebuilds_and_answers_the_same() {
                 "Frequent pattern mining of graph neural networks",
             )],
         );
+    }
+    {
+        let db = Cairn::open(dir.path()).unwrap();
+        assert_eq!(db.refresh_index().unwrap(), Refresh::Loaded);
+        assert_same_as_exact(&db);
+        let hits = db
+            .index_search("Frequent pattern mining of graph neural networks", None, 1)
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            db.names(&[hits[0].0]).unwrap(),
+            ["Frequent pattern mining of graph neural networks"]
+        );
+    }
+    // Stale: the same, and the log no longer holds those commits: rebuilt.
+    {
+        let db = Cairn::open(dir.path()).unwrap();
+        import(
+            &db,
+            vec![new_paper(
+                "paper-newer",
+                "Sparse tensor sketches for streaming joins",
+            )],
+        );
+        db.graph().prune_changes(db.graph().commits()).unwrap();
     }
     {
         let db = Cairn::open(dir.path()).unwrap();
@@ -634,4 +660,67 @@ fn one_shot_handles_scan_the_file_then_load_after_a_write_or_damage() {
     assert_eq!(db.refresh_index().unwrap(), Refresh::OnFile);
     assert_same_as_exact(&db); // the scan found the damage, the search rebuilt and answered
     assert_eq!(db.refresh_index().unwrap(), Refresh::Current);
+}
+
+/// A write by a process that never loaded the index (a one-shot `UPSERT`) leaves the file
+/// behind the store; the change log names what changed, so the next one-shot handle searches
+/// the file beside the changed vectors (no load, no rebuild), and the next long-lived handle
+/// loads the file and replays the log into it.
+#[test]
+fn another_process_writes_are_searched_beside_the_file_then_replayed() {
+    let dir = tempfile::tempdir().unwrap();
+    {
+        let db = Cairn::open(dir.path()).unwrap();
+        academic(&db);
+        assert_eq!(db.refresh_index().unwrap(), Refresh::Built);
+    }
+    let one_shot = || Cairn::open_with(cairn::CairnOptions::new(dir.path()).store_only()).unwrap();
+    let title = "zyxwv unmistakable probe title";
+    let (probe, gone) = {
+        let db = one_shot();
+        let paper = db.graph().catalog().label_id("Paper").unwrap();
+        let gone = db.graph().label_nodes(paper).unwrap()[1];
+        let probe = db
+            .transaction(|tx| {
+                let p = tx.upsert_node(
+                    "Paper",
+                    "probe",
+                    [("title", cairn::Value::from(title))],
+                    None,
+                )?;
+                tx.remove_node(gone)?;
+                Ok::<_, cairn::CairnError>(p)
+            })
+            .unwrap();
+        (probe, gone)
+    };
+    let stamp_before = std::fs::metadata(index_path(dir.path()))
+        .unwrap()
+        .modified()
+        .unwrap();
+    let db = one_shot();
+    assert_eq!(db.refresh_index().unwrap(), Refresh::OnFile);
+    let hits = db.index_search(title, Some("Paper"), 1).unwrap().unwrap();
+    assert_eq!(hits[0].0, probe);
+    let all = db.index_search(title, None, 10_000).unwrap().unwrap();
+    assert!(all.iter().all(|h| h.0 != gone), "a removed node answered");
+    assert_same_as_exact(&db);
+    drop(db);
+    assert_eq!(
+        std::fs::metadata(index_path(dir.path()))
+            .unwrap()
+            .modified()
+            .unwrap(),
+        stamp_before,
+        "the one-shot search wrote the file"
+    );
+    let db = Cairn::open(dir.path()).unwrap();
+    let what = db.refresh_index().unwrap();
+    assert!(
+        matches!(what, Refresh::Loaded | Refresh::Updated { .. }),
+        "{what:?}"
+    );
+    let hits = db.index_search(title, Some("Paper"), 1).unwrap().unwrap();
+    assert_eq!(hits[0].0, probe);
+    assert_same_as_exact(&db);
 }

@@ -32,6 +32,31 @@ impl NodeKey {
     }
 }
 
+/// Key of the `changes` column family: the commit counter of the commit whose change set the
+/// entry holds (see [`crate::ChangeRecord`]).
+///
+/// ```text
+/// +---------------+
+/// | commit u64 BE |   8 bytes
+/// +---------------+
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct ChangeKey(pub u64);
+
+impl ChangeKey {
+    pub const LEN: usize = 8;
+
+    pub fn encode(&self) -> [u8; 8] {
+        self.0.to_be_bytes()
+    }
+
+    pub fn decode(bytes: &[u8]) -> Result<Self, FormatError> {
+        exact_len(bytes, Self::LEN)?;
+        let (commit, _) = take_u64(bytes, "commit counter")?;
+        Ok(ChangeKey(commit))
+    }
+}
+
 /// Key of the `node_key` column family: maps a node's external key, unique per label, to its id.
 ///
 /// ```text

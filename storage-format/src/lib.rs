@@ -14,9 +14,11 @@ pub mod value;
 
 pub use error::FormatError;
 pub use ids::{LabelId, NodeId, PropKeyId, RelId};
-pub use keys::{ExternalKey, InEdgeKey, MetaKey, NameKey, NodeKey, OutEdgeKey, PropIndexKey};
+pub use keys::{
+    ChangeKey, ExternalKey, InEdgeKey, MetaKey, NameKey, NodeKey, OutEdgeKey, PropIndexKey,
+};
 pub use records::{
-    Annotation, AnnotationsRecord, CatalogRecord, Degree, EdgeProps, EmbedderDef, IndexDef,
-    LinkingRecord, NodeRecord, RelationDef, FORMAT_VERSION,
+    Annotation, AnnotationsRecord, CatalogRecord, ChangeRecord, Degree, EdgeProps, EmbedderDef,
+    IndexDef, LinkingRecord, NodeRecord, RelationDef, FORMAT_VERSION,
 };
 pub use value::Value;

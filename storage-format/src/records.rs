@@ -2,7 +2,7 @@
 
 use crate::codec;
 use crate::error::FormatError;
-use crate::ids::{LabelId, PropKeyId, RelId};
+use crate::ids::{LabelId, NodeId, PropKeyId, RelId};
 use crate::value::{take_u64, Value};
 use serde::{Deserialize, Serialize};
 
@@ -140,6 +140,32 @@ pub struct AnnotationsRecord {
 }
 
 impl AnnotationsRecord {
+    pub fn encode(&self) -> Result<Vec<u8>, FormatError> {
+        codec::encode(self)
+    }
+    pub fn decode(bytes: &[u8]) -> Result<Self, FormatError> {
+        codec::decode(bytes)
+    }
+}
+
+/// Value of the `changes` column family: what one commit changed, as the store's change set
+/// says it (ids, not values), written in the commit's own batch so that a derived index saved
+/// at an earlier commit can catch up by replaying these instead of being rebuilt. Each list is
+/// sorted and holds an id at most once.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ChangeRecord {
+    pub nodes_upserted: Vec<NodeId>,
+    pub nodes_removed: Vec<NodeId>,
+    pub edges_added: Vec<(NodeId, RelId, NodeId)>,
+    pub edges_removed: Vec<(NodeId, RelId, NodeId)>,
+    pub props_touched: Vec<NodeId>,
+    pub vectors_touched: Vec<NodeId>,
+    /// A bulk import's new node ids `[start, end)`.
+    pub imported: Option<(u64, u64)>,
+    pub catalog_changed: bool,
+}
+
+impl ChangeRecord {
     pub fn encode(&self) -> Result<Vec<u8>, FormatError> {
         codec::encode(self)
     }

@@ -223,3 +223,30 @@ fn golden_format_version() {
     assert_eq!(FORMAT_VERSION, 2);
     assert_eq!(codec::RECORD_VERSION, 1);
 }
+
+#[test]
+fn golden_change_key_and_record() {
+    assert_eq!(hex(&ChangeKey(0x0102).encode()), "00 00 00 00 00 00 01 02");
+    assert_eq!(
+        ChangeKey::decode(&ChangeKey(7).encode()).unwrap(),
+        ChangeKey(7)
+    );
+    assert!(ChangeKey::decode(&[0; 7]).is_err());
+    let r = ChangeRecord {
+        nodes_upserted: vec![NodeId(1), NodeId(300)],
+        nodes_removed: vec![NodeId(2)],
+        edges_added: vec![(NodeId(1), RelId(3), NodeId(300))],
+        edges_removed: vec![],
+        props_touched: vec![NodeId(1)],
+        vectors_touched: vec![NodeId(300)],
+        imported: Some((5, 9)),
+        catalog_changed: true,
+    };
+    assert_eq!(
+        hex(&r.encode().unwrap()),
+        "01 02 01 ac 02 01 02 01 01 03 ac 02 00 01 01 01 ac 02 01 05 09 01"
+    );
+    assert_eq!(ChangeRecord::decode(&r.encode().unwrap()).unwrap(), r);
+    let empty = ChangeRecord::default();
+    assert_eq!(hex(&empty.encode().unwrap()), "01 00 00 00 00 00 00 00 00");
+}

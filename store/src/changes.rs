@@ -1,7 +1,7 @@
 //! What a commit changed, as subscribers receive it, and the list of subscribers; the commit
 //! protocol (`commit.rs`) fills and sends it.
 
-use cairn_storage_format::{NodeId, RelId};
+use cairn_storage_format::{ChangeRecord, NodeId, RelId};
 use parking_lot::Mutex;
 use std::ops::Range;
 use std::sync::mpsc::Sender;
@@ -61,6 +61,44 @@ impl ChangeSet {
         !self.vectors_touched.is_empty()
             || !self.nodes_removed.is_empty()
             || self.imported.is_some()
+    }
+
+    /// Nodes whose text a full-text index holds may have changed: upserted or removed.
+    pub fn text_touched(&self) -> impl Iterator<Item = NodeId> + '_ {
+        self.nodes_upserted
+            .iter()
+            .chain(&self.nodes_removed)
+            .copied()
+    }
+
+    /// The record the commit writes to the change log (everything but the counter, which is
+    /// the record's key).
+    pub(crate) fn record(&self) -> ChangeRecord {
+        ChangeRecord {
+            nodes_upserted: self.nodes_upserted.clone(),
+            nodes_removed: self.nodes_removed.clone(),
+            edges_added: self.edges_added.clone(),
+            edges_removed: self.edges_removed.clone(),
+            props_touched: self.props_touched.clone(),
+            vectors_touched: self.vectors_touched.clone(),
+            imported: self.imported.as_ref().map(|r| (r.start, r.end)),
+            catalog_changed: self.catalog_changed,
+        }
+    }
+
+    /// The change set of commit `commit` as its change-log record tells it.
+    pub(crate) fn from_record(commit: u64, r: ChangeRecord) -> ChangeSet {
+        ChangeSet {
+            commit,
+            nodes_upserted: r.nodes_upserted,
+            nodes_removed: r.nodes_removed,
+            edges_added: r.edges_added,
+            edges_removed: r.edges_removed,
+            props_touched: r.props_touched,
+            vectors_touched: r.vectors_touched,
+            imported: r.imported.map(|(start, end)| start..end),
+            catalog_changed: r.catalog_changed,
+        }
     }
 
     /// Nodes whose cached records this commit makes stale.

@@ -116,6 +116,7 @@ pub(crate) fn commit(
     c.changes.commit = counter;
     c.changes.catalog_changed = c.catalog.is_some();
     c.changes.normalize();
+    crate::changelog::log_commit(&mut c.batch, &c.changes)?;
     let vectors_at = c.changes.touches_vectors().then_some(counter);
     if let Some(at) = vectors_at {
         c.batch

@@ -22,6 +22,7 @@
 pub mod bulk;
 mod cache;
 pub mod catalog;
+pub mod changelog;
 pub mod changes;
 mod commit;
 pub mod describe;
@@ -41,6 +42,7 @@ pub mod write;
 
 pub use bulk::{BulkFiles, BulkLoad, NewNodeIndex, SpillDir, VectorSink};
 pub use catalog::{Catalog, Element};
+pub use changelog::CHANGE_LOG_KEEP;
 pub use changes::{ChangeSet, EdgeRef};
 pub use error::{BackendErrorKind, EngineError, Result};
 pub use graph::{

@@ -1,15 +1,16 @@
-//! The tantivy index itself: schema, analyzer, the document of a node, BM25 search, and the
-//! commit stamp (the store's commit counter the index reflects, kept as tantivy's commit
-//! payload so that the two are written by one atomic rename of `meta.json`).
+//! The tantivy index itself: schema, analyzer, the document of a node, and the commit stamp
+//! (the store's commit counter the index reflects, kept as tantivy's commit payload so that the
+//! two are written by one atomic rename of `meta.json`). Ranking is in `rank.rs`.
 
+use crate::stats::StatsCache;
 use crate::TextError;
 use cairn_storage_format::{LabelId, NodeId, NodeRecord, Value};
 use cairn_store::describe::display_name;
 use cairn_store::Catalog;
+use parking_lot::Mutex;
 use std::collections::BTreeSet;
 use std::path::Path;
-use tantivy::collector::TopDocs;
-use tantivy::query::{BooleanQuery, ConstScoreQuery, Occur, Query, TermQuery};
+use tantivy::directory::{Directory, RamDirectory};
 use tantivy::schema::{
     Field, IndexRecordOption, NumericOptions, Schema, TextFieldIndexing, TextOptions,
 };
@@ -35,23 +36,51 @@ pub(crate) const SMALL_WRITER_BYTES: usize = 16 << 20;
 pub(crate) struct Fields {
     pub(crate) node: Field,
     pub(crate) label: Field,
+    /// The display name alone (ranked above the rest, `rank::NAME_BOOST`).
+    pub(crate) name: Field,
+    /// Everything a node is found by: name, description, short string properties.
     pub(crate) text: Field,
+    /// Token counts of `name` and `text` per document (fast fields), so that the ranking's
+    /// length statistics count live documents exactly (`rank.rs`).
+    pub(crate) name_len: Field,
+    pub(crate) text_len: Field,
 }
+
+impl Fields {
+    /// The searched fields with their token-count fields.
+    pub(crate) fn searched(&self) -> [(Field, &'static str); 2] {
+        [(self.name, NAME_LEN), (self.text, TEXT_LEN)]
+    }
+}
+
+const NAME_LEN: &str = "name_len";
+const TEXT_LEN: &str = "text_len";
 
 fn schema() -> (Schema, Fields) {
     let mut b = Schema::builder();
     let node = b.add_u64_field("node", NumericOptions::default().set_indexed().set_fast());
     let label = b.add_u64_field("label", NumericOptions::default().set_indexed());
     // Frequencies for BM25; no positions (no phrase queries), no stored text (the store has it).
-    let text = b.add_text_field(
-        "text",
-        TextOptions::default().set_indexing_options(
-            TextFieldIndexing::default()
-                .set_tokenizer(ANALYZER)
-                .set_index_option(IndexRecordOption::WithFreqs),
-        ),
+    let words = TextOptions::default().set_indexing_options(
+        TextFieldIndexing::default()
+            .set_tokenizer(ANALYZER)
+            .set_index_option(IndexRecordOption::WithFreqs),
     );
-    (b.build(), Fields { node, label, text })
+    let name = b.add_text_field("name", words.clone());
+    let text = b.add_text_field("text", words);
+    let name_len = b.add_u64_field(NAME_LEN, NumericOptions::default().set_fast());
+    let text_len = b.add_u64_field(TEXT_LEN, NumericOptions::default().set_fast());
+    (
+        b.build(),
+        Fields {
+            node,
+            label,
+            name,
+            text,
+            name_len,
+            text_len,
+        },
+    )
 }
 
 /// Words as the index sees them: split at anything but letters and digits, at most
@@ -64,9 +93,18 @@ pub(crate) fn analyzer() -> TextAnalyzer {
         .build()
 }
 
-/// The text a node is found by: its display name, its stored description when it has one,
-/// and its other string properties of at most [`PROPERTY_MAX_BYTES`].
-pub fn node_text(record: &NodeRecord, catalog: &Catalog) -> String {
+/// What a node is found by.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NodeText {
+    /// Its display name.
+    pub name: String,
+    /// Its display name, its stored description when it has one, and its other string
+    /// properties of at most [`PROPERTY_MAX_BYTES`], one a line.
+    pub text: String,
+}
+
+/// The text a node is found by.
+pub fn node_text(record: &NodeRecord, catalog: &Catalog) -> NodeText {
     let name = display_name(record, catalog);
     let mut text = name.clone();
     if let Some(d) = record.description.as_deref().filter(|d| *d != name) {
@@ -81,7 +119,7 @@ pub fn node_text(record: &NodeRecord, catalog: &Catalog) -> String {
             }
         }
     }
-    text
+    NodeText { name, text }
 }
 
 /// An open tantivy index with its reader.
@@ -89,6 +127,8 @@ pub(crate) struct Tantivy {
     pub(crate) index: Index,
     pub(crate) reader: IndexReader,
     pub(crate) fields: Fields,
+    /// Live-document statistics per segment (`rank.rs`).
+    pub(crate) stats: Mutex<StatsCache>,
 }
 
 impl std::fmt::Debug for Tantivy {
@@ -106,11 +146,57 @@ impl Tantivy {
             return Ok(None);
         }
         let index = Index::open_in_dir(dir).map_err(TextError::index(dir))?;
+        Self::checked(index, dir).map(Some)
+    }
+
+    /// A copy of the index in `dir` in memory, for a read-only handle that must apply changes
+    /// without writing the writer's directory: the files its last commit names (some of a
+    /// segment's possible files do not exist), read after `meta.json` and kept only if
+    /// `meta.json` is unchanged afterwards (the writer removes a file only once a later commit
+    /// no longer names it). `None` when there is no index, or the writer kept committing.
+    pub(crate) fn open_copy(dir: &Path) -> Result<Option<Tantivy>, TextError> {
+        let io = |source| TextError::Io {
+            path: dir.to_path_buf(),
+            source,
+        };
+        let read = |name: &Path| match std::fs::read(dir.join(name)) {
+            Ok(bytes) => Ok(Some(bytes)),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(io(e)),
+        };
+        for _ in 0..3 {
+            let Some(disk) = Self::open(dir)? else {
+                return Ok(None);
+            };
+            let Some(meta) = read(Path::new("meta.json"))? else {
+                return Ok(None);
+            };
+            let metas = disk.index.load_metas().map_err(TextError::index(dir))?;
+            let ram = RamDirectory::create();
+            for segment in &metas.segments {
+                for file in segment.list_files() {
+                    if let Some(bytes) = read(&file)? {
+                        ram.atomic_write(&file, &bytes).map_err(io)?;
+                    }
+                }
+            }
+            if read(Path::new("meta.json"))?.as_ref() != Some(&meta) {
+                continue;
+            }
+            ram.atomic_write(Path::new("meta.json"), &meta)
+                .map_err(io)?;
+            let index = Index::open(ram).map_err(TextError::index(dir))?;
+            return Self::checked(index, dir).map(Some);
+        }
+        Ok(None)
+    }
+
+    fn checked(index: Index, dir: &Path) -> Result<Tantivy, TextError> {
         let (expected, fields) = schema();
         if index.schema() != expected {
             return Err(TextError::Schema(dir.to_path_buf()));
         }
-        Self::wrap(index, fields, dir).map(Some)
+        Self::wrap(index, fields, dir)
     }
 
     /// Creates an empty index in `dir` (which must hold no index) or in memory (`None`).
@@ -141,6 +227,7 @@ impl Tantivy {
             index,
             reader,
             fields,
+            stats: Mutex::new(StatsCache::default()),
         })
     }
 
@@ -153,16 +240,33 @@ impl Tantivy {
         Ok(metas.payload.as_deref().and_then(|p| p.parse().ok()))
     }
 
+    ///
+    /// Files a killed writer left behind (written, never named by a commit) are removed first:
+    /// a new writer would otherwise try to create the same delete file for the same segment
+    /// and fail with "file already exists".
     pub(crate) fn writer(&self, threads: usize, bytes: usize) -> Result<IndexWriter, TextError> {
-        self.index
+        let at = Path::new("<text index writer>");
+        let w = self
+            .index
             .writer_with_num_threads(threads.max(1), bytes.max(threads * SMALL_WRITER_BYTES))
-            .map_err(TextError::index(Path::new("<text index writer>")))
+            .map_err(TextError::index(at))?;
+        w.garbage_collect_files()
+            .wait()
+            .map_err(TextError::index(at))?;
+        Ok(w)
     }
 
     /// The document of a node.
-    pub(crate) fn document(&self, id: NodeId, label: LabelId, text: &str) -> TantivyDocument {
+    pub(crate) fn document(&self, id: NodeId, label: LabelId, text: &NodeText) -> TantivyDocument {
         let f = self.fields;
-        doc!(f.node => id.0, f.label => u64::from(label.0), f.text => text)
+        doc!(
+            f.node => id.0,
+            f.label => u64::from(label.0),
+            f.name => text.name.as_str(),
+            f.text => text.text.as_str(),
+            f.name_len => token_count(&text.name),
+            f.text_len => token_count(&text.text),
+        )
     }
 
     pub(crate) fn node_term(&self, id: NodeId) -> Term {
@@ -173,77 +277,17 @@ impl Tantivy {
     pub(crate) fn len(&self) -> u64 {
         self.reader.searcher().num_docs()
     }
+}
 
-    /// The `k` best nodes for `text` by BM25 over the words of the query (any word may match;
-    /// more and rarer words rank higher), only of `labels` when given. Ties by node id.
-    pub(crate) fn search(
-        &self,
-        text: &str,
-        labels: Option<&[LabelId]>,
-        k: usize,
-    ) -> Result<Vec<(NodeId, f32)>, TextError> {
-        let words = words(text);
-        if words.is_empty() || k == 0 {
-            return Ok(Vec::new());
-        }
-        let f = self.fields;
-        let mut any: Vec<(Occur, Box<dyn Query>)> = words
-            .iter()
-            .map(|w| {
-                let q: Box<dyn Query> = Box::new(TermQuery::new(
-                    Term::from_field_text(f.text, w),
-                    IndexRecordOption::WithFreqs,
-                ));
-                (Occur::Should, q)
-            })
-            .collect();
-        let query: Box<dyn Query> = match labels {
-            None => Box::new(BooleanQuery::new(any)),
-            Some(labels) => {
-                let of_label: Vec<(Occur, Box<dyn Query>)> = labels
-                    .iter()
-                    .map(|l| {
-                        let q: Box<dyn Query> = Box::new(TermQuery::new(
-                            Term::from_field_u64(f.label, u64::from(l.0)),
-                            IndexRecordOption::Basic,
-                        ));
-                        (Occur::Should, q)
-                    })
-                    .collect();
-                let words = BooleanQuery::new(std::mem::take(&mut any));
-                let filter = ConstScoreQuery::new(Box::new(BooleanQuery::new(of_label)), 0.0);
-                Box::new(BooleanQuery::new(vec![
-                    (Occur::Must, Box::new(words) as Box<dyn Query>),
-                    (Occur::Must, Box::new(filter)),
-                ]))
-            }
-        };
-        let searcher = self.reader.searcher();
-        // One more than asked, so that ties at the k-th score are ordered by node id.
-        let top = searcher
-            .search(&query, &TopDocs::with_limit(k + 8))
-            .map_err(TextError::index(Path::new("<text search>")))?;
-        let mut hits = Vec::with_capacity(top.len());
-        let mut columns = std::collections::HashMap::new();
-        for (score, addr) in top {
-            let column = match columns.entry(addr.segment_ord) {
-                std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
-                std::collections::hash_map::Entry::Vacant(e) => e.insert(
-                    searcher
-                        .segment_reader(addr.segment_ord)
-                        .fast_fields()
-                        .u64("node")
-                        .map_err(TextError::index(Path::new("<text search>")))?,
-                ),
-            };
-            if let Some(node) = column.first(addr.doc_id) {
-                hits.push((NodeId(node), score));
-            }
-        }
-        hits.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-        hits.truncate(k);
-        Ok(hits)
+/// The tokens the analyzer makes of `text` (what tantivy counts for a field's length).
+fn token_count(text: &str) -> u64 {
+    let mut a = analyzer();
+    let mut stream = a.token_stream(text);
+    let mut n = 0;
+    while stream.advance() {
+        n += 1;
     }
+    n
 }
 
 /// The distinct words of a query, as the analyzer makes them, without English stop words

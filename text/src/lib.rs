@@ -7,12 +7,17 @@
 //! process subscribes to the store's change sets at open; before a search it applies the
 //! commits since the stamp (re-reading the nodes they touched) and, in a writable process,
 //! commits them to the directory; on close it commits what it applied. Commits the process did
-//! not see (a crash before the index caught up, another process's writes seen by a read-only
-//! handle) are rebuilt from a scan of the store.
+//! not see (another process's, or its own after a crash before the index's save) are replayed
+//! from the store's change log (`Graph::changes_between`); only when the log no longer holds
+//! them is the index rebuilt from a scan of the store. Ranking (`rank.rs`) makes an index
+//! brought up to date this way answer exactly as a rebuild.
 
 mod index;
+mod rank;
+mod stats;
 
-pub use index::{node_text, PROPERTY_MAX_BYTES};
+pub use index::{node_text, NodeText, PROPERTY_MAX_BYTES};
+pub use rank::NAME_BOOST;
 
 use cairn_storage_format::{LabelId, NodeId};
 use cairn_store::{ChangeSet, EngineError, Graph, GraphRead};
@@ -73,7 +78,8 @@ pub enum TextRefresh {
     Current,
     /// The saved index matched the store and was opened.
     Opened,
-    /// Commits since the index's stamp were applied (nodes re-indexed or removed).
+    /// Commits since the index's stamp were applied (nodes re-indexed or removed), from this
+    /// process's change sets or the store's change log.
     Updated { nodes: usize },
     /// Built from a scan of the store (no index, or commits it could not follow).
     Built { nodes: usize },
@@ -87,14 +93,24 @@ pub struct TextBuildReport {
     pub path: PathBuf,
 }
 
+/// Where an open index lives, which says whether changes can be applied to it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Backing {
+    /// The directory, which this (writable) handle commits to.
+    Dir,
+    /// The writer's directory, opened by a read-only handle: searched, never written.
+    SharedDir,
+    /// Memory only: a read-only handle's copy or build.
+    Memory,
+}
+
 struct Open {
     t: Tantivy,
     /// The store commit counter the searcher reflects.
     commits: u64,
     /// Whether `commits` is also what the directory's last tantivy commit says.
     saved: bool,
-    /// In memory only (a read-only handle that had to build): never written to the directory.
-    in_memory: bool,
+    backing: Backing,
 }
 
 enum State {
@@ -157,7 +173,8 @@ impl TextStore {
     }
 
     /// Moves delivered change sets to the pending list (the facade calls it after its commits,
-    /// so that a process that never searches keeps a bounded list).
+    /// so that a process that never searches keeps a bounded list: past it, the store's change
+    /// log has them).
     pub fn absorb(&self) {
         let open = matches!(*self.state.read(), State::Open(_));
         let mut inbox = self.inbox.lock();
@@ -171,7 +188,8 @@ impl TextStore {
     }
 
     /// Brings the index to the store's latest commit: opens it, applies the commits since its
-    /// stamp, or rebuilds it when those commits cannot be followed.
+    /// stamp (this process's change sets, else the store's change log), or rebuilds it when
+    /// neither can tell what those commits changed.
     pub fn refresh(&self) -> Result<TextRefresh, TextError> {
         let graph = &*self.graph;
         let now = graph.commits();
@@ -182,26 +200,10 @@ impl TextStore {
         }
         let mut state = self.state.write();
         self.wait_for(&state, now);
-        let mut what = None;
-        if let State::Closed { opened_at } = &*state {
-            let opened_at = *opened_at;
-            let (open, how) = self.open_or_build(graph, opened_at)?;
-            what = Some(how);
-            *state = State::Open(Box::new(open));
-        }
-        let State::Open(open) = &mut *state else {
-            unreachable_state()?
-        };
-        let applied = self.catch_up(graph, open)?;
-        Ok(match (what, applied) {
-            (Some(TextRefresh::Built { nodes }), _) => TextRefresh::Built { nodes },
-            (_, Some(TextRefresh::Built { nodes })) => TextRefresh::Built { nodes },
-            (_, Some(TextRefresh::Updated { nodes })) if nodes > 0 => {
-                TextRefresh::Updated { nodes }
-            }
-            (Some(w), _) => w,
-            _ => TextRefresh::Current,
-        })
+        let previous = std::mem::replace(&mut *state, State::Closed { opened_at: now });
+        let (open, what) = self.bring_up(graph, previous, now)?;
+        *state = State::Open(Box::new(open));
+        Ok(what)
     }
 
     /// Rebuilds the index from a scan of the store, whatever it holds.
@@ -210,11 +212,8 @@ impl TextStore {
         let started = Instant::now();
         let mut state = self.state.write();
         self.wait_for(&state, graph.commits());
-        let open = match std::mem::replace(&mut *state, State::Closed { opened_at: 0 }) {
-            State::Open(o) if !o.in_memory || !self.persist => *o,
-            _ => self.open_dir_or_create()?,
-        };
-        let open = self.rebuild(graph, open)?;
+        *state = State::Closed { opened_at: 0 };
+        let open = self.build_fresh(graph)?;
         let nodes = open.t.len();
         *state = State::Open(Box::new(open));
         Ok(TextBuildReport {
@@ -233,7 +232,7 @@ impl TextStore {
         k: usize,
     ) -> Result<Vec<(NodeId, f32)>, TextError> {
         match &*self.state.read() {
-            State::Open(o) => o.t.search(text, labels, k),
+            State::Open(o) => rank::search(&o.t, text, labels, k),
             State::Closed { .. } => Ok(Vec::new()),
         }
     }
@@ -248,14 +247,14 @@ impl TextStore {
 
     /// Brings the directory up to the store's latest commit when this process committed
     /// anything since the index's stamp (also done on drop), so that the next process opens a
-    /// current index instead of rebuilding. Returns whether it wrote.
+    /// current index without replaying. Returns whether it wrote.
     pub fn save(&self) -> Result<bool, TextError> {
         if !self.persist {
             return Ok(false);
         }
         self.absorb();
         let behind = match &*self.state.read() {
-            State::Open(o) => !o.in_memory && (!o.saved || o.commits < self.graph.commits()),
+            State::Open(o) => !o.saved || o.commits < self.graph.commits(),
             State::Closed { opened_at } => *opened_at < self.graph.commits(),
         };
         if !behind {
@@ -263,6 +262,23 @@ impl TextStore {
         }
         self.refresh()?;
         Ok(true)
+    }
+
+    /// The store commit counter the index in the directory reflects: the change log before it
+    /// is no longer needed by this index. `None` when there is no usable saved index (the
+    /// next open rebuilds whatever the log holds).
+    pub fn saved_stamp(&self) -> Result<Option<u64>, TextError> {
+        if let State::Open(o) = &*self.state.read() {
+            if o.saved && o.backing == Backing::Dir {
+                return Ok(Some(o.commits));
+            }
+        }
+        match Tantivy::open(&self.dir) {
+            Ok(Some(t)) => t.stamp(),
+            Ok(None) => Ok(None),
+            Err(e @ TextError::Io { .. }) => Err(e),
+            Err(_) => Ok(None),
+        }
     }
 
     /// Takes delivered change sets; a writable handle also waits (briefly) for those of commits
@@ -287,8 +303,8 @@ impl TextStore {
         }
     }
 
-    /// The change sets after `after`, in order and without a gap up to the store's counter;
-    /// `None` when they cannot bring an index at `after` up to date.
+    /// The change sets after `after`, in order and without a gap up to `now`; `None` when this
+    /// process's change sets cannot bring an index at `after` up to date.
     fn take_pending(&self, after: u64, now: u64) -> Option<Vec<Arc<ChangeSet>>> {
         let mut inbox = self.inbox.lock();
         let overflowed = std::mem::take(&mut inbox.overflowed);
@@ -309,119 +325,164 @@ impl TextStore {
         (expect > now).then_some(sets)
     }
 
-    /// Opens the saved index, or creates and fills one (a read-only handle builds in memory).
-    fn open_or_build(
+    /// `previous` brought to commit `now`: the open index caught up, or the saved one opened and
+    /// caught up, or a build.
+    fn bring_up(
         &self,
         graph: &Graph,
-        opened_at: u64,
+        previous: State,
+        now: u64,
     ) -> Result<(Open, TextRefresh), TextError> {
+        let (mut open, mut what) = match previous {
+            State::Open(o) => (*o, TextRefresh::Current),
+            State::Closed { opened_at } => match self.open_saved(graph, opened_at)? {
+                Some(o) => (o, TextRefresh::Opened),
+                None => self.built(graph)?,
+            },
+        };
+        // Twice at most: a second pass follows a reopen or build that the commits of another
+        // process overtook.
+        for _ in 0..2 {
+            if open.commits >= now {
+                self.take_pending(now, now);
+                return Ok((open, what));
+            }
+            let sets = match self.take_pending(open.commits, now) {
+                Some(sets) => Some(sets),
+                // commits this process did not see (another process's, or past its inbox)
+                None => graph.changes_between(open.commits, now)?,
+            };
+            match sets {
+                Some(sets) if open.backing != Backing::SharedDir => {
+                    let nodes = self.apply(graph, &mut open, &sets)?;
+                    if !matches!(what, TextRefresh::Built { .. }) {
+                        what = TextRefresh::Updated { nodes };
+                    }
+                    return Ok((open, what));
+                }
+                _ => {
+                    drop(open);
+                    (open, what) = match self.open_saved(graph, now)? {
+                        Some(o) => (o, TextRefresh::Opened),
+                        None => self.built(graph)?,
+                    };
+                }
+            }
+        }
+        Ok((open, what))
+    }
+
+    /// The saved index, with the change-log entries that bring it to commit `base` queued in
+    /// front of the pending change sets (a read-only handle, which receives none, copies it
+    /// into memory when it must apply any); `None` when there is no usable one (none, damaged,
+    /// foreign, or commits since its stamp the log no longer holds).
+    fn open_saved(&self, graph: &Graph, base: u64) -> Result<Option<Open>, TextError> {
+        let now = graph.commits();
         let saved = match Tantivy::open(&self.dir) {
             Ok(t) => t,
             Err(e @ TextError::Io { .. }) => return Err(e),
             Err(e) => {
                 tracing::warn!("rebuilding the full-text index: {e}");
-                None
+                return Ok(None);
             }
         };
-        if let Some(t) = saved {
-            if let Some(stamp) = t.stamp()? {
-                // Usable when the process saw every commit since the stamp: its change sets
-                // (from `opened_at` on) cover them.
-                if stamp >= opened_at && stamp <= graph.commits() {
-                    let open = Open {
-                        t,
-                        commits: stamp,
-                        saved: true,
-                        in_memory: false,
-                    };
-                    return Ok((open, TextRefresh::Opened));
-                }
-                tracing::warn!(
-                    "rebuilding the full-text index: it reflects commit {stamp}, the database is at {}",
-                    graph.commits()
-                );
-            }
-            if self.persist {
-                let open = Open {
-                    t,
-                    commits: 0,
+        let Some(t) = saved else {
+            return Ok(None);
+        };
+        let Some(stamp) = t.stamp()?.filter(|s| *s <= now) else {
+            tracing::warn!(
+                "rebuilding the full-text index: it reflects no commit of this database (at {now})"
+            );
+            return Ok(None);
+        };
+        if !self.persist && stamp < now {
+            // A reader applies the log to a copy in memory, never to the writer's directory.
+            drop(t);
+            let Some(copy) = Tantivy::open_copy(&self.dir)? else {
+                return Ok(None);
+            };
+            return Ok(match copy.stamp()?.filter(|s| *s <= now) {
+                Some(stamp) if self.queue_log(graph, stamp, now)? => Some(Open {
+                    t: copy,
+                    commits: stamp,
                     saved: false,
-                    in_memory: false,
-                };
-                let open = self.rebuild(graph, open)?;
-                let nodes = open.t.len() as usize;
-                return Ok((open, TextRefresh::Built { nodes }));
-            }
+                    backing: Backing::Memory,
+                }),
+                _ => None,
+            });
         }
-        let open = self.open_dir_or_create()?;
-        let open = self.rebuild(graph, open)?;
+        if stamp < base && !self.queue_log(graph, stamp, base)? {
+            tracing::warn!(
+                "rebuilding the full-text index: it reflects commit {stamp}, the database is at {now} and its change log no longer holds the commits between"
+            );
+            return Ok(None);
+        }
+        Ok(Some(Open {
+            t,
+            commits: stamp,
+            saved: true,
+            backing: if self.persist {
+                Backing::Dir
+            } else {
+                Backing::SharedDir
+            },
+        }))
+    }
+
+    /// Queues the change-log entries of the commits after `after` up to `through` in front of
+    /// the pending change sets; false when the log does not hold them all.
+    fn queue_log(&self, graph: &Graph, after: u64, through: u64) -> Result<bool, TextError> {
+        let Some(mut sets) = graph.changes_between(after, through)? else {
+            return Ok(false);
+        };
+        let mut inbox = self.inbox.lock();
+        sets.extend(
+            std::mem::take(&mut inbox.pending)
+                .into_iter()
+                .filter(|c| c.commit > through),
+        );
+        inbox.pending = sets;
+        Ok(true)
+    }
+
+    fn built(&self, graph: &Graph) -> Result<(Open, TextRefresh), TextError> {
+        let open = self.build_fresh(graph)?;
         let nodes = open.t.len() as usize;
         Ok((open, TextRefresh::Built { nodes }))
     }
 
-    /// An empty index: in the directory for a writable handle, in memory for a read-only one.
-    fn open_dir_or_create(&self) -> Result<Open, TextError> {
+    /// A new index of every node: in the directory for a writable handle (replacing a damaged
+    /// or foreign one), in memory for a read-only one.
+    fn build_fresh(&self, graph: &Graph) -> Result<Open, TextError> {
         if !self.persist {
-            return Ok(Open {
+            let open = Open {
                 t: Tantivy::create(None)?,
                 commits: 0,
                 saved: false,
-                in_memory: true,
-            });
+                backing: Backing::Memory,
+            };
+            return self.rebuild(graph, open);
         }
-        // A damaged or foreign directory is replaced: the index is derived data.
-        if self.dir.exists() && Tantivy::open(&self.dir).is_err() {
-            std::fs::remove_dir_all(&self.dir).map_err(|source| TextError::Io {
-                path: self.dir.clone(),
-                source,
-            })?;
-        }
-        let t = match Tantivy::open(&self.dir)? {
-            Some(t) => t,
-            None => Tantivy::create(Some(&self.dir))?,
+        let t = match Tantivy::open(&self.dir) {
+            Ok(Some(t)) => t,
+            Ok(None) => Tantivy::create(Some(&self.dir))?,
+            Err(e @ TextError::Io { .. }) => return Err(e),
+            Err(_) => {
+                // A damaged or foreign directory is replaced: the index is derived data.
+                std::fs::remove_dir_all(&self.dir).map_err(|source| TextError::Io {
+                    path: self.dir.clone(),
+                    source,
+                })?;
+                Tantivy::create(Some(&self.dir))?
+            }
         };
-        Ok(Open {
+        let open = Open {
             t,
             commits: 0,
             saved: false,
-            in_memory: false,
-        })
-    }
-
-    /// Applies the pending change sets to `open`, or rebuilds when they do not follow on.
-    fn catch_up(&self, graph: &Graph, open: &mut Open) -> Result<Option<TextRefresh>, TextError> {
-        let now = graph.commits();
-        if open.commits >= now {
-            self.take_pending(now, now);
-            return Ok(None);
-        }
-        let Some(sets) = self.take_pending(open.commits, now) else {
-            let taken = std::mem::replace(
-                open,
-                Open {
-                    t: Tantivy::create(None)?,
-                    commits: 0,
-                    saved: false,
-                    in_memory: true,
-                },
-            );
-            let base = if taken.in_memory || !self.persist {
-                Open {
-                    t: Tantivy::create(None)?,
-                    commits: 0,
-                    saved: false,
-                    in_memory: true,
-                }
-            } else {
-                taken
-            };
-            *open = self.rebuild(graph, base)?;
-            return Ok(Some(TextRefresh::Built {
-                nodes: open.t.len() as usize,
-            }));
+            backing: Backing::Dir,
         };
-        let nodes = self.apply(graph, open, &sets)?;
-        Ok(Some(TextRefresh::Updated { nodes }))
+        self.rebuild(graph, open)
     }
 
     /// Re-indexes the nodes `sets` touched and commits (to the directory when it is ours).
@@ -437,7 +498,7 @@ impl TextStore {
         let mut changed: Vec<NodeId> = Vec::new();
         let mut imported: Vec<std::ops::Range<u64>> = Vec::new();
         for cs in sets {
-            changed.extend(cs.nodes_upserted.iter().chain(&cs.nodes_removed).copied());
+            changed.extend(cs.text_touched());
             imported.extend(cs.imported.clone());
         }
         changed.sort_unstable();
@@ -464,22 +525,21 @@ impl TextStore {
             }
         }
         for range in imported {
-            // New ids: nothing to delete first.
-            count += add_range(graph, &open.t, &w, range, &catalog, &self.dir)?;
+            // New ids: nothing to delete first. Those a later commit of `sets` also touched
+            // were re-indexed above (once: adding them again would make a second document).
+            let fresh = |id: &NodeId| changed.binary_search(id).is_err();
+            count += add_range(graph, &open.t, &w, range, &fresh, &catalog, &self.dir)?;
         }
         drop(catalog);
-        if open.in_memory || !self.persist {
-            w.commit().map_err(TextError::index(&self.dir))?;
-        } else {
-            commit(&mut w, last, &self.dir)?;
-        }
+        cairn_store::failpoint!("text.apply.before_commit");
+        self.commit(open, &mut w, last)?;
         finish_writer(w);
         open.t
             .reader
             .reload()
             .map_err(TextError::index(&self.dir))?;
         open.commits = last;
-        open.saved = !open.in_memory && self.persist;
+        open.saved = open.backing == Backing::Dir;
         Ok(count)
     }
 
@@ -507,26 +567,38 @@ impl TextStore {
             }
         }
         drop(catalog);
-        if open.in_memory {
-            w.commit().map_err(TextError::index(&self.dir))?;
-        } else {
-            commit(&mut w, commits, &self.dir)?;
-        }
+        cairn_store::failpoint!("text.rebuild.before_commit");
+        self.commit(&open, &mut w, commits)?;
         finish_writer(w);
         open.t
             .reader
             .reload()
             .map_err(TextError::index(&self.dir))?;
         open.commits = commits;
-        open.saved = !open.in_memory;
+        open.saved = open.backing == Backing::Dir;
         // change sets up to the scan's counter are in it
         self.take_pending(commits, commits);
         Ok(open)
     }
+
+    /// Commits `w`; in the directory with the store counter `commits` as the stamp (the
+    /// segments and the stamp are replaced together by tantivy's atomic rename of
+    /// `meta.json`: a crash leaves the previous commit or this one).
+    fn commit(&self, open: &Open, w: &mut IndexWriter, commits: u64) -> Result<(), TextError> {
+        if open.backing != Backing::Dir {
+            w.commit().map_err(TextError::index(&self.dir))?;
+            return Ok(());
+        }
+        let mut prepared = w.prepare_commit().map_err(TextError::index(&self.dir))?;
+        prepared.set_payload(&commits.to_string());
+        prepared.commit().map_err(TextError::index(&self.dir))?;
+        cairn_store::failpoint!("text.commit.after");
+        Ok(())
+    }
 }
 
 impl Drop for TextStore {
-    /// Commits a lagging stamp on close; a failure only costs a rebuild later.
+    /// Commits a lagging stamp on close; a failure only costs a replay (or rebuild) later.
     fn drop(&mut self) {
         if let Err(e) = self.save() {
             tracing::warn!("saving the full-text index on close: {e}");
@@ -534,12 +606,13 @@ impl Drop for TextStore {
     }
 }
 
-/// Adds the nodes with ids in `range` (new ones, from an import).
+/// Adds the nodes with ids in `range` (new ones, from an import) that `take` accepts.
 fn add_range(
     graph: &Graph,
     t: &Tantivy,
     w: &IndexWriter,
     range: std::ops::Range<u64>,
+    take: &dyn Fn(&NodeId) -> bool,
     catalog: &cairn_store::Catalog,
     dir: &Path,
 ) -> Result<usize, TextError> {
@@ -547,7 +620,7 @@ fn add_range(
     let mut start = range.start;
     while start < range.end {
         let end = (start + READ_CHUNK as u64).min(range.end);
-        let ids: Vec<NodeId> = (start..end).map(NodeId).collect();
+        let ids: Vec<NodeId> = (start..end).map(NodeId).filter(|id| take(id)).collect();
         for (id, rec) in ids.iter().zip(graph.nodes(&ids)?) {
             if let Some(rec) = rec {
                 let text = node_text(&rec, catalog);
@@ -569,23 +642,9 @@ fn bulk_writer(t: &Tantivy) -> Result<IndexWriter, TextError> {
     t.writer(threads, threads * BULK_WRITER_BYTES)
 }
 
-/// Commits `w` with the store counter `commits` as the stamp.
-fn commit(w: &mut IndexWriter, commits: u64, dir: &Path) -> Result<(), TextError> {
-    let mut prepared = w.prepare_commit().map_err(TextError::index(dir))?;
-    prepared.set_payload(&commits.to_string());
-    prepared.commit().map_err(TextError::index(dir))?;
-    Ok(())
-}
-
 /// Lets the writer's merges finish, so that small commits do not pile up as segments.
 fn finish_writer(w: IndexWriter) {
     if let Err(e) = w.wait_merging_threads() {
         tracing::warn!("merging full-text index segments: {e}");
     }
-}
-
-fn unreachable_state<T>() -> Result<T, TextError> {
-    Err(TextError::Engine(EngineError::Invalid(
-        "full-text index state lost during refresh".into(),
-    )))
 }

@@ -12,13 +12,14 @@
 //! docs/VECTOR.md for the numbers. This one also filters labels and tombstones during the walk and
 //! owns its file format.
 
+mod delta;
 mod exact;
 mod graph;
 mod persist;
 mod store;
 
 pub use cairn_embed::dot;
-pub use persist::{index_path, FileIndex, Stamp, FORMAT_VERSION, INDEX_FILE_NAME};
+pub use persist::{file_seq, index_path, FileIndex, Stamp, FORMAT_VERSION, INDEX_FILE_NAME};
 pub use store::{BuildReport, IndexGuard, Refresh, StoreError, VectorStore, EXACT_MAX, SEARCH_EF};
 
 use cairn_storage_format::{LabelId, NodeId};
@@ -712,7 +713,7 @@ fn hits<S: Slots>(src: &S, found: impl IntoIterator<Item = Scored>) -> Vec<Hit> 
 }
 
 /// Checks the length and returns the unit-length copy of `v`.
-fn normalised(dim: usize, v: &[f32], what: &str) -> Result<Vec<f32>, VectorError> {
+pub(crate) fn normalised(dim: usize, v: &[f32], what: &str) -> Result<Vec<f32>, VectorError> {
     if v.len() != dim {
         return Err(VectorError::Dimension {
             expected: dim,

@@ -662,6 +662,20 @@ impl VectorIndex {
     }
 }
 
+/// The stamp's `seq` of the index file at `path` (either format: both keep it at byte 16),
+/// without checking anything else; the store asks it to know which commits to replay.
+pub fn file_seq(path: &Path) -> Result<u64, VectorError> {
+    file_version(path)?;
+    let mut seq = [0u8; 8];
+    open_file(path)?
+        .read_exact_at(&mut seq, 16)
+        .map_err(|_| VectorError::Corrupt {
+            path: path.to_owned(),
+            reason: "ends inside the header".into(),
+        })?;
+    Ok(u64::from_le_bytes(seq))
+}
+
 fn open_file(path: &Path) -> Result<fs::File, VectorError> {
     fs::File::open(path).map_err(|source| match source.kind() {
         std::io::ErrorKind::NotFound => VectorError::Missing(path.to_owned()),

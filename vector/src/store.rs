@@ -9,8 +9,10 @@
 //! applied in place (insert, update = tombstone + insert, delete), so a write costs what it
 //! changed. A node without a vector is simply not in the index.
 
+use super::delta::Delta;
 use super::{
-    index_path, FileIndex, Hit, HnswParams, Stamp, VectorError, VectorIndex, FORMAT_VERSION,
+    file_seq, index_path, FileIndex, Hit, HnswParams, Stamp, VectorError, VectorIndex,
+    FORMAT_VERSION,
 };
 use cairn_storage_format::{LabelId, NodeId};
 use cairn_store::{ChangeSet, EngineError, Graph, GraphRead};
@@ -99,6 +101,8 @@ enum State {
         oldest: u64,
         embedder_id: String,
         file: Arc<FileIndex>,
+        /// Vectors changed after the file's stamp (from the change log), searched beside it.
+        delta: Option<Arc<Delta>>,
     },
     /// No usable index as of counter `commits` (no vectors, another embedder).
     Unavailable {
@@ -278,10 +282,20 @@ impl VectorStore {
                 commits,
                 oldest,
                 file,
+                delta,
                 ..
             } => {
                 let (commits, oldest) = (*commits, *oldest);
-                match Self::search_file(file, query, labels, k) {
+                let found = match delta {
+                    None => Self::search_file(file, query, labels, k),
+                    Some(d) => d.search(
+                        |n| Self::search_file(file, query, labels, n),
+                        query,
+                        labels,
+                        k,
+                    ),
+                };
+                match found {
                     Ok(hits) => Ok(Some(hits)),
                     Err(e) if e.needs_rebuild() => {
                         tracing::warn!("searching the vector index file: {e}");
@@ -322,7 +336,9 @@ impl VectorStore {
         // A small index is scanned exactly: under a millisecond, and exact answers (a parallel
         // build links in no fixed order, so a walk's rare misses would differ between builds).
         if index.len() <= EXACT_MAX {
-            return index.exact_search(query, k, labels);
+            return index
+                .exact_search(query, index.len(), labels)
+                .map(|hits| by_node_on_ties(hits, k));
         }
         match labels {
             Some(l) => index.search_labels(query, k, SEARCH_EF, l),
@@ -339,7 +355,9 @@ impl VectorStore {
         k: usize,
     ) -> Result<Vec<Hit>, VectorError> {
         if file.len() <= EXACT_MAX {
-            return file.exact_search(query, k, labels);
+            return file
+                .exact_search(query, file.len(), labels)
+                .map(|hits| by_node_on_ties(hits, k));
         }
         file.search(query, k, SEARCH_EF, labels)
     }
@@ -463,18 +481,15 @@ impl VectorStore {
         {
             let oldest = vectors_at.min(now);
             if !force_build && opened_at == now && self.scan_file.load(Ordering::Relaxed) {
-                match FileIndex::open(&self.path, &stamp(now, embedder_id), oldest, dim) {
-                    Ok(file) => {
-                        let state = State::OnFile {
-                            commits: now,
-                            oldest,
-                            embedder_id: embedder_id.to_owned(),
-                            file: Arc::new(file),
-                        };
-                        return Ok((state, Refresh::OnFile));
-                    }
-                    Err(e) if e.needs_rebuild() => {}
-                    Err(e) => return Err(e.into()),
+                if let Some((file, delta)) = self.open_file(graph, now, oldest, dim, embedder_id)? {
+                    let state = State::OnFile {
+                        commits: now,
+                        oldest,
+                        embedder_id: embedder_id.to_owned(),
+                        file: Arc::new(file),
+                        delta: delta.map(Arc::new),
+                    };
+                    return Ok((state, Refresh::OnFile));
                 }
             }
         }
@@ -483,43 +498,51 @@ impl VectorStore {
             State::Empty {
                 opened_at,
                 vectors_at,
-            } if !force_build => match self.load_file(opened_at, vectors_at, dim, embedder_id)? {
-                Some(l) => (l, Some(Refresh::Loaded)),
-                None => self.build_from_scan(graph, dim, embedder_id)?,
-            },
+            } if !force_build => {
+                match self.load_file(graph, opened_at, vectors_at, dim, embedder_id)? {
+                    Some(l) => (l, Some(Refresh::Loaded)),
+                    None => self.build_from_scan(graph, dim, embedder_id)?,
+                }
+            }
             _ => self.build_from_scan(graph, dim, embedder_id)?,
         };
         let (mut upserted, mut deleted) = (0, 0);
         match self.take_pending(loaded.commits) {
             Some(sets) => {
-                for cs in sets {
-                    let (u, d) = apply(&mut loaded.index, graph, &cs)?;
-                    upserted += u;
-                    deleted += d;
-                    loaded.commits = cs.commit;
-                    // A commit that changed no vector leaves the file current: no save for it.
-                    loaded.dirty |= cs.touches_vectors();
-                }
+                (upserted, deleted) = replay(&mut loaded, graph, &sets)?;
             }
-            None => {
-                // something was missed (another process's commits, a large import): rebuild
-                (loaded, what) = self.build_from_scan(graph, dim, embedder_id)?;
-                if let Some(sets) = self.take_pending(loaded.commits) {
-                    for cs in sets {
-                        apply(&mut loaded.index, graph, &cs)?;
-                        loaded.commits = cs.commit;
+            None => match replayable(graph.changes_between(loaded.commits, now)?) {
+                // commits this process did not see as change sets: the store's change log
+                Some(sets) => {
+                    let (u, d) = replay(&mut loaded, graph, &sets)?;
+                    (upserted, deleted) = (upserted + u, deleted + d);
+                }
+                // a large import, or commits the log no longer holds: rebuild
+                None => {
+                    (loaded, what) = self.build_from_scan(graph, dim, embedder_id)?;
+                    if let Some(sets) = self.take_pending(loaded.commits) {
+                        replay(&mut loaded, graph, &sets)?;
                     }
                 }
-            }
+            },
         }
         if loaded.commits < now {
             // Commits without change sets: another process's, seen through a read-only
-            // handle's catch-up. The writer's file may match; else only a rebuild covers them.
-            let oldest = graph.vectors_changed_at();
-            (loaded, what) = match self.load_file(now, oldest, dim, embedder_id)? {
-                Some(l) => (l, Some(Refresh::Loaded)),
-                None => self.build_from_scan(graph, dim, embedder_id)?,
-            };
+            // handle's catch-up. The change log tells what they changed; else the writer's
+            // file may match; else only a rebuild covers them.
+            match replayable(graph.changes_between(loaded.commits, now)?) {
+                Some(sets) => {
+                    let (u, d) = replay(&mut loaded, graph, &sets)?;
+                    (upserted, deleted) = (upserted + u, deleted + d);
+                }
+                None => {
+                    let oldest = graph.vectors_changed_at();
+                    (loaded, what) = match self.load_file(graph, now, oldest, dim, embedder_id)? {
+                        Some(l) => (l, Some(Refresh::Loaded)),
+                        None => self.build_from_scan(graph, dim, embedder_id)?,
+                    };
+                }
+            }
         }
         if loaded.index.is_empty() {
             return unavailable("the database has no vectors".into());
@@ -539,17 +562,24 @@ impl VectorStore {
     }
 
     /// The saved index if it was saved at a counter from `vectors_at` to `commits` for this
-    /// embedder (the commits between changed no vector); `None` when it
-    /// is missing, stale or damaged (rebuild), other I/O errors returned.
+    /// embedder (the commits between changed no vector), or at an earlier counter whose later
+    /// commits the store's change log still holds (queued in front of the pending change sets,
+    /// so that the caller applies them); `None` when it is missing, stale or damaged
+    /// (rebuild), other I/O errors returned.
     fn load_file(
         &self,
+        graph: &Graph,
         commits: u64,
         vectors_at: u64,
         dim: usize,
         embedder_id: &str,
     ) -> Result<Option<Box<Loaded>>, StoreError> {
         // Commits from `vectors_at` to `commits` changed no vector: a file of any of them is current.
-        let oldest = vectors_at.min(commits);
+        let mut oldest = vectors_at.min(commits);
+        let behind = self.replay_from(graph, commits, oldest)?;
+        if let Some((seq, _)) = &behind {
+            oldest = *seq;
+        }
         match VectorIndex::load_any(
             &self.path,
             &stamp(commits, embedder_id),
@@ -557,19 +587,98 @@ impl VectorStore {
             dim,
             self.params.clone(),
         ) {
-            Ok((index, version)) => Ok(Some(Box::new(Loaded {
-                index,
-                commits,
-                embedder_id: embedder_id.to_owned(),
-                // an older format is saved again in the current one (on save or close)
-                dirty: version != FORMAT_VERSION,
-            }))),
+            Ok((index, version)) => {
+                let mut at = commits;
+                if let Some((seq, sets)) = behind {
+                    at = seq;
+                    self.queue_front(sets, commits);
+                }
+                Ok(Some(Box::new(Loaded {
+                    index,
+                    commits: at,
+                    embedder_id: embedder_id.to_owned(),
+                    // an older format is saved again in the current one (on save or close)
+                    dirty: version != FORMAT_VERSION,
+                })))
+            }
             Err(e) if e.needs_rebuild() => {
                 // Minutes on a large graph: never silently.
                 tracing::warn!("rebuilding the vector index: {e}");
                 Ok(None)
             }
             Err(e) => Err(e.into()),
+        }
+    }
+
+    /// When the file's stamp is older than `oldest` (vectors changed since) and the change log
+    /// holds every commit from it to `commits`: the stamp and those commits' change sets.
+    fn replay_from(
+        &self,
+        graph: &Graph,
+        commits: u64,
+        oldest: u64,
+    ) -> Result<Option<Behind>, StoreError> {
+        let Ok(seq) = file_seq(&self.path) else {
+            return Ok(None);
+        };
+        if seq >= oldest || seq > commits {
+            return Ok(None);
+        }
+        Ok(replayable(graph.changes_between(seq, commits)?).map(|sets| (seq, sets)))
+    }
+
+    /// The file to search in place as of commit `now`, with the vectors changed after its
+    /// stamp when there are any (few enough to keep beside it); `None` when it must be loaded
+    /// or rebuilt instead.
+    fn open_file(
+        &self,
+        graph: &Graph,
+        now: u64,
+        oldest: u64,
+        dim: usize,
+        embedder_id: &str,
+    ) -> Result<Option<(FileIndex, Option<Delta>)>, StoreError> {
+        let (oldest, delta) = match self.replay_from(graph, now, oldest)? {
+            None => (oldest, None),
+            Some((seq, sets)) => match Delta::from_log::<StoreError>(graph, &sets)? {
+                Some(delta) => (seq, Some(delta)),
+                None => return Ok(None),
+            },
+        };
+        match FileIndex::open(&self.path, &stamp(now, embedder_id), oldest, dim) {
+            Ok(file) => Ok(Some((file, delta))),
+            Err(e) if e.needs_rebuild() => Ok(None),
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    /// Puts `sets` (commits up to `through`) in front of the pending change sets.
+    fn queue_front(&self, mut sets: Vec<Arc<ChangeSet>>, through: u64) {
+        let mut inbox = self.inbox.lock();
+        sets.extend(
+            std::mem::take(&mut inbox.pending)
+                .into_iter()
+                .filter(|c| c.commit > through),
+        );
+        inbox.pending = sets;
+    }
+
+    /// The counter up to which the saved file needs none of the store's change log: its stamp
+    /// while vectors changed after it (the log replays them), else the current counter (the
+    /// file is current, or missing or unusable, which a rebuild answers). Call it after
+    /// [`save`](Self::save).
+    pub fn log_covered(&self, graph: &Graph) -> u64 {
+        let now = graph.commits();
+        let Some(embedder) = graph.catalog().embedder().cloned() else {
+            return now;
+        };
+        let current = stamp(now, &embedder.id);
+        if VectorIndex::check_file(&self.path, &current, 0, embedder.dim as usize).is_err() {
+            return now;
+        }
+        match file_seq(&self.path) {
+            Ok(seq) if seq < graph.vectors_changed_at() => seq,
+            _ => now,
         }
     }
 
@@ -604,6 +713,47 @@ impl Drop for VectorStore {
             tracing::warn!("saving the vector index on close: {e}");
         }
     }
+}
+
+/// The best `k` of every hit, ties by node id: which of equally near nodes an exact answer
+/// holds then depends on the nodes, not on the slots an index's history gave them (an index
+/// brought up to date in place answers exactly as a rebuild).
+fn by_node_on_ties(mut hits: Vec<Hit>, k: usize) -> Vec<Hit> {
+    hits.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.node.cmp(&b.node)));
+    hits.truncate(k);
+    hits
+}
+
+/// A saved file's stamp and the change sets of the commits after it.
+type Behind = (u64, Vec<Arc<ChangeSet>>);
+
+/// Applies `sets` in order, moving the index's counter along; returns (upserted, deleted).
+fn replay(
+    loaded: &mut Loaded,
+    graph: &Graph,
+    sets: &[Arc<ChangeSet>],
+) -> Result<(usize, usize), StoreError> {
+    let (mut upserted, mut deleted) = (0, 0);
+    for cs in sets {
+        let (u, d) = apply(&mut loaded.index, graph, cs)?;
+        upserted += u;
+        deleted += d;
+        loaded.commits = cs.commit;
+        // A commit that changed no vector leaves the file current: no save for it.
+        loaded.dirty |= cs.touches_vectors();
+    }
+    Ok((upserted, deleted))
+}
+
+/// `sets` when they can be applied in place (no large import: a build is faster then).
+fn replayable(sets: Option<Vec<Arc<ChangeSet>>>) -> Option<Vec<Arc<ChangeSet>>> {
+    sets.filter(|sets| {
+        !sets.iter().any(|c| {
+            c.imported
+                .as_ref()
+                .is_some_and(|r| r.end.saturating_sub(r.start) > IMPORT_IN_PLACE_MAX)
+        })
+    })
 }
 
 /// Applies one commit's vector changes: every touched node's current vector is read back and

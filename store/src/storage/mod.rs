@@ -47,6 +47,10 @@ pub enum Space {
     Vector,
     /// Name-index entries: normalised name · 00 · node id.
     Name,
+    /// The change log: each commit's change set by commit counter (`changelog.rs`). Added
+    /// after the others: a database no writer of this version opened yet lacks it, and reads
+    /// then find no entry.
+    Changes,
 }
 
 /// How the keys of a space form groups: the unit an ordered scan stays within, and what a
@@ -69,7 +73,7 @@ pub enum Grouping {
 
 impl Space {
     /// Every space, in the order the RocksDB backend creates its column families.
-    pub const ALL: [Space; 9] = [
+    pub const ALL: [Space; 10] = [
         Space::Meta,
         Space::Node,
         Space::NodeKey,
@@ -79,6 +83,7 @@ impl Space {
         Space::Prop,
         Space::Vector,
         Space::Name,
+        Space::Changes,
     ];
 
     /// Its name: the RocksDB column family, and the tag other backends key it by.
@@ -93,6 +98,7 @@ impl Space {
             Space::Prop => "prop",
             Space::Vector => "vector",
             Space::Name => "name",
+            Space::Changes => "changes",
         }
     }
 
@@ -104,7 +110,8 @@ impl Space {
     /// How its keys group (see [`Grouping`]).
     pub fn grouping(self) -> Grouping {
         match self {
-            Space::Meta => Grouping::Single,
+            // The log is a window of recent commits, read as one ordered range.
+            Space::Meta | Space::Changes => Grouping::Single,
             Space::Node | Space::Degree | Space::Vector | Space::Out | Space::In => Grouping::Node,
             Space::NodeKey => Grouping::Prefix(4),
             Space::Prop => Grouping::Prefix(8),

@@ -58,6 +58,7 @@ pub(crate) fn letter(space: Space) -> char {
         Space::NodeKey => 'K',
         Space::Prop => 'P',
         Space::Name => 'W',
+        Space::Changes => 'L',
     }
 }
 
@@ -83,7 +84,8 @@ impl Layout {
     /// The sorted-set and hash keys of an ordered group.
     pub(crate) fn group_keys(&self, space: Space, group: &[u8]) -> (Vec<u8>, Vec<u8>) {
         let tag = match space {
-            Space::Meta => self.ns.clone(),
+            // single-group spaces live in the database's own slot
+            Space::Meta | Space::Changes => self.ns.clone(),
             _ => hex(group),
         };
         let base = format!("{}:{}:{{{tag}}}", self.ns, letter(space));

@@ -279,6 +279,15 @@ impl RocksStorage {
     }
 }
 
+/// The family of `space` for a read: `None` for the change log of a database that has none
+/// yet (a read-only open of one no writer of this version opened), which reads as empty.
+fn read_cf<'d>(db: &'d DB, path: &Path, space: Space) -> Result<Option<&'d ColumnFamily>> {
+    match db.cf_handle(space.name()) {
+        None if space == Space::Changes => Ok(None),
+        _ => cf_of(db, path, space).map(Some),
+    }
+}
+
 fn cf_of<'d>(db: &'d DB, path: &Path, space: Space) -> Result<&'d ColumnFamily> {
     db.cf_handle(space.name())
         .ok_or_else(|| EngineError::NotCairn {
@@ -315,7 +324,9 @@ impl Reads<'_> {
     }
 
     fn get(&self, space: Space, key: &[u8], found: &mut Found<'_>) -> Result<bool> {
-        let cf = cf_of(self.db, self.path, space)?;
+        let Some(cf) = read_cf(self.db, self.path, space)? else {
+            return Ok(false);
+        };
         match self
             .db
             .get_pinned_cf_opt(cf, key, &self.opts())
@@ -343,7 +354,9 @@ impl Reads<'_> {
     }
 
     fn scan(&self, space: Space, scan: Scan<'_>, each: &mut Each<'_>) -> Result<()> {
-        let cf = cf_of(self.db, self.path, space)?;
+        let Some(cf) = read_cf(self.db, self.path, space)? else {
+            return Ok(());
+        };
         let mut opts = self.opts();
         let reverse = matches!(scan, Scan::Reverse { .. });
         let (start, end): (Vec<u8>, Option<Vec<u8>>) = match scan {

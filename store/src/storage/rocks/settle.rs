@@ -53,7 +53,11 @@ pub(crate) fn flush_for_readers(db: &DB) -> Result<()> {
 /// Bytes held in the memtables of every column family (what the next open would replay).
 pub(crate) fn memtable_bytes(db: &DB) -> Result<u64> {
     let mut total = 0;
-    for space in Space::ALL {
+    // A read-only open of a database from before the change log has no `changes` family.
+    for space in Space::ALL
+        .into_iter()
+        .filter(|s| db.cf_handle(s.name()).is_some())
+    {
         total += db
             .property_int_value_cf(family(db, space)?, "rocksdb.cur-size-all-mem-tables")
             .map_err(err)?
