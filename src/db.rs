@@ -156,6 +156,9 @@ impl Cairn {
     /// `CAIRN_MINILM_DIR`; without them this is [`CairnError::EmbedderUnavailable`].
     pub fn open_with(options: CairnOptions) -> Result<Cairn, CairnError> {
         let graph = Arc::new(Graph::open(&options.path, options.graph)?);
+        // The files kept beside the store (vector and text indexes): the database directory, or
+        // a cluster database's local directory.
+        let local = graph.path().to_path_buf();
         let embedder = embedder_for(
             graph
                 .catalog()
@@ -163,9 +166,9 @@ impl Cairn {
                 .map(|e| (e.id.as_str(), e.dim as usize)),
         )?;
         let mut vectors = if graph.is_read_only() {
-            VectorStore::read_only(&graph, &options.path)
+            VectorStore::read_only(&graph, &local)
         } else {
-            VectorStore::new(&graph, &options.path)
+            VectorStore::new(&graph, &local)
         };
         if options.table == TableMode::StoreOnly {
             // a one-shot process: SEARCH walks the saved index file rather than loading it
@@ -180,7 +183,7 @@ impl Cairn {
             });
         Ok(Cairn {
             vectors,
-            text: TextStore::new(Arc::clone(&graph), &options.path),
+            text: TextStore::new(Arc::clone(&graph), &local),
             table: TableKeeper::new(Arc::clone(&graph), options.table),
             graph,
             embedder: RwLock::new(embedder),

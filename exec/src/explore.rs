@@ -149,13 +149,13 @@ impl std::fmt::Debug for Explorer<'_> {
 }
 
 impl<'g> Explorer<'g> {
-    /// `table` gives the per-node facts scoring reads and the adjacency the search walks: an
-    /// in-memory [`crate::NodeTable`], a [`crate::StoreView`] or an [`crate::Overlaid`] table.
     /// Round trips to the storage's servers since a reading of [`Graph::round_trips`].
     fn round_trips_since(&self, before: Option<u64>) -> Option<u64> {
         Some(self.graph.round_trips()?.saturating_sub(before?))
     }
 
+    /// `table` gives the per-node facts scoring reads and the adjacency the search walks: an
+    /// in-memory [`crate::NodeTable`], a [`crate::StoreView`] or an [`crate::Overlaid`] table.
     pub fn new(graph: &'g Graph, embedder: &'g dyn Embedder, table: &'g dyn NodeSource) -> Self {
         let log_max_degree = (1.0 + f64::from(table.max_degree())).ln().max(1e-9);
         Explorer {
@@ -371,6 +371,7 @@ impl Run<'_, '_> {
         self.entry_set = entries.iter().copied().collect();
         self.searched = searched;
         self.excluded = self.except_set(cancel)?;
+        self.ex.table.prefetch(&entries, self.walks_on([0]))?;
         self.ensure_records(&entries)?;
         // Keyed by (node, state): in an ordered VIA path the same node at another position is a
         // different state of the search (it follows another step), so it is visited separately.
@@ -610,6 +611,12 @@ impl Run<'_, '_> {
                 }
             }
 
+            // Everything the scoring below and the next round read of the nodes reached, in
+            // one batch: facts, and the edges of those the search may walk on from.
+            let reached_ids: Vec<NodeId> = reached.iter().map(|(c, _, _)| c.node).collect();
+            let onward = self.walks_on(reached.iter().map(|(c, _, _)| self.paths[c.path].hops));
+            self.ex.table.prefetch(&reached_ids, onward)?;
+
             // Score everything reached this round (records, degrees and vectors in batches).
             let mut fresh: Vec<NodeId> = reached
                 .iter()
@@ -706,6 +713,28 @@ impl Run<'_, '_> {
                 stale = 0;
                 last_top = top;
             }
+        }
+    }
+
+    /// The directions the VIA steps at any of `hops` follow (`None`: no step applies), for
+    /// reading ahead the edges a search walks on through.
+    fn walks_on(&self, hops: impl IntoIterator<Item = u32>) -> Option<Direction> {
+        let mut seen: Vec<u32> = hops.into_iter().collect();
+        seen.sort_unstable();
+        seen.dedup();
+        let (mut out, mut inc) = (false, false);
+        for step in seen.into_iter().flat_map(|h| steps_at(self.plan, h)) {
+            match engine_dir(step.direction) {
+                Direction::Out => out = true,
+                Direction::In => inc = true,
+                Direction::Both => (out, inc) = (true, true),
+            }
+        }
+        match (out, inc) {
+            (true, true) => Some(Direction::Both),
+            (true, false) => Some(Direction::Out),
+            (false, true) => Some(Direction::In),
+            (false, false) => None,
         }
     }
 

@@ -130,6 +130,14 @@ impl NodeSource for Overlaid<'_> {
         self.store.max_degree()
     }
 
+    fn prefetch(&self, ids: &[NodeId], adjacency: Option<Direction>) -> Result<(), EngineError> {
+        let changed: Vec<NodeId> = ids.iter().copied().filter(|id| self.changed(*id)).collect();
+        if changed.is_empty() {
+            return Ok(());
+        }
+        self.store.prefetch(&changed, adjacency)
+    }
+
     fn cosines(&self, ids: &[NodeId], query: &[f32]) -> Result<Vec<Option<f32>>, EngineError> {
         let mut out = NodeSource::cosines(&*self.base, ids, query)?;
         let changed: Vec<usize> = (0..ids.len()).filter(|&k| self.changed(ids[k])).collect();

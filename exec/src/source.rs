@@ -2,8 +2,9 @@
 //! adjacency, through one trait with three implementations:
 //!
 //! - [`crate::NodeTable`]: everything in memory, for a long-running process that built it;
-//! - [`StoreView`]: straight from RocksDB — batched multi-gets for facts and one prefix scan
-//!   per listed node and direction, cached for the view's life (one query) — so that a cold
+//! - [`StoreView`]: straight from the store — the facts of many nodes and (when the search will
+//!   walk on from them) their edges in one batched read ([`NodeSource::prefetch`]: one request
+//!   per shard on a Redis Cluster), cached for the view's life (one query) — so that a cold
 //!   one-shot statement pays for the nodes it touches, not for a scan of the graph;
 //! - [`crate::Overlaid`]: a table built at some commit plus the nodes later commits changed, which
 //!   are read through a store view, so that a write does not cost a rebuild.
@@ -77,6 +78,15 @@ pub trait NodeSource: Send + Sync {
     fn dense_ids(&self) -> Option<usize> {
         None
     }
+
+    /// Reads ahead, in one batch, the facts of `ids` and (with `adjacency`) their edges in
+    /// those directions, so that the calls above answer them from memory: a step of a search
+    /// then costs one request per shard of a distributed store, not one per node. A source
+    /// that holds everything in memory does nothing.
+    fn prefetch(&self, ids: &[NodeId], adjacency: Option<Direction>) -> Result<(), EngineError> {
+        let _ = (ids, adjacency);
+        Ok(())
+    }
 }
 
 /// The store's largest degree as the `u32` the normaliser takes.
@@ -100,6 +110,14 @@ type Quantised = (Vec<i8>, f32);
 /// One node's edges in one direction, as (relation, other node) in key order.
 type Edges = Arc<Vec<(RelId, NodeId)>>;
 
+/// What a view read of one node for scoring: its label, total degree and quantised vector.
+#[derive(Clone, Debug)]
+struct Known {
+    label: LabelId,
+    degree: u32,
+    vector: Option<Quantised>,
+}
+
 /// Facts and adjacency read from the store (see the module docs). Caches what it read, so
 /// make one per query (or per question) rather than per process.
 pub struct StoreView<'g> {
@@ -110,6 +128,8 @@ pub struct StoreView<'g> {
     /// and compared only then.
     dim: Option<usize>,
     edges: Mutex<HashMap<(NodeId, bool), Edges>>,
+    /// Facts read so far (`None`: no such node).
+    known: Mutex<HashMap<NodeId, Option<Known>>>,
     multi_gets: AtomicU64,
     prefix_scans: AtomicU64,
 }
@@ -138,6 +158,7 @@ impl<'g> StoreView<'g> {
             log_max: log_max(max_degree),
             dim,
             edges: Mutex::new(HashMap::new()),
+            known: Mutex::new(HashMap::new()),
             multi_gets: AtomicU64::new(0),
             prefix_scans: AtomicU64::new(0),
         }
@@ -181,22 +202,33 @@ impl<'g> StoreView<'g> {
         self.edges.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
+    fn lock_known(&self) -> std::sync::MutexGuard<'_, HashMap<NodeId, Option<Known>>> {
+        // As `lock`: complete entries only.
+        self.known.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// A stored vector in the table's quantised form (`None`: absent, of another dimension,
+    /// or all zeros).
+    fn quantise(&self, v: Option<Vec<f32>>) -> Option<Quantised> {
+        let dim = self.dim?;
+        let v = v.filter(|v| v.len() == dim)?;
+        let mut q = vec![0i8; dim];
+        let scale = quantize_into(&v, &mut q);
+        (scale > 0.0).then_some((q, scale))
+    }
+
     /// Vectors of `ids` in the table's quantised form, as (i8 components, scale).
     fn quantised(&self, ids: &[NodeId]) -> Result<Vec<Option<Quantised>>, EngineError> {
         let Some(dim) = self.dim else {
             return Ok(vec![None; ids.len()]);
         };
+        let _ = dim;
         self.multi_gets.fetch_add(1, Ordering::Relaxed);
         Ok(self
             .graph
             .vectors(ids)?
             .into_iter()
-            .map(|v| {
-                let v = v.filter(|v| v.len() == dim)?;
-                let mut q = vec![0i8; dim];
-                let scale = quantize_into(&v, &mut q);
-                (scale > 0.0).then_some((q, scale))
-            })
+            .map(|v| self.quantise(v))
             .collect())
     }
 }
@@ -219,21 +251,72 @@ impl NodeSource for StoreView<'_> {
         if ids.is_empty() {
             return Ok(());
         }
-        let records = self.graph.nodes(ids)?;
-        let degrees = self.graph.degrees(ids)?;
-        self.multi_gets.fetch_add(2, Ordering::Relaxed);
-        let vectors = self.quantised(ids)?;
+        self.prefetch(ids, None)?;
+        let known = self.lock_known();
         out.reserve(ids.len());
-        for ((rec, d), v) in records.into_iter().zip(degrees).zip(vectors) {
-            out.push(rec.map(|rec| {
-                let degree = u32::try_from((d.out + d.inc).max(0)).unwrap_or(u32::MAX);
+        for id in ids {
+            out.push(known.get(id).and_then(Option::as_ref).map(|k| {
                 Facts {
-                    label: rec.label,
-                    connectivity: f64::from(connectivity(degree, self.log_max)),
-                    cosine: v.and_then(|(q, scale)| probe.cosine(&q, scale)),
+                    label: k.label,
+                    connectivity: f64::from(connectivity(k.degree, self.log_max)),
+                    cosine: k
+                        .vector
+                        .as_ref()
+                        .and_then(|(q, scale)| probe.cosine(q, *scale)),
                 }
             }));
         }
+        Ok(())
+    }
+
+    /// One read of the store ([`cairn_store::GraphRead::node_bundles`]) for the facts and edges
+    /// not read yet.
+    fn prefetch(&self, ids: &[NodeId], adjacency: Option<Direction>) -> Result<(), EngineError> {
+        let want = adjacency.map_or([(false, false); 2], sides);
+        let mut todo: Vec<NodeId> = {
+            let (known, edges) = (self.lock_known(), self.lock());
+            ids.iter()
+                .copied()
+                .filter(|id| {
+                    !known.contains_key(id)
+                        || want
+                            .iter()
+                            .any(|&(incoming, w)| w && !edges.contains_key(&(*id, incoming)))
+                })
+                .collect()
+        };
+        todo.sort_unstable();
+        todo.dedup();
+        if todo.is_empty() {
+            return Ok(());
+        }
+        let bundles = self
+            .graph
+            .node_bundles(&todo, self.dim.is_some(), adjacency)?;
+        self.multi_gets.fetch_add(1, Ordering::Relaxed);
+        let mut fresh_edges = Vec::new();
+        {
+            let mut known = self.lock_known();
+            for (id, b) in todo.iter().zip(bundles) {
+                let degree =
+                    u32::try_from((b.degree.out + b.degree.inc).max(0)).unwrap_or(u32::MAX);
+                let vector = self.quantise(b.vector);
+                known.insert(
+                    *id,
+                    b.record.map(|r| Known {
+                        label: r.label,
+                        degree,
+                        vector,
+                    }),
+                );
+                for ((incoming, w), list) in want.into_iter().zip([b.out, b.inc]) {
+                    if w {
+                        fresh_edges.push(((*id, incoming), Arc::new(list)));
+                    }
+                }
+            }
+        }
+        self.lock().extend(fresh_edges);
         Ok(())
     }
 

@@ -7,7 +7,7 @@ use crate::error::{EngineError, Result};
 use crate::lock::{WriterLock, WriterSlot, WriterState};
 use crate::marker;
 use crate::storage::rocks::{RocksOptions, RocksStorage};
-use crate::storage::{successor, KvRead, Scan, Space, Storage};
+use crate::storage::{successor, KvRead, Read, Scan, Space, Storage};
 use cairn_storage_format::keys::{edge_prefix, edge_rel_prefix};
 use cairn_storage_format::records::{decode_u64, decode_vector, decode_vector_into};
 use cairn_storage_format::{
@@ -82,6 +82,20 @@ pub struct Neighbor {
     /// `Out` if the edge leaves the node we listed from, `In` if it arrives there.
     pub direction: Direction,
     pub props: EdgeProps,
+}
+
+/// What a step of a search reads of one node at once ([`GraphRead::node_bundles`]).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct NodeBundle {
+    /// `None`: no such node (or one an uncommitted import handed out).
+    pub record: Option<Arc<NodeRecord>>,
+    pub degree: Degree,
+    /// The stored vector, when asked for and there is one.
+    pub vector: Option<Vec<f32>>,
+    /// Out-edges as (relation, destination), in key order, when asked for.
+    pub out: Vec<(RelId, NodeId)>,
+    /// In-edges as (relation, source), in key order, when asked for.
+    pub inc: Vec<(RelId, NodeId)>,
 }
 
 /// An embedded graph database on a key-value engine (RocksDB; the storage boundary is
@@ -746,6 +760,17 @@ pub trait GraphRead {
     fn vectors(&self, ids: &[NodeId]) -> Result<Vec<Option<Vec<f32>>>> {
         self.reader().vectors(ids)
     }
+    /// Records, degrees, and (when asked) vectors and the edges in `edges`' directions of many
+    /// nodes in one read of the storage: one round trip per shard on a cluster, whatever the
+    /// mix. Records read go to the record cache.
+    fn node_bundles(
+        &self,
+        ids: &[NodeId],
+        vectors: bool,
+        edges: Option<Direction>,
+    ) -> Result<Vec<NodeBundle>> {
+        self.reader().node_bundles(ids, vectors, edges)
+    }
 }
 
 impl GraphRead for Graph {
@@ -1053,6 +1078,108 @@ impl Reader<'_> {
         self.multi_get_by_id(Space::Vector, ids, &mut out, |bytes| {
             decode_vector(bytes, dim).map_err(EngineError::corrupt("vector"))
         })?;
+        Ok(out)
+    }
+
+    pub(crate) fn node_bundles(
+        &self,
+        ids: &[NodeId],
+        vectors: bool,
+        edges: Option<Direction>,
+    ) -> Result<Vec<NodeBundle>> {
+        #[derive(Clone, Copy)]
+        enum Part {
+            Record,
+            Degree,
+            Vector,
+            Out,
+            In,
+        }
+        let dim = self
+            .catalog
+            .embedder()
+            .map(|e| e.dim as usize)
+            .filter(|_| vectors);
+        let (out_edges, in_edges) = match edges {
+            None => (false, false),
+            Some(Direction::Out) => (true, false),
+            Some(Direction::In) => (false, true),
+            Some(Direction::Both) => (true, true),
+        };
+        let cached = self.snapshot.is_none();
+        let mut out = vec![NodeBundle::default(); ids.len()];
+        let keys: Vec<[u8; 8]> = ids.iter().map(|id| NodeKey(*id).encode()).collect();
+        let mut reads = Vec::new();
+        let mut parts = Vec::new();
+        for ((i, id), key) in ids.iter().enumerate().zip(&keys) {
+            if self.hidden(*id) {
+                continue;
+            }
+            let mut want = |read, part| {
+                reads.push(read);
+                parts.push((i, part));
+            };
+            match cached.then(|| self.graph.cache.get(*id)).flatten() {
+                Some(rec) => out[i].record = Some(rec),
+                None => want(Read::Get(Space::Node, key), Part::Record),
+            }
+            want(Read::Get(Space::Degree, key), Part::Degree);
+            if dim.is_some() {
+                want(Read::Get(Space::Vector, key), Part::Vector);
+            }
+            if out_edges {
+                want(Read::Node(Space::Out, id.0), Part::Out);
+            }
+            if in_edges {
+                want(Read::Node(Space::In, id.0), Part::In);
+            }
+        }
+        if reads.is_empty() {
+            return Ok(out);
+        }
+        let ticket = self.graph.cache.ticket();
+        self.graph.ops.count(crate::stats::Op::MultiGet);
+        self.kv().multi_read(&reads, &mut |r, k, v| {
+            let Some((i, part)) = parts.get(r).copied() else {
+                return Ok(());
+            };
+            let Some(b) = out.get_mut(i) else {
+                return Ok(());
+            };
+            match part {
+                Part::Record => {
+                    let rec = NodeRecord::decode(v).map_err(EngineError::corrupt("node record"))?;
+                    b.record = Some(Arc::new(rec));
+                }
+                Part::Degree => {
+                    b.degree = Degree::decode(v).map_err(EngineError::corrupt("degree"))?;
+                }
+                Part::Vector => {
+                    b.vector = Some(
+                        decode_vector(v, dim.unwrap_or_default())
+                            .map_err(EngineError::corrupt("vector"))?,
+                    );
+                }
+                Part::Out | Part::In => {
+                    // Both edge key layouts are `node · rel · other`.
+                    let key = OutEdgeKey::decode(k).map_err(EngineError::corrupt("edge key"))?;
+                    let list = if matches!(part, Part::Out) {
+                        &mut b.out
+                    } else {
+                        &mut b.inc
+                    };
+                    list.push((key.rel, key.dst));
+                }
+            }
+            Ok(())
+        })?;
+        if cached {
+            for (id, b) in ids.iter().zip(&out) {
+                if let Some(rec) = &b.record {
+                    self.graph.cache.fill(&ticket, *id, rec);
+                }
+            }
+        }
         Ok(out)
     }
 

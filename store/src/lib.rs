@@ -47,7 +47,7 @@ pub use changes::{ChangeSet, EdgeRef};
 pub use error::{BackendErrorKind, EngineError, Result};
 pub use graph::{
     Direction, Freshness, Graph, GraphOptions, GraphRead, GraphSnapshot, NameHits, Neighbor,
-    OpenMode,
+    NodeBundle, OpenMode,
 };
 pub use loss::{Acknowledged, LogDamage, LogLoss, Recovery};
 pub use stats::ReadOps;

@@ -177,6 +177,18 @@ pub type FoundAt<'a> = dyn FnMut(usize, &[u8]) -> Result<()> + 'a;
 /// The callback of [`KvRead::scan`]: each key and value; false stops the scan.
 pub type Each<'a> = dyn FnMut(&[u8], &[u8]) -> Result<bool> + 'a;
 
+/// One read of [`KvRead::multi_read`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Read<'a> {
+    /// The value of one key.
+    Get(Space, &'a [u8]),
+    /// Every key of one node's group in a node-keyed space (its edges in one direction).
+    Node(Space, u64),
+}
+
+/// The callback of [`KvRead::multi_read`]: the position of a read, and a key and value it found.
+pub type FoundIn<'a> = dyn FnMut(usize, &[u8], &[u8]) -> Result<()> + 'a;
+
 /// Reads of one state of the store: the latest commit ([`Storage`]) or a snapshot.
 ///
 /// Callbacks get borrowed bytes, valid for the call only; an error a callback returns stops
@@ -192,6 +204,47 @@ pub trait KvRead: Send + Sync {
     /// Calls `each(key, value)` for the keys `scan` covers, in order (descending for
     /// [`Scan::Reverse`]; see [`Scan`]), until it returns false.
     fn scan(&self, space: Space, scan: Scan<'_>, each: &mut Each<'_>) -> Result<()>;
+
+    /// Calls `found(i, key, value)` for every key read `i` finds, reads of any spaces mixed:
+    /// what a step of a search needs of many nodes at once (records, degrees, vectors and
+    /// adjacency). A remote engine answers all of it in one round trip per shard; an embedded
+    /// one reads key by key (the default).
+    fn multi_read(&self, reads: &[Read<'_>], found: &mut FoundIn<'_>) -> Result<()> {
+        // Point reads as one multi-get per space, in the order spaces first appear.
+        let mut by_space: Vec<(Space, Vec<usize>, Vec<&[u8]>)> = Vec::new();
+        for (i, read) in reads.iter().enumerate() {
+            if let Read::Get(space, key) = *read {
+                match by_space.iter_mut().find(|(s, _, _)| *s == space) {
+                    Some((_, at, keys)) => {
+                        at.push(i);
+                        keys.push(key);
+                    }
+                    None => by_space.push((space, vec![i], vec![key])),
+                }
+            }
+        }
+        for (space, at, keys) in &by_space {
+            self.multi_get(*space, keys, &mut |j, v| match (at.get(j), keys.get(j)) {
+                (Some(&i), Some(key)) => found(i, key, v),
+                _ => Ok(()),
+            })?;
+        }
+        for (i, read) in reads.iter().enumerate() {
+            if let Read::Node(space, id) = *read {
+                let start = id.to_be_bytes();
+                let end = id.checked_add(1).map(u64::to_be_bytes);
+                let scan = Scan::Range {
+                    start: &start,
+                    end: end.as_ref().map(|e| e.as_slice()),
+                };
+                self.scan(space, scan, &mut |k, v| {
+                    found(i, k, v)?;
+                    Ok(true)
+                })?;
+            }
+        }
+        Ok(())
+    }
 }
 
 /// A key-value engine that holds a Cairn database: reads of the latest commit, snapshots,

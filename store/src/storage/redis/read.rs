@@ -8,7 +8,9 @@ use super::record::{self, Changes};
 use super::reply::{array, bytes_of, eval, u64_of};
 use super::{scripts, RedisStorage, LOG_KEEP};
 use crate::error::{BackendErrorKind, EngineError, Result};
-use crate::storage::{Each, Found, FoundAt, Grouping, KvRead, Scan, Space};
+use crate::storage::{
+    Each, Found, FoundAt, FoundIn, Grouping, KvRead, Read as Wanted, Scan, Space,
+};
 use redis::Value;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::Ordering;
@@ -394,40 +396,60 @@ impl RedisStorage {
         space: Space,
         ids: &[u64],
     ) -> Result<Vec<(Vec<u8>, Vec<u8>)>> {
-        let adjacency = matches!(space, Space::Out | Space::In);
-        let reads: Vec<Read> = ids
+        let reads: Vec<Wanted<'_>> = ids.iter().map(|id| Wanted::Node(space, *id)).collect();
+        let mut out = Vec::new();
+        self.multi_read_at(at, &reads, &mut |_, k, v| {
+            out.push((k.to_vec(), v.to_vec()));
+            Ok(())
+        })?;
+        Ok(out)
+    }
+
+    /// [`KvRead::multi_read`] as of `at`: every read in one round trip (one script per master),
+    /// each answer patched to the view; a read's keys reach `found` in key order.
+    pub(super) fn multi_read_at(
+        &self,
+        at: u64,
+        wanted: &[Wanted<'_>],
+        found: &mut FoundIn<'_>,
+    ) -> Result<()> {
+        let reads: Vec<Read> = wanted
             .iter()
-            .map(|id| {
-                let key = self.layout.node_key(space, *id);
-                if adjacency {
-                    Read::Hash(key)
-                } else {
-                    Read::Get(Cell::Str(key))
+            .map(|w| match *w {
+                Wanted::Get(space, key) => Read::Get(self.layout.cell(space, key)),
+                Wanted::Node(space @ (Space::Out | Space::In), id) => {
+                    Read::Hash(self.layout.node_key(space, id))
                 }
+                Wanted::Node(space, id) => Read::Get(Cell::Str(self.layout.node_key(space, id))),
             })
             .collect();
-        let mut out = Vec::new();
-        for (id, answer) in ids.iter().zip(self.read(&reads)?) {
-            if adjacency {
-                let now = Self::hash_entries(*id, answer.value)?;
-                let start = id.to_be_bytes();
-                let end = id.checked_add(1).map(u64::to_be_bytes);
-                out.extend(self.patch_range(
-                    at,
-                    answer.head,
-                    space,
-                    (&start, end.as_ref().map(|e| e.as_slice())),
-                    now,
-                )?);
-            } else {
-                let key = id.to_be_bytes();
-                let now = bytes_of(&answer.value)?;
-                if let Some(v) = self.as_of(at, answer.head, space, &key, now)? {
-                    out.push((key.to_vec(), v));
+        for (i, (w, answer)) in wanted.iter().zip(self.read(&reads)?).enumerate() {
+            match *w {
+                Wanted::Get(space, key) => {
+                    let now = bytes_of(&answer.value)?;
+                    if let Some(v) = self.as_of(at, answer.head, space, key, now)? {
+                        found(i, key, &v)?;
+                    }
+                }
+                Wanted::Node(space @ (Space::Out | Space::In), id) => {
+                    let now = Self::hash_entries(id, answer.value)?;
+                    let start = id.to_be_bytes();
+                    let end = id.checked_add(1).map(u64::to_be_bytes);
+                    let range = (start.as_slice(), end.as_ref().map(|e| e.as_slice()));
+                    for (k, v) in self.patch_range(at, answer.head, space, range, now)? {
+                        found(i, &k, &v)?;
+                    }
+                }
+                Wanted::Node(space, id) => {
+                    let key = id.to_be_bytes();
+                    let now = bytes_of(&answer.value)?;
+                    if let Some(v) = self.as_of(at, answer.head, space, &key, now)? {
+                        found(i, &key, &v)?;
+                    }
                 }
             }
         }
-        Ok(out)
+        Ok(())
     }
 
     /// A range of an ordered group as of `at`, a page per round trip.
@@ -612,6 +634,9 @@ impl KvRead for View<'_> {
     fn scan(&self, space: Space, scan: Scan<'_>, each: &mut Each<'_>) -> Result<()> {
         self.storage.scan_at(self.at, space, scan, each)
     }
+    fn multi_read(&self, reads: &[Wanted<'_>], found: &mut FoundIn<'_>) -> Result<()> {
+        self.storage.multi_read_at(self.at, reads, found)
+    }
 }
 
 impl KvRead for RedisStorage {
@@ -623,5 +648,8 @@ impl KvRead for RedisStorage {
     }
     fn scan(&self, space: Space, scan: Scan<'_>, each: &mut Each<'_>) -> Result<()> {
         self.scan_at(self.view.load(Ordering::SeqCst), space, scan, each)
+    }
+    fn multi_read(&self, reads: &[Wanted<'_>], found: &mut FoundIn<'_>) -> Result<()> {
+        self.multi_read_at(self.view.load(Ordering::SeqCst), reads, found)
     }
 }

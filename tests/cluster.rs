@@ -1,0 +1,178 @@
+//! A database on a Redis Cluster through the facade, against the same graph in RocksDB: the
+//! executor's store view, the in-memory node table built from the cluster (and kept current by
+//! a write's change set) and the vector index built from it answer alike; each step of an
+//! EXPLORE is one batch of requests, one per master.
+//!
+//! Runs when `CAIRN_TEST_REDIS` names a cluster (`redis://HOST:PORT`; `.ci/run` starts one with
+//! scripts/redis-cluster.sh); skipped, with a notice, otherwise.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use cairn::agent::{Explorer, NodeSource, NodeTable, StoreView};
+use cairn::{Cairn, CancelToken, DumpRecord, Exploration, GraphRead, ImportOptions};
+use cairn_generate::{author_key, paper_key, Academic, AcademicConfig};
+
+const NODES: usize = 2000;
+
+fn academic(db: &Cairn) {
+    let g = Academic::generate(&AcademicConfig::with_nodes(NODES, 7));
+    let records: Vec<DumpRecord> = g
+        .nodes()
+        .map(DumpRecord::Node)
+        .chain(g.edges().map(DumpRecord::Edge))
+        .collect();
+    db.import_records(records, ImportOptions::default())
+        .unwrap();
+}
+
+fn statements() -> Vec<String> {
+    let mut out = Vec::new();
+    for i in [0, 17, 101] {
+        let a = author_key(i);
+        out.push(format!(
+            "EXPLORE \"graph mining and databases\" FROM Author \"{a}\""
+        ));
+        out.push(format!(
+            "EXPLORE \"co-authors\" FROM Author \"{a}\" VIA AUTHORED -> <AUTHORED TARGET Author"
+        ));
+    }
+    out.push(format!(
+        "EXPLORE \"related work\" FROM Paper \"{}\" VIA CITES, <CITES, HAS_TOPIC, <HAS_TOPIC DEPTH 3 BEAM 16 TARGET Paper",
+        paper_key(42)
+    ));
+    out
+}
+
+/// What must agree between two databases holding the same graph.
+fn answer(e: &Exploration) -> String {
+    let rows: Vec<String> = e
+        .results
+        .iter()
+        .map(|r| {
+            format!(
+                "{} {} {:.9} {:.9} {} {:?}",
+                r.node, r.name, r.score, r.semantic, r.hops, r.path
+            )
+        })
+        .collect();
+    format!(
+        "{:?} {:.9} expanded {} scored {}\n{}",
+        e.stop,
+        e.sufficiency,
+        e.stats.nodes_expanded,
+        e.stats.nodes_scored,
+        rows.join("\n")
+    )
+}
+
+fn run_on(db: &Cairn, source: &dyn NodeSource, statement: &str) -> Exploration {
+    let plan = match db.compile(statement).unwrap() {
+        cairn::query::Compiled::Explore(p) => p,
+        other => panic!("not an EXPLORE: {other:?}"),
+    };
+    let embedder = db.embedder();
+    Explorer::new(db.graph(), embedder.as_ref(), source)
+        .run(&plan, false, &CancelToken::default())
+        .unwrap()
+}
+
+/// The cluster's number of masters (`cluster_size` of `CLUSTER INFO`).
+fn masters(seed: &str) -> u64 {
+    let port = seed.rsplit(':').next().unwrap();
+    let out = std::process::Command::new("redis-cli")
+        .args(["-p", port, "cluster", "info"])
+        .output()
+        .unwrap();
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("cluster_size:")?.parse().ok())
+        .unwrap()
+}
+
+#[test]
+fn a_cluster_database_answers_as_rocksdb_does() {
+    let Some(seed) = std::env::var("CAIRN_TEST_REDIS")
+        .ok()
+        .filter(|s| !s.is_empty())
+    else {
+        eprintln!("skipped: set CAIRN_TEST_REDIS to a cluster (`.ci/run` does)");
+        return;
+    };
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_nanos();
+    let url = format!("{seed}/derived{}x{nanos}", std::process::id());
+    let dir = tempfile::tempdir().unwrap();
+    let local = Cairn::open(dir.path()).unwrap();
+    let remote = Cairn::open(&url).unwrap();
+    academic(&local);
+    academic(&remote);
+    let masters = masters(&seed);
+    let (lid, rid) = (local.embedder(), remote.embedder());
+    assert_eq!(lid.id(), rid.id());
+
+    // Store views: the same answers; every step one batch of at most one request per master.
+    let mut nonempty = 0;
+    for s in statements() {
+        let a = run_on(&local, &StoreView::new(local.graph(), lid.id()), &s);
+        let b = run_on(&remote, &StoreView::new(remote.graph(), rid.id()), &s);
+        assert_eq!(answer(&a), answer(&b), "{s}");
+        assert_eq!(a.stats.round_trips, None);
+        let trips = b.stats.round_trips.unwrap();
+        let bound = (u64::from(b.stats.rounds) + 2) * masters;
+        assert!(
+            trips > 0 && trips <= bound,
+            "{trips} round trips for {} rounds on {masters} masters: {s}",
+            b.stats.rounds
+        );
+        nonempty += usize::from(!a.results.is_empty());
+    }
+    assert!(nonempty >= 5, "too few statements found anything");
+
+    // The node table, built from the cluster.
+    let lt = NodeTable::build(local.graph(), lid.id()).unwrap();
+    let rt = NodeTable::build(remote.graph(), rid.id()).unwrap();
+    for s in statements() {
+        assert_eq!(
+            answer(&run_on(&local, &lt, &s)),
+            answer(&run_on(&remote, &rt, &s)),
+            "{s}"
+        );
+    }
+
+    // The vector index, built from the cluster's vectors.
+    local.build_index().unwrap();
+    remote.build_index().unwrap();
+    for text in ["graph mining", "query optimization in databases"] {
+        let a = local.index_search(text, None, 10).unwrap().unwrap();
+        let b = remote.index_search(text, None, 10).unwrap().unwrap();
+        assert_eq!(a, b, "{text}");
+        assert_eq!(a.len(), 10);
+    }
+
+    // A write: the kept table follows its change set, and answers as a fresh build does.
+    remote.explore(&statements()[1]).unwrap();
+    let p = remote
+        .graph()
+        .node_id("Paper", &paper_key(5))
+        .unwrap()
+        .unwrap();
+    remote
+        .transaction(|tx| {
+            let n = tx.upsert_node(
+                "Author",
+                "new-author",
+                [("name", cairn::Value::from("Nova Newcomer"))],
+                Some("graph mining"),
+            )?;
+            tx.add_edge(n, "AUTHORED", p, Default::default())?;
+            Ok::<_, cairn::CairnError>(())
+        })
+        .unwrap();
+    let co =
+        "EXPLORE \"co-authors\" FROM Author \"new-author\" VIA AUTHORED -> <AUTHORED TARGET Author";
+    let kept = remote.explore(co).unwrap();
+    assert!(!kept.results.is_empty(), "the new author's co-authors");
+    let fresh = NodeTable::build(remote.graph(), rid.id()).unwrap();
+    assert_eq!(answer(&kept), answer(&run_on(&remote, &fresh, co)));
+}
