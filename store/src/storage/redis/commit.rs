@@ -25,8 +25,9 @@ const WAIT_MS: u64 = 5_000;
 pub(super) type NodeRanges = Vec<(Space, std::ops::Range<u64>)>;
 
 impl RedisStorage {
-    /// Commits `batch` (`Storage::commit`): first a commit an earlier error left logged and
-    /// unfinished, then this one's undo and redo images, record, writes and sequence.
+    /// Commits `batch` (`Storage::commit`): its undo and redo images, record, writes and
+    /// sequence. (A commit another writer left logged and unfinished was rolled forward at the
+    /// open: the lease keeps other writers out since.)
     pub(super) fn commit_batch(&self, batch: &Batch) -> Result<()> {
         if self.token.is_none() {
             return Err(fail(
@@ -34,7 +35,15 @@ impl RedisStorage {
                 "a read-only open cannot commit",
             ));
         }
-        self.roll_forward()?;
+        if let Some(c) = *self.in_doubt.lock() {
+            return Err(fail(
+                BackendErrorKind::Unavailable,
+                format!(
+                    "commit {c} failed after it was logged, so it may yet take effect; this \
+                     handle takes no more commits: reopen the database (which finishes it)"
+                ),
+            ));
+        }
         let (changes, ranges) = self.resolve(batch)?;
         for (space, ids) in ranges {
             self.delete_nodes(space, ids)?;
@@ -100,7 +109,9 @@ impl RedisStorage {
         Ok(())
     }
 
-    /// for the values before (degree merges add to them).
+    /// Step 1 of a commit: the batch as absolute values before and after each key it changes,
+    /// read in one round trip (a degree merge adds to the value before), and its node-range
+    /// deletions.
     pub(super) fn resolve(&self, batch: &Batch) -> Result<(Changes, NodeRanges)> {
         let mut keys: Vec<(Space, Vec<u8>)> = Vec::new();
         let mut ranges = Vec::new();
@@ -264,15 +275,48 @@ impl RedisStorage {
             self.layout.control("pending"),
             self.layout.control(&format!("log:{c}")),
         );
-        let slot = cluster::slot(&lease);
         let bytes = record::encode(&changes);
+        // From the moment the record may be in the log, a failure leaves the commit in doubt:
+        // the next writable open rolls it forward. This handle's caller (the graph's writer
+        // state) takes a failure for "not applied", so it must not commit on top of it.
+        let result = self.log_and_apply(c, changes, (&lease, &pending, &rec), token, &bytes);
+        result.map_err(|e| {
+            *self.in_doubt.lock() = Some(c);
+            match e {
+                EngineError::Backend {
+                    backend,
+                    kind,
+                    message,
+                } => EngineError::Backend {
+                    backend,
+                    kind,
+                    message: format!(
+                        "{message} (commit {c} is logged and may yet take effect: reopen the \
+                         database, which finishes it)"
+                    ),
+                },
+                other => other,
+            }
+        })
+    }
+
+    /// Steps 2 to 4 of commit `c`.
+    fn log_and_apply(
+        &self,
+        c: u64,
+        changes: Changes,
+        (lease, pending, rec): (&[u8], &[u8], &[u8]),
+        token: &str,
+        bytes: &[u8],
+    ) -> Result<()> {
+        let slot = cluster::slot(lease);
         let log = eval(
             scripts::LOG,
-            &[&lease, &pending, &rec],
+            &[lease, pending, rec],
             &[
                 token.as_bytes(),
                 c.to_string().as_bytes(),
-                &bytes,
+                bytes,
                 LEASE_MS.to_string().as_bytes(),
             ],
         );

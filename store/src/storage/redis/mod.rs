@@ -104,6 +104,9 @@ pub(crate) struct RedisStorage {
     min_replicas: usize,
     /// Set on drop: stops the lease's renewal.
     closing: Arc<AtomicBool>,
+    /// A commit that failed after its record may have reached the log: it may yet take
+    /// effect, so this handle refuses further commits (see `commit.rs`).
+    in_doubt: Mutex<Option<u64>>,
 }
 
 impl std::fmt::Debug for RedisStorage {
@@ -132,6 +135,7 @@ impl RedisStorage {
             records: Mutex::new(BTreeMap::new()),
             min_replicas,
             closing: Arc::new(AtomicBool::new(false)),
+            in_doubt: Mutex::new(None),
         };
         storage.place_heads();
         if !options.read_only {
