@@ -211,7 +211,9 @@ pub trait KvRead: Send + Sync {
     /// one reads key by key (the default).
     fn multi_read(&self, reads: &[Read<'_>], found: &mut FoundIn<'_>) -> Result<()> {
         // Point reads as one multi-get per space, in the order spaces first appear.
-        let mut by_space: Vec<(Space, Vec<usize>, Vec<&[u8]>)> = Vec::new();
+        // (space, positions of its reads, their keys)
+        type PerSpace<'k> = Vec<(Space, Vec<usize>, Vec<&'k [u8]>)>;
+        let mut by_space: PerSpace<'_> = Vec::new();
         for (i, read) in reads.iter().enumerate() {
             if let Read::Get(space, key) = *read {
                 match by_space.iter_mut().find(|(s, _, _)| *s == space) {
