@@ -302,11 +302,21 @@ impl Cairn {
     }
 
     /// The nodes and edges of an exploration's results: each result and the nodes and edges
-    /// (in their stored direction) of its evidence path.
+    /// (in their stored direction) of its evidence path, and with `RETURN SUBGRAPH` the whole
+    /// subgraph the pattern matched.
     pub fn selection(&self, e: &Exploration) -> Selection {
         let catalog = self.graph.catalog();
         let mut nodes = Vec::new();
         let mut edges = Vec::new();
+        if let Some(matched) = &e.subgraph {
+            nodes.extend(&matched.nodes);
+            edges.extend(
+                matched
+                    .edges
+                    .iter()
+                    .filter_map(|x| Some((x.from, catalog.relation_id(&x.relation)?, x.to))),
+            );
+        }
         for r in &e.results {
             nodes.push(r.node);
             for step in &r.path {

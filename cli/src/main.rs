@@ -34,7 +34,7 @@ use std::time::{Duration, Instant};
 /// embedder this build or environment cannot provide, or a write in a read-only session),
 /// 3 bad input data (dump lines, headers).
 ///
-/// Readers beside a writer: stats, query, explain, ask and repl open the database read-only
+/// Readers beside a writer: stats, query, explain, ask, export and repl open the database read-only
 /// when another process holds it (an import, a REPL), or with --read-only, and say on stderr
 /// which state they show.
 ///
@@ -56,7 +56,8 @@ struct Cli {
     )]
     db: PathBuf,
     /// Open the database read-only, beside the process that holds it for writing (stats,
-    /// query, explain, ask and repl only; they also do so by themselves when it is locked).
+    /// query, explain, ask, export and repl only; they also do so by themselves when it is
+    /// locked).
     /// Shows the last commit as of the open; writes are refused.
     #[arg(long, global = true)]
     read_only: bool,
@@ -121,7 +122,8 @@ enum Command {
         #[arg(long, default_value_t = 5_000, value_parser = generated_nodes)]
         nodes: usize,
     },
-    /// Run statements: EXPLORE, EXPLAIN, SHOW, DESCRIBE, RELATION … UNDER …, CREATE INDEX.
+    /// Run statements: EXPLORE, ASK, EXPLAIN, SHOW, DESCRIBE, UPSERT, ADD/REMOVE EDGE, REMOVE
+    /// NODE, transactions (BEGIN … COMMIT), RELATION … UNDER …, CREATE INDEX, ANNOTATE.
     #[command(
         after_help = "Examples:\n  cairn query -e 'EXPLORE \"data mining venues\" FROM SEARCH \"data mining\" IN Venue TOP 3 VIA ANY'\n  cairn query -f queries.explore --format json"
     )]
@@ -304,7 +306,8 @@ enum Command {
         #[arg(long, value_enum, default_value_t = DumpFormatArg::Jsonl)]
         format: DumpFormatArg,
         /// Export the results of this EXPLORE (each result with the nodes and edges of its
-        /// evidence path) instead of the whole database.
+        /// evidence path; with RETURN SUBGRAPH the whole matched subgraph) instead of the whole
+        /// database. A COUNT or an aggregate, which return no nodes, is refused.
         #[arg(long, value_name = "STATEMENT")]
         query: Option<String>,
     },
@@ -434,12 +437,16 @@ fn export(
     let selection = match query {
         None => Selection::All,
         Some(statement) => match cairn.execute(statement, &CancelToken::default())? {
-            Output::Exploration(e) => cairn.selection(&e),
+            Output::Exploration(e)
+                if !matches!(e.ret, cairn::query::ast::ReturnKind::Count | cairn::query::ast::ReturnKind::Aggregate) =>
+            {
+                cairn.selection(&e)
+            }
             _ => {
                 return Err(Failure {
                     code: 2,
                     report: miette::Report::msg(
-                        "--query takes an EXPLORE statement (its results and evidence paths are exported)",
+                        "--query takes an EXPLORE statement that returns nodes (NODES, PATHS, SUBGRAPH or ANSWER: its results and evidence paths are exported; a COUNT or an aggregate has no nodes to export)",
                     ),
                 })
             }

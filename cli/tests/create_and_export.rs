@@ -269,6 +269,69 @@ fn export_of_a_query_result_holds_its_nodes_and_evidence() {
         "SHOW LABELS",
     ]);
     assert_eq!(o.status.code(), Some(2));
+    // A COUNT has no nodes to export: refused, saying so, and nothing written.
+    let none = dir.path().join("count");
+    let o = cairn(&[
+        "--db",
+        path(&db),
+        "export",
+        "--out",
+        path(&none),
+        "--query",
+        r#"EXPLORE "films" FROM Person "nolan" VIA DIRECTED TARGET Movie RETURN COUNT"#,
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o).1.contains("no nodes to export"), "{:?}", text(&o));
+    assert!(!none.exists());
+}
+
+/// `RETURN SUBGRAPH` exports the subgraph the pattern matched: a result reached by two paths
+/// brings both, not only its evidence path.
+#[test]
+fn export_of_a_subgraph_result_holds_every_matched_path() {
+    let dir = tempfile::tempdir().unwrap();
+    let dump = dir.path().join("diamond.jsonl");
+    let node = |k: &str| format!(r#"{{"type":"node","label":"X","key":"{k}"}}"#);
+    let edge = |r: &str, a: &str, b: &str| {
+        format!(
+            r#"{{"type":"edge","rel":"{r}","from":{{"label":"X","key":"{a}"}},"to":{{"label":"X","key":"{b}"}}}}"#
+        )
+    };
+    let lines = [
+        node("a"),
+        node("b"),
+        node("c"),
+        node("d"),
+        node("e"),
+        edge("R", "a", "b"),
+        edge("R", "a", "c"),
+        edge("S", "b", "d"),
+        edge("S", "c", "d"),
+        edge("S", "e", "d"),
+    ];
+    std::fs::write(&dump, lines.join("\n")).unwrap();
+    let db = dir.path().join("db");
+    let o = cairn(&["--db", path(&db), "import", path(&dump)]);
+    assert!(o.status.success(), "{:?}", text(&o));
+    let out = dir.path().join("sub");
+    let o = cairn(&[
+        "--db",
+        path(&db),
+        "export",
+        "--out",
+        path(&out),
+        "--query",
+        r#"EXPLORE "d" FROM X "a" VIA R -> S TARGET X RETURN SUBGRAPH"#,
+    ]);
+    assert!(o.status.success(), "{:?}", text(&o));
+    let copy = dir.path().join("copy");
+    let o = cairn(&["--db", path(&copy), "import", path(&out)]);
+    assert!(o.status.success(), "{:?}", text(&o));
+    let got = contents(&copy);
+    let count = |kind: &str| got.iter().filter(|l| l.contains(kind)).count();
+    assert_eq!(count(r#""type":"node""#), 4, "a, b, c, d (not e): {got:?}");
+    assert_eq!(count(r#""type":"edge""#), 4, "both paths to d: {got:?}");
+    assert!(!got.iter().any(|l| l.contains(r#""key":"e""#)), "{got:?}");
 }
 
 #[test]

@@ -227,6 +227,25 @@ fn dump_node(catalog: &Catalog, rec: &NodeRecord, vector: Option<Vec<f32>>) -> D
     }
 }
 
+/// A page of nodes: ids with their records.
+type Page = [(NodeId, Arc<NodeRecord>)];
+/// What [`for_each_page`] calls with each page.
+type PageVisitor<'a> = dyn FnMut(&Page) -> Result<()> + 'a;
+
+/// Calls `f` with every node of the graph, a page of [`PAGE`] at a time, in id order: each page
+/// one range scan of one snapshot, so memory stays flat on a large database.
+fn for_each_page(graph: &dyn GraphRead, f: &mut PageVisitor<'_>) -> Result<()> {
+    let mut start = NodeId(0);
+    loop {
+        let page = graph.nodes_from(start, PAGE)?;
+        let Some((last, _)) = page.last() else {
+            return Ok(());
+        };
+        start = NodeId(last.0 + 1);
+        f(&page)?;
+    }
+}
+
 /// What [`walk_nodes`] calls with each node's record and vector.
 type NodeVisitor<'a> = dyn FnMut(&NodeRecord, Option<Vec<f32>>) -> Result<()> + 'a;
 
@@ -242,17 +261,7 @@ fn walk_nodes(graph: &dyn GraphRead, selection: &Selection, f: &mut NodeVisitor<
         Ok(())
     };
     match selection {
-        Selection::All => {
-            let mut start = NodeId(0);
-            loop {
-                let page = graph.nodes_from(start, PAGE)?;
-                let Some((last, _)) = page.last() else {
-                    return Ok(());
-                };
-                start = NodeId(last.0 + 1);
-                emit(&page)?;
-            }
-        }
+        Selection::All => for_each_page(graph, &mut emit),
         Selection::Part { nodes, edges } => {
             let ids: BTreeSet<NodeId> = (nodes.iter().copied())
                 .chain(edges.iter().flat_map(|(a, _, b)| [*a, *b]))
@@ -302,23 +311,15 @@ fn walk_edges(
     };
     let mut neighbors = Vec::new();
     match selection {
-        Selection::All => {
-            let mut start = NodeId(0);
-            loop {
-                let page = graph.nodes_from(start, PAGE)?;
-                let Some((last, _)) = page.last() else {
-                    return Ok(());
-                };
-                start = NodeId(last.0 + 1);
-                let mut edges = Vec::new();
-                for (i, (id, _)) in page.iter().enumerate() {
-                    neighbors.clear();
-                    graph.neighbors_into(*id, Direction::Out, &[], &mut neighbors)?;
-                    edges.extend(neighbors.drain(..).map(|n| (i, n.rel, n.node, n.props)));
-                }
-                emit(&page, &edges)?;
+        Selection::All => for_each_page(graph, &mut |page| {
+            let mut edges = Vec::new();
+            for (i, (id, _)) in page.iter().enumerate() {
+                neighbors.clear();
+                graph.neighbors_into(*id, Direction::Out, &[], &mut neighbors)?;
+                edges.extend(neighbors.drain(..).map(|n| (i, n.rel, n.node, n.props)));
             }
-        }
+            emit(page, &edges)
+        }),
         Selection::Part { edges, .. } => {
             let mut by_source: BTreeMap<NodeId, BTreeSet<(RelId, NodeId)>> = BTreeMap::new();
             for (a, rel, b) in edges {
