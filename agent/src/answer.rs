@@ -12,17 +12,14 @@
 
 use crate::error::AgentError;
 use crate::llm::{data_block, json_object, LlmBackend, Message, DATA_RULE};
-use crate::planner::{numeric, Aggregate, QueryPlan, QuestionType, Step};
+use crate::planner::{Aggregate, QueryPlan, QuestionType, Step};
+use crate::reading::{Chain, Evaluator, Member, Op, Output, RankKey, Reading};
 use crate::result::{Exploration, PathStep, ResultNode, StopReason};
-use crate::walk::{
-    count_ends, of_target, rank, source_or_view, there_and_back, walk, walk_keeping, Reached,
-    WALK_MAX_EDGES,
-};
+use crate::walk::source_or_view;
 use cairn_exec::NodeSource;
 use cairn_storage_format::{NodeId, Value};
 use cairn_store::describe::display_name;
-use cairn_store::{Catalog, Graph, GraphRead};
-use std::collections::HashMap;
+use cairn_store::{Graph, GraphRead};
 
 /// A count answer lists the counted nodes (each with its evidence path) up to this many; past
 /// it, only the number (listing half a million papers helps no one and costs a walk that
@@ -54,22 +51,32 @@ pub struct Answer {
     pub items: Vec<AnswerItem>,
     /// The count of a counting question.
     pub count: Option<u64>,
+    /// One computed value: an aggregate ("the total area": a sum) or a yes/no answer.
+    pub value: Option<String>,
     /// The answer in words.
     pub text: String,
     /// The evidence may be incomplete (sampled hubs, caps hit).
     pub partial: bool,
-    /// The validator could not confirm the answer.
+    /// The agents are not sure of the answer: the validator could not confirm it, or the
+    /// question has another reading with another answer, or words the plan does not use
+    /// (see `notes`).
     pub uncertain: bool,
+    /// Why the answer is uncertain, in words: the competing readings and their answers, the
+    /// question's words no part of the plan uses.
+    pub notes: Vec<String>,
     /// Written by the LLM answerer.
     pub by_llm: bool,
 }
 
 impl Answer {
-    /// The answer as comparable strings, best first: the count, the attribute values, or the
-    /// node keys.
+    /// The answer as comparable strings, best first: the count, the computed value, the
+    /// attribute values, or the node keys.
     pub fn values(&self) -> Vec<String> {
         if let Some(c) = self.count {
             return vec![c.to_string()];
+        }
+        if let Some(v) = &self.value {
+            return vec![v.clone()];
         }
         if self.qtype == QuestionType::Attribute {
             return self.items.iter().filter_map(|i| i.value.clone()).collect();
@@ -181,101 +188,121 @@ impl<'g> Answerer<'g> {
             items: Vec::new(),
             count: None,
             text: String::new(),
+            value: None,
             partial,
             uncertain: false,
+            notes: Vec::new(),
             by_llm: false,
         };
-        match plan.qtype {
-            QuestionType::Attribute => {
-                let prop = plan.attribute.as_deref().unwrap_or("name");
-                for (node, rec) in entries.iter().zip(self.graph.nodes(&entries)?) {
-                    let Some(rec) = rec else { continue };
-                    let value = catalog
-                        .prop_id(prop)
-                        .and_then(|p| rec.prop(p))
-                        .map(value_text);
-                    answer.items.push(AnswerItem {
-                        node: Some(*node),
-                        label: catalog.label_name(rec.label).unwrap_or("?").to_owned(),
-                        key: rec.key.clone(),
-                        name: display_name(&rec, &catalog),
-                        value,
-                        support: None,
-                        evidence: Vec::new(),
-                    });
+        match (&plan.conjunct, &plan.reading) {
+            // An aggregate over an intersection: the plan's MEET made the executor count it
+            // exactly (`RETURN COUNT`), or list it for ranking.
+            (Some(_), _) if plan.qtype == QuestionType::Aggregation => {
+                let evaluator = Evaluator::new(self.graph, source, &catalog);
+                self.intersection_aggregate(plan, exploration, &entries, &evaluator, &mut answer)?;
+            }
+            // A conjunction: the plan's MEET clause made the executor intersect exactly.
+            (Some(_), _) => {
+                answer.partial |= exploration.stop != StopReason::Exhausted;
+                answer.items = explored_items(&exploration.results, &entries, plan);
+                answer.text = list_text(&answer.items);
+            }
+            (None, Some(reading)) => {
+                let evaluator = Evaluator::new(self.graph, source, &catalog);
+                self.read(&evaluator, reading, &mut answer)?;
+            }
+            // Nothing linked: the semantic exploration's results.
+            (None, None) => {
+                answer.items = explored_items(&exploration.results, &entries, plan);
+                answer.text = list_text(&answer.items);
+            }
+        }
+        Ok(answer)
+    }
+
+    /// The answer a reading gives, computed exactly ([`Evaluator`]).
+    fn read(
+        &self,
+        evaluator: &Evaluator<'_>,
+        reading: &Reading,
+        answer: &mut Answer,
+    ) -> Result<(), AgentError> {
+        let set = evaluator.chain(&reading.chain)?;
+        answer.partial |= set.cut;
+        let what = reading.chain.label().unwrap_or("nodes").to_owned();
+        match &reading.output {
+            Output::Nodes => {
+                answer.items = self.items(&set.members)?;
+                answer.text = if answer.items.iter().any(|i| i.support.is_some()) {
+                    let names: Vec<String> = answer
+                        .items
+                        .iter()
+                        .map(|i| format!("{} ({})", i.name, fmt_support(i.support)))
+                        .collect();
+                    format!("{}{}.", names.join(", "), rank_note(&reading.chain))
+                } else {
+                    list_text(&answer.items)
+                };
+            }
+            Output::Count => {
+                let n = set.members.len() as u64;
+                answer.count = Some(n);
+                // The counted nodes are listed, with their evidence, when there are few.
+                if n <= COUNT_ITEMS {
+                    answer.items = self.items(&set.members)?;
+                }
+                let steps = reading.chain.steps();
+                answer.text = if steps.is_empty() {
+                    format!("{n} ({what}).")
+                } else {
+                    format!("{n} ({what} through {}).", path_words(&steps))
+                };
+            }
+            Output::Aggregate(func, prop) => {
+                let value = evaluator.aggregate(&set.members, *func, prop)?;
+                answer.value = value.as_ref().map(value_text);
+                if set.members.len() as u64 <= COUNT_ITEMS {
+                    answer.items = self.items(&set.members)?;
+                }
+                answer.text = match &answer.value {
+                    Some(v) => format!(
+                        "{v} ({} of {prop} over {} {what}).",
+                        func.name(),
+                        set.members.len()
+                    ),
+                    None => format!("No {what} has a numeric {prop}."),
+                };
+            }
+            Output::Property(prop) => {
+                let ids: Vec<NodeId> = set.members.iter().map(|m| m.node).collect();
+                let values = evaluator.properties(&ids, prop)?;
+                answer.items = self.items(&set.members)?;
+                for (item, v) in answer.items.iter_mut().zip(values) {
+                    item.value = v.as_ref().map(value_text);
                 }
                 let values: Vec<String> = answer
                     .items
                     .iter()
                     .map(|i| i.value.clone().unwrap_or_else(|| "unknown".into()))
                     .collect();
-                answer.text = match answer.items.first() {
-                    Some(i) => format!("The {prop} of {} is {}.", i.name, values.join(", ")),
-                    None => "No node matches the question.".into(),
+                answer.text = match answer.items.as_slice() {
+                    [] => "No node matches the question.".into(),
+                    [one] => format!("The {prop} of {} is {}.", one.name, values.join(", ")),
+                    _ => format!("The {prop} of each: {}.", values.join(", ")),
                 };
             }
-            // An aggregate over an intersection: the plan's MEET made the executor count it
-            // exactly (`RETURN COUNT`), or list it for ranking.
-            QuestionType::Aggregation if plan.conjunct.is_some() => {
-                self.intersection_aggregate(plan, exploration, &entries, &catalog, &mut answer)?;
-            }
-            QuestionType::Aggregation => match plan.aggregate.clone().unwrap_or(Aggregate::Count) {
-                Aggregate::Count => {
-                    let target = plan.target.as_deref().and_then(|t| catalog.label_id(t));
-                    let (n, truncated) =
-                        count_ends(source, &catalog, &entries, &plan.path, target)?;
-                    answer.partial |= truncated;
-                    answer.count = Some(n);
-                    // The counted nodes are listed, with their evidence, when there are few.
-                    if n <= COUNT_ITEMS {
-                        let (reached, _) =
-                            walk(source, &catalog, &entries, &plan.path, WALK_MAX_EDGES)?;
-                        let reached = of_target(source, reached, plan.target.as_deref(), &catalog)?;
-                        answer.items = self.items(&reached, |_| None)?;
-                    }
-                    answer.text = format!(
-                        "{n} ({} through {}).",
-                        plan.target.as_deref().unwrap_or("nodes"),
-                        path_words(&plan.path)
-                    );
-                }
-                Aggregate::Top { k, by } => {
-                    let (reached, truncated) =
-                        walk(source, &catalog, &entries, &plan.path, WALK_MAX_EDGES)?;
-                    answer.partial |= truncated;
-                    let reached = of_target(source, reached, plan.target.as_deref(), &catalog)?;
-                    let support = self.support(&reached, by.as_deref(), &catalog)?;
-                    self.top(&reached, &support, k, &mut answer)?;
-                }
-            },
-            // A conjunction: the plan's MEET clause made the executor intersect exactly.
-            QuestionType::Relation | QuestionType::MultiHop if plan.conjunct.is_some() => {
-                answer.partial |= exploration.stop != StopReason::Exhausted;
-                answer.items = explored_items(&exploration.results, &entries, plan);
-                answer.text = list_text(&answer.items);
-            }
-            QuestionType::Relation | QuestionType::MultiHop if !plan.path.is_empty() => {
-                // The exact ends of the planned path (the beam search's visited set would hide
-                // an answer that is the entry itself: a spouse's spouse).
-                let (mut reached, mut truncated) =
-                    walk(source, &catalog, &entries, &plan.path, WALK_MAX_EDGES)?;
-                if reached.is_empty() && there_and_back(&plan.path) {
-                    // "X 's parent 's son" with no brother: the entry is the answer.
-                    (reached, truncated) =
-                        walk_keeping(source, &catalog, &entries, &plan.path, WALK_MAX_EDGES, true)?;
-                }
-                answer.partial |= truncated;
-                let mut reached = of_target(source, reached, plan.target.as_deref(), &catalog)?;
-                reached.sort_by_key(|r| (std::cmp::Reverse(r.paths), r.node));
-                answer.items = self.items(&reached, |_| None)?;
-                answer.text = list_text(&answer.items);
-            }
-            QuestionType::Relation | QuestionType::MultiHop => {
-                answer.items = explored_items(&exploration.results, &entries, plan);
-                answer.text = list_text(&answer.items);
+            Output::Exists => {
+                let yes = !set.members.is_empty();
+                answer.value = Some(if yes { "yes" } else { "no" }.to_owned());
+                answer.items = self.items(&set.members)?;
+                answer.text = if yes {
+                    format!("Yes: {}", list_text(&answer.items))
+                } else {
+                    "No: nothing in the graph is so.".into()
+                };
             }
         }
-        Ok(answer)
+        Ok(())
     }
 
     /// The answer: offline, or rewritten by the LLM from the offline evidence. `attempt`
@@ -390,31 +417,6 @@ impl<'g> Answerer<'g> {
         Ok(answer)
     }
 
-    /// Keeps the reached nodes that have the plan's target label.
-    /// The top `k` of `reached` by `support` as the answer's items and text.
-    fn top(
-        &self,
-        reached: &[Reached],
-        support: &[f64],
-        k: usize,
-        answer: &mut Answer,
-    ) -> Result<(), AgentError> {
-        let ranked = rank(reached, support, k);
-        let chosen: Vec<Reached> = ranked.iter().map(|i| reached[*i].clone()).collect();
-        let sup: HashMap<NodeId, f64> = ranked
-            .iter()
-            .map(|i| (reached[*i].node, support[*i]))
-            .collect();
-        answer.items = self.items(&chosen, |n| sup.get(&n).copied())?;
-        let names: Vec<String> = answer
-            .items
-            .iter()
-            .map(|i| format!("{} ({})", i.name, fmt_support(i.support)))
-            .collect();
-        answer.text = format!("{}.", names.join(", "));
-        Ok(())
-    }
-
     /// A count or a top-k over the intersection the plan's `MEET` computed: the executor's
     /// exact count, or its ranked results (by support — the product over the sides of the
     /// paths reaching a node — or by the asked property).
@@ -423,7 +425,7 @@ impl<'g> Answerer<'g> {
         plan: &QueryPlan,
         exploration: &Exploration,
         entries: &[NodeId],
-        catalog: &Catalog,
+        evaluator: &Evaluator<'_>,
         answer: &mut Answer,
     ) -> Result<(), AgentError> {
         match plan.aggregate.clone().unwrap_or(Aggregate::Count) {
@@ -445,72 +447,78 @@ impl<'g> Answerer<'g> {
                     .iter()
                     .filter(|r| !entries.contains(&r.node))
                     .collect();
-                let reached: Vec<Reached> = results
+                let members: Vec<Member> = results
                     .iter()
-                    .map(|r| Reached {
+                    .map(|r| Member {
                         node: r.node,
-                        paths: 1,
                         evidence: r.path.clone(),
+                        paths: 1,
+                        support: None,
                     })
                     .collect();
-                let support = match by.as_deref() {
-                    Some(_) => self.support(&reached, by.as_deref(), catalog)?,
-                    None => results.iter().map(|r| r.score).collect(),
+                let values = match by {
+                    Some(p) => evaluator.rank_values(&members, &RankKey::Property(p))?,
+                    None => results.iter().map(|r| Some(r.score)).collect(),
                 };
-                self.top(&reached, &support, k, answer)?;
+                let top = evaluator.top(members, values, true, k)?;
+                answer.items = self.items(&top)?;
+                let names: Vec<String> = answer
+                    .items
+                    .iter()
+                    .map(|i| format!("{} ({})", i.name, fmt_support(i.support)))
+                    .collect();
+                answer.text = format!("{}.", names.join(", "));
             }
         }
         Ok(())
     }
 
-    /// What each reached node is ranked by.
-    pub(crate) fn support(
-        &self,
-        reached: &[Reached],
-        by: Option<&str>,
-        catalog: &Catalog,
-    ) -> Result<Vec<f64>, AgentError> {
-        match by.and_then(|p| catalog.prop_id(p)) {
-            None => Ok(reached.iter().map(|r| r.paths as f64).collect()),
-            Some(prop) => {
-                let ids: Vec<NodeId> = reached.iter().map(|r| r.node).collect();
-                let mut out = Vec::with_capacity(ids.len());
-                for chunk in ids.chunks(1024) {
-                    for rec in self.graph.nodes(chunk)? {
-                        out.push(
-                            rec.and_then(|r| r.prop(prop).and_then(numeric))
-                                .unwrap_or(f64::NEG_INFINITY),
-                        );
-                    }
-                }
-                Ok(out)
-            }
-        }
-    }
-
-    fn items(
-        &self,
-        reached: &[Reached],
-        support: impl Fn(NodeId) -> Option<f64>,
-    ) -> Result<Vec<AnswerItem>, AgentError> {
+    /// The members as answer items, in order, with their evidence and rank values.
+    fn items(&self, members: &[Member]) -> Result<Vec<AnswerItem>, AgentError> {
         let catalog = self.graph.catalog();
-        let ids: Vec<NodeId> = reached.iter().map(|r| r.node).collect();
+        let ids: Vec<NodeId> = members.iter().map(|m| m.node).collect();
         let mut out = Vec::with_capacity(ids.len());
-        for (chunk_r, chunk_ids) in reached.chunks(1024).zip(ids.chunks(1024)) {
-            for (r, rec) in chunk_r.iter().zip(self.graph.nodes(chunk_ids)?) {
+        for (chunk_m, chunk_ids) in members.chunks(1024).zip(ids.chunks(1024)) {
+            for (m, rec) in chunk_m.iter().zip(self.graph.nodes(chunk_ids)?) {
                 let Some(rec) = rec else { continue };
                 out.push(AnswerItem {
-                    node: Some(r.node),
+                    node: Some(m.node),
                     label: catalog.label_name(rec.label).unwrap_or("?").to_owned(),
                     key: rec.key.clone(),
                     name: display_name(&rec, &catalog),
                     value: None,
-                    support: support(r.node),
-                    evidence: r.evidence.clone(),
+                    support: m.support,
+                    evidence: m.evidence.clone(),
                 });
             }
         }
         Ok(out)
+    }
+}
+
+/// What a ranked answer was ranked by, for its text, in the question's word: " (largest by
+/// population)", " (most: how many State through BORDER)".
+fn rank_note(chain: &Chain) -> String {
+    let Some(Op::Rank {
+        key,
+        descending,
+        word,
+        ..
+    }) = chain.ops.iter().rev().find(|op| matches!(op, Op::Rank { .. }))
+    else {
+        return String::new();
+    };
+    let word = word
+        .clone()
+        .unwrap_or_else(|| if *descending { "highest" } else { "lowest" }.to_owned());
+    match key {
+        RankKey::Property(p) => format!(" ({word} by {p})"),
+        RankKey::Reach(path, label) => format!(
+            " ({word}: how many {} through {})",
+            label.as_deref().unwrap_or("nodes"),
+            path_words(path)
+        ),
+        RankKey::Paths => String::new(),
     }
 }
 

@@ -10,6 +10,7 @@ pub mod eval;
 pub mod llm;
 pub mod planner;
 pub mod qa;
+pub mod reading;
 pub mod semantic;
 pub mod strategy;
 pub mod validate;

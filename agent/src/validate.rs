@@ -10,10 +10,11 @@
 //! It is deliberately independent of how the answer was produced (offline or by an LLM): it
 //! re-reads everything from the store.
 
-use crate::answer::{value_text, Answer, Answerer};
+use crate::answer::{value_text, Answer};
 use crate::error::AgentError;
 use crate::planner::{Aggregate, QueryPlan, QuestionType};
-use crate::walk::{meet_ends, of_target, rank, source_or_view, walk, WALK_MAX_EDGES};
+use crate::reading::{Evaluator, Output, Reading};
+use crate::walk::{meet_ends, source_or_view};
 use cairn_exec::NodeSource;
 use cairn_storage_format::NodeId;
 use cairn_store::{Direction, Graph, GraphRead};
@@ -157,32 +158,13 @@ impl<'g> Validator<'g> {
         let relations = share(steps_ok, steps);
 
         // Attributes, counts and rankings, recomputed.
-        let attributes = match answer.qtype {
-            QuestionType::Attribute => {
-                let prop = plan.attribute.as_deref().and_then(|p| catalog.prop_id(p));
-                let mut ok = 0usize;
-                for item in &answer.items {
-                    let stored = item
-                        .node
-                        .and_then(|n| records.get(&n).cloned().flatten())
-                        .and_then(|r| prop.and_then(|p| r.prop(p).map(value_text)));
-                    if stored.is_some() && stored == item.value {
-                        ok += 1;
-                    } else {
-                        problems.push(format!(
-                            "{} of \"{}\" is {}, not {}",
-                            plan.attribute.as_deref().unwrap_or("the property"),
-                            item.name,
-                            stored.unwrap_or_else(|| "unset".into()),
-                            item.value.as_deref().unwrap_or("unset")
-                        ));
-                    }
-                }
-                share(ok, answer.items.len())
+        let attributes = match (&plan.conjunct, &plan.reading) {
+            (Some(_), _) if answer.qtype == QuestionType::Aggregation => {
+                self.intersection(plan, answer, &mut problems)?
             }
-            QuestionType::Aggregation => self.aggregate(plan, answer, &mut problems)?,
-            QuestionType::Relation | QuestionType::MultiHop => {
-                // Items must have the planned target label.
+            (None, Some(reading)) => self.reading(reading, answer, &mut problems)?,
+            // Items of a conjunction or a semantic exploration must have the planned label.
+            _ => {
                 let ok = answer
                     .items
                     .iter()
@@ -208,7 +190,9 @@ impl<'g> Validator<'g> {
         })
     }
 
-    fn aggregate(
+    /// An aggregate over the intersection a `MEET` plan computed, against a recount of both
+    /// sides.
+    fn intersection(
         &self,
         plan: &QueryPlan,
         answer: &Answer,
@@ -220,80 +204,136 @@ impl<'g> Validator<'g> {
             .as_ref()
             .map(|e| e.nodes.clone())
             .unwrap_or_default();
+        let Some((other, other_path)) = &plan.conjunct else {
+            return Ok(1.0);
+        };
         let mut view = None;
         let source = source_or_view(self.source, self.graph, &mut view);
-        if let Some((other, other_path)) = &plan.conjunct {
-            let target = plan.target.as_deref().and_then(|t| catalog.label_id(t));
-            let (ends, _) = meet_ends(
-                source,
-                &catalog,
-                (&entries, &plan.path),
-                (&other.nodes, other_path),
-                target,
-            )?;
-            return Ok(intersection_check(plan, answer, &ends, problems));
-        }
-        let (reached, _) = walk(source, &catalog, &entries, &plan.path, WALK_MAX_EDGES)?;
-        let reached = of_target(source, reached, plan.target.as_deref(), &catalog)?;
-        match plan.aggregate.clone().unwrap_or(Aggregate::Count) {
-            Aggregate::Count => Ok(count_check(
-                answer,
-                reached.len() as u64,
-                "the count is",
-                problems,
-            )),
-            Aggregate::Top { k, by } => {
-                let support =
-                    Answerer::new(self.graph).support(&reached, by.as_deref(), &catalog)?;
-                let truth: HashMap<NodeId, f64> = reached
+        let target = plan.target.as_deref().and_then(|t| catalog.label_id(t));
+        let (ends, _) = meet_ends(
+            source,
+            &catalog,
+            (&entries, &plan.path),
+            (&other.nodes, other_path),
+            target,
+        )?;
+        Ok(intersection_check(plan, answer, &ends, problems))
+    }
+
+    /// The answer against the reading evaluated afresh: the same count, value or yes/no; each
+    /// item a member of the recomputed set, with the value it was ranked by; claimed property
+    /// values equal to the stored ones; and nothing left out of a ranking that ranks above
+    /// what was returned.
+    fn reading(
+        &self,
+        reading: &Reading,
+        answer: &Answer,
+        problems: &mut Vec<String>,
+    ) -> Result<f64, AgentError> {
+        let catalog = self.graph.catalog();
+        let mut view = None;
+        let source = source_or_view(self.source, self.graph, &mut view);
+        let evaluator = Evaluator::new(self.graph, source, &catalog);
+        let truth = evaluator.chain(&reading.chain)?;
+        let members: HashMap<NodeId, Option<f64>> =
+            truth.members.iter().map(|m| (m.node, m.support)).collect();
+        let same = |claimed: Option<&String>, real: Option<String>, what: &str, problems: &mut Vec<String>| {
+            if claimed == real.as_ref() {
+                1.0
+            } else {
+                problems.push(format!(
+                    "{what} is {}, not {}",
+                    real.unwrap_or_else(|| "none".into()),
+                    claimed.map(String::as_str).unwrap_or("missing")
+                ));
+                0.0
+            }
+        };
+        Ok(match &reading.output {
+            Output::Count => count_check(answer, truth.members.len() as u64, "the count is", problems),
+            Output::Aggregate(func, prop) => {
+                let real = evaluator
+                    .aggregate(&truth.members, *func, prop)?
+                    .as_ref()
+                    .map(value_text);
+                same(answer.value.as_ref(), real, &format!("the {} of {prop}", func.name()), problems)
+            }
+            Output::Exists => {
+                let real = if truth.members.is_empty() { "no" } else { "yes" };
+                same(answer.value.as_ref(), Some(real.to_owned()), "the answer", problems)
+            }
+            Output::Property(prop) => {
+                let ids: Vec<NodeId> = answer.items.iter().filter_map(|i| i.node).collect();
+                let stored: HashMap<NodeId, Option<String>> = ids
                     .iter()
-                    .zip(&support)
-                    .map(|(r, s)| (r.node, *s))
+                    .copied()
+                    .zip(evaluator.properties(&ids, prop)?)
+                    .map(|(n, v)| (n, v.as_ref().map(value_text)))
                     .collect();
-                let mut ok = 0usize;
+                let mut ok = 0;
                 for item in &answer.items {
-                    let real = item.node.and_then(|n| truth.get(&n).copied());
-                    match (real, item.support) {
-                        (Some(r), Some(s)) if (r - s).abs() < 1e-9 => ok += 1,
-                        (Some(r), _) => problems.push(format!(
-                            "\"{}\" scores {r}, not {}",
+                    let real = item.node.and_then(|n| stored.get(&n).cloned().flatten());
+                    let member = item.node.is_some_and(|n| members.contains_key(&n));
+                    if member && real.is_some() && real == item.value {
+                        ok += 1;
+                    } else if !member {
+                        problems.push(format!("\"{}\" is not what the question is about", item.name));
+                    } else {
+                        problems.push(format!(
+                            "{prop} of \"{}\" is {}, not {}",
                             item.name,
+                            real.unwrap_or_else(|| "unset".into()),
+                            item.value.as_deref().unwrap_or("unset")
+                        ));
+                    }
+                }
+                share(ok, answer.items.len())
+            }
+            Output::Nodes => {
+                let mut ok = 0;
+                for item in &answer.items {
+                    match item.node.and_then(|n| members.get(&n)) {
+                        Some(real) if same_support(*real, item.support) => ok += 1,
+                        Some(real) => problems.push(format!(
+                            "\"{}\" ranks by {}, not {}",
+                            item.name,
+                            real.map(|s| s.to_string()).unwrap_or_default(),
                             item.support.map(|s| s.to_string()).unwrap_or_default()
                         )),
-                        (None, _) => problems.push(format!(
-                            "\"{}\" is not reached by the question's relation path",
+                        None => problems.push(format!(
+                            "\"{}\" is not reached by the question's reading",
                             item.name
                         )),
                     }
                 }
                 let mut score = share(ok, answer.items.len());
-                // Nothing left out may beat what was returned.
-                let best: HashSet<NodeId> = rank(&reached, &support, k)
-                    .into_iter()
-                    .map(|i| reached[i].node)
-                    .collect();
-                let claimed_min = answer
-                    .items
+                // Nothing left out of a ranking may rank above what was returned.
+                let ranked = truth.members.iter().any(|m| m.support.is_some());
+                let claimed: HashSet<NodeId> = answer.items.iter().filter_map(|i| i.node).collect();
+                let left_out = truth
+                    .members
                     .iter()
-                    .filter_map(|i| i.node.and_then(|n| truth.get(&n)))
-                    .fold(f64::INFINITY, |a, b| a.min(*b));
-                let beaten = best
-                    .iter()
-                    .filter(|n| {
-                        truth.get(n).is_some_and(|s| *s > claimed_min)
-                            && !answer.items.iter().any(|i| i.node == Some(**n))
-                    })
+                    .filter(|m| !claimed.contains(&m.node))
                     .count();
-                if beaten > 0 || (answer.items.is_empty() && !best.is_empty()) {
+                if ranked && (left_out > 0 || (answer.items.is_empty() && !truth.members.is_empty())) {
                     problems.push(format!(
                         "{} node(s) rank above the answer's but were left out",
-                        beaten.max(1)
+                        left_out.max(1)
                     ));
                     score = score.min(0.5) * 0.5;
                 }
-                Ok(score)
+                score
             }
-        }
+        })
+    }
+}
+
+/// Two rank values agree (both absent, or equal).
+fn same_support(a: Option<f64>, b: Option<f64>) -> bool {
+    match (a, b) {
+        (Some(x), Some(y)) => (x - y).abs() < 1e-9,
+        (None, None) => true,
+        _ => false,
     }
 }
 

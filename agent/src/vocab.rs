@@ -262,6 +262,14 @@ pub(crate) fn combine(lexical: f64, cosine: Option<f32>) -> f64 {
 enum Pos {
     Noun,
     Verb,
+    Adj,
+}
+
+/// Whether a graded adjective compares ("larger") or picks the extreme ("largest").
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Grade {
+    Comparative,
+    Superlative,
 }
 
 /// A synset: part of speech and byte offset in its `data.*` file.
@@ -274,16 +282,16 @@ type Synset = (Vec<String>, Vec<(String, SynsetId)>);
 /// lookup is a binary search, and a synset's id is its byte offset in `data.*`. Nothing is
 /// parsed up front, so a fresh `cairn ask` pays a few milliseconds, not a full parse.
 struct WordNetFiles {
-    index: [Vec<u8>; 2],
-    data: [Vec<u8>; 2],
+    index: [Vec<u8>; 3],
+    data: [Vec<u8>; 3],
 }
 
 impl WordNetFiles {
     fn read(dir: &std::path::Path) -> std::io::Result<Self> {
         let r = |f: &str| std::fs::read(dir.join(f));
         Ok(WordNetFiles {
-            index: [r("index.noun")?, r("index.verb")?],
-            data: [r("data.noun")?, r("data.verb")?],
+            index: [r("index.noun")?, r("index.verb")?, r("index.adj")?],
+            data: [r("data.noun")?, r("data.verb")?, r("data.adj")?],
         })
     }
 
@@ -291,6 +299,7 @@ impl WordNetFiles {
         match pos {
             Pos::Noun => 0,
             Pos::Verb => 1,
+            Pos::Adj => 2,
         }
     }
 
@@ -370,6 +379,7 @@ impl WordNetFiles {
             let pos = match *pos {
                 "n" => Pos::Noun,
                 "v" => Pos::Verb,
+                "a" | "s" => Pos::Adj,
                 _ => continue,
             };
             if let Ok(o) = off.parse() {
@@ -385,6 +395,8 @@ pub(crate) struct Lexicon {
     wn: WordNetFiles,
     /// Irregular forms (`wrote` → `write`) from the `*.exc` files.
     exceptions: HashMap<String, Vec<String>>,
+    /// Irregular graded adjectives (`best` → `good`, `worse` → `bad`) from `adj.exc`.
+    adjective_exceptions: HashMap<String, Vec<String>>,
     cache: Mutex<HashMap<String, HashSet<String>>>,
     ancestors: Mutex<HashMap<String, Arc<HashSet<SynsetId>>>>,
 }
@@ -414,15 +426,20 @@ impl Lexicon {
             }
         };
         let mut exceptions: HashMap<String, Vec<String>> = HashMap::new();
-        for f in ["noun.exc", "verb.exc"] {
+        let mut adjective_exceptions: HashMap<String, Vec<String>> = HashMap::new();
+        for f in ["noun.exc", "verb.exc", "adj.exc"] {
             let Ok(text) = std::fs::read_to_string(dir.join(f)) else {
                 continue;
+            };
+            let map = if f == "adj.exc" {
+                &mut adjective_exceptions
+            } else {
+                &mut exceptions
             };
             for line in text.lines() {
                 let mut parts = line.split_whitespace();
                 if let (Some(form), Some(base)) = (parts.next(), parts.next()) {
-                    exceptions
-                        .entry(form.to_owned())
+                    map.entry(form.to_owned())
                         .or_default()
                         .push(base.to_owned());
                 }
@@ -431,9 +448,101 @@ impl Lexicon {
         Some(Lexicon {
             wn,
             exceptions,
+            adjective_exceptions,
             cache: Mutex::new(HashMap::new()),
             ancestors: Mutex::new(HashMap::new()),
         })
+    }
+
+    /// Whether WordNet knows `word` as an adjective.
+    pub(crate) fn is_adjective(&self, word: &str) -> bool {
+        !self.wn.senses(Pos::Adj, word).is_empty()
+    }
+
+    /// Whether WordNet knows `word` as a noun (its dictionary form, plurals aside).
+    pub(crate) fn is_noun(&self, word: &str) -> bool {
+        !self.senses(word, &[Pos::Noun], 1).is_empty()
+    }
+
+    /// The adjective a graded form comes from and its grade: "largest" → (large, superlative),
+    /// "bigger" → (big, comparative), "best" → (good, superlative): English morphology
+    /// (`-est`/`-er`, a doubled consonant, `-iest` from `-y`) checked against WordNet's
+    /// adjectives, and `adj.exc` for irregular forms.
+    pub(crate) fn graded(&self, word: &str) -> Option<(String, Grade)> {
+        let (grade, stem) = if let Some(s) = word.strip_suffix("est") {
+            (Grade::Superlative, s)
+        } else if let Some(s) = word.strip_suffix("er") {
+            (Grade::Comparative, s)
+        } else {
+            // Irregular forms not ending so ("worst", "most", "less").
+            let base = self.adjective_exceptions.get(word)?.first()?;
+            let grade = if word.ends_with("st") {
+                Grade::Superlative
+            } else {
+                Grade::Comparative
+            };
+            return Some((base.clone(), grade));
+        };
+        if let Some(base) = self.adjective_exceptions.get(word).and_then(|b| b.first()) {
+            return Some((base.clone(), grade));
+        }
+        if stem.len() < 2 || self.is_adjective(word) && !self.is_adjective(stem) {
+            // "honest", "modest", "upper": adjectives of their own, not grades.
+            if !self.is_adjective(&format!("{stem}e")) {
+                return None;
+            }
+        }
+        let mut candidates = vec![format!("{stem}e"), stem.to_owned()];
+        let b = stem.as_bytes();
+        if b.len() >= 3 && b[b.len() - 1] == b[b.len() - 2] {
+            candidates.push(stem[..stem.len() - 1].to_owned()); // "biggest" → big
+        }
+        if let Some(s) = stem.strip_suffix('i') {
+            candidates.push(format!("{s}y")); // "easiest" → easy
+        }
+        candidates
+            .into_iter()
+            .find(|c| c.len() >= 2 && self.is_adjective(c))
+            .map(|c| (c, grade))
+    }
+
+    /// The nouns an adjective's main senses measure or derive to: the attribute it is a value
+    /// of ("large" → size, "long" → length, "high" → height) and its derivations ("dense" →
+    /// density, "expensive" → expensiveness), a satellite sense through its head ("big" →
+    /// large → size).
+    pub(crate) fn attribute_nouns(&self, adjective: &str) -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        let add = |words: Vec<String>, out: &mut Vec<String>| {
+            for w in words {
+                if !w.contains('_') && !out.contains(&w) {
+                    out.push(w);
+                }
+            }
+        };
+        for id in self.wn.senses(Pos::Adj, adjective).into_iter().take(3) {
+            let Some((_, pointers)) = self.wn.synset(id) else {
+                continue;
+            };
+            let heads: Vec<SynsetId> = pointers
+                .iter()
+                .filter(|(s, t)| s == "&" && t.0 == Pos::Adj)
+                .map(|(_, t)| *t)
+                .take(1)
+                .collect();
+            for sid in std::iter::once(id).chain(heads) {
+                let Some((_, ptrs)) = self.wn.synset(sid) else {
+                    continue;
+                };
+                for (sym, t) in ptrs {
+                    if (sym == "=" || sym == "+") && t.0 == Pos::Noun {
+                        if let Some((words, _)) = self.wn.synset(t) {
+                            add(words, &mut out);
+                        }
+                    }
+                }
+            }
+        }
+        out
     }
 
     /// Whether WordNet has `words` as one multi-word noun ("line of business").

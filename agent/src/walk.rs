@@ -113,23 +113,6 @@ pub fn count(
     Ok((ends, walked.cut.is_some()))
 }
 
-/// How many distinct nodes of `target` (any label when `None`) `path` ends at from
-/// `entries`, with nothing tracked per path (what a "how many" answer computes), and whether
-/// the walk was cut.
-pub fn count_ends(
-    source: &dyn NodeSource,
-    catalog: &Catalog,
-    entries: &[NodeId],
-    path: &[Step],
-    target: Option<LabelId>,
-) -> Result<(u64, bool), AgentError> {
-    let (mut ends, cut) = count(source, catalog, entries, path, WALK_MAX_EDGES)?;
-    if let Some(label) = target {
-        retain_label(source, &mut ends, label)?;
-    }
-    Ok((ends.len() as u64, cut))
-}
-
 /// Keeps the nodes of `label`, read through `source`.
 fn retain_label(
     source: &dyn NodeSource,
@@ -256,24 +239,3 @@ pub fn there_and_back(path: &[Step]) -> bool {
 
 /// Work bound of an exact walk, in edges listed: the one `RETURN COUNT` has.
 pub const WALK_MAX_EDGES: u64 = cairn_query::limits::MAX_COUNT_EDGES;
-
-/// Indexes of the top `k` by support (then key order, for a stable cut); with `k = 1`, every
-/// node tied for the maximum.
-pub(crate) fn rank(reached: &[Reached], support: &[f64], k: usize) -> Vec<usize> {
-    let mut order: Vec<usize> = (0..reached.len()).collect();
-    order.sort_by(|a, b| {
-        support[*b]
-            .total_cmp(&support[*a])
-            .then(reached[*a].node.cmp(&reached[*b].node))
-    });
-    if k <= 1 {
-        let Some(best) = order.first().map(|i| support[*i]) else {
-            return Vec::new();
-        };
-        order.retain(|i| support[*i] == best);
-        order
-    } else {
-        order.truncate(k);
-        order
-    }
-}

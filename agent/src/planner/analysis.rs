@@ -9,7 +9,7 @@ use crate::llm::{data_block, json_object, LlmBackend, Message, DATA_RULE};
 use crate::semantic::Meaning;
 use crate::vocab::{self, is_stopword, lexicon, schema_words, SchemaWord};
 use crate::AgentError;
-use cairn_storage_format::{NodeId, Value};
+use cairn_storage_format::NodeId;
 use cairn_store::{Catalog, Element, GraphRead};
 use std::collections::HashSet;
 
@@ -434,15 +434,6 @@ pub(super) fn ranking_property(
         }
     }
     None
-}
-
-/// The numeric value of a property, for ranking.
-pub(crate) fn numeric(v: &Value) -> Option<f64> {
-    match v {
-        Value::Int(i) => Some(*i as f64),
-        Value::Float(f) => Some(*f),
-        _ => None,
-    }
 }
 
 /// "top 3", "3 most", "three most".

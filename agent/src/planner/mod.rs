@@ -17,6 +17,7 @@
 
 use crate::explore::EntrySearch;
 use crate::llm::LlmBackend;
+use crate::reading::{Chain, Op, Output, RankKey, Reading, Source};
 use crate::semantic::{Meaning, PhraseCache};
 use crate::strategy::{path_shape, Decision, Strategies};
 use crate::vocab;
@@ -36,7 +37,6 @@ mod link;
 mod paths;
 mod words;
 
-pub(crate) use analysis::numeric;
 use compile::{ident, placeholder_plan};
 use conjunct::{constraint_words, own_words_read, schema_steps};
 use paths::{path_choices, PathQuery, MAX_PATH};
@@ -181,6 +181,9 @@ pub struct QueryPlan {
     /// Which question word was read as which relation of the path (stem, relation): what
     /// feedback on the answer confirms or refutes (see [`crate::strategy`]).
     pub choices: Vec<(String, String)>,
+    /// The question read as a chain of set operations, which the answerer computes exactly
+    /// where the statement does not say all of it (`None`: a semantic exploration answers).
+    pub reading: Option<Reading>,
 }
 
 impl QueryPlan {
@@ -420,7 +423,7 @@ impl<'g> Planner<'g> {
                     // Which cue words go with which mention ("films *directed* by X *star*
                     // Y"), and how well each path reads its own mention's words.
                     let (cues, matches, _) =
-                        self.reading(&free, &words, e, &analysis.consumed, &catalog, meaning);
+                        self.read_cues(&free, &words, e, &analysis.consumed, &catalog, meaning);
                     let (own_first, own_second) = constraint_words(&cues, e, second);
                     let target = analysis.target.as_deref();
                     for (entity, own, ranked) in [
@@ -465,7 +468,7 @@ impl<'g> Planner<'g> {
         let choices = match &entity {
             Some(e) if !path.is_empty() => {
                 let (cues, matches, _) =
-                    self.reading(&free, &words, e, &analysis.consumed, &catalog, meaning);
+                    self.read_cues(&free, &words, e, &analysis.consumed, &catalog, meaning);
                 path_choices(&path, &cues, &matches)
             }
             _ => Vec::new(),
@@ -490,9 +493,65 @@ impl<'g> Planner<'g> {
             plan: placeholder_plan(),
             llm: used_llm,
             choices,
+            reading: None,
         };
+        plan.reading = legacy_reading(&plan);
         self.compile(&mut plan)?;
         Ok(plan)
+    }
+}
+
+/// The reading of a plan made of an entity, a path and an aggregate: the entity's nodes, the
+/// path (and the conjunct's, intersected), then the count, ranking or property asked for.
+/// `None` without an entity (a semantic exploration answers).
+fn legacy_reading(plan: &QueryPlan) -> Option<Reading> {
+    let e = plan.entity.as_ref()?;
+    let mut chain = Chain::from(e.source());
+    if !plan.path.is_empty() {
+        chain.ops.push(Op::Hop {
+            path: plan.path.clone(),
+            target: plan.target.clone(),
+        });
+    }
+    if let Some((other, path)) = &plan.conjunct {
+        chain.ops.push(Op::Keep(Box::new(Chain {
+            source: other.source(),
+            ops: vec![Op::Hop {
+                path: path.clone(),
+                target: plan.target.clone(),
+            }],
+        })));
+    }
+    let output = match (plan.qtype, &plan.aggregate) {
+        (QuestionType::Attribute, _) => {
+            Output::Property(plan.attribute.clone().unwrap_or_else(|| "name".into()))
+        }
+        (QuestionType::Aggregation, Some(Aggregate::Top { k, by })) => {
+            chain.ops.push(Op::Rank {
+                key: match by {
+                    Some(p) => RankKey::Property(p.clone()),
+                    None => RankKey::Paths,
+                },
+                descending: true,
+                k: *k,
+                word: None,
+            });
+            Output::Nodes
+        }
+        (QuestionType::Aggregation, _) => Output::Count,
+        _ => Output::Nodes,
+    };
+    Some(Reading { chain, output })
+}
+
+impl Entity {
+    /// The entity's nodes as the start of a reading.
+    pub fn source(&self) -> Source {
+        Source::Nodes {
+            label: self.label.clone(),
+            nodes: self.nodes.clone(),
+            keys: self.keys.clone(),
+        }
     }
 }
 

@@ -148,7 +148,7 @@ impl<'g> Planner<'g> {
 
     /// The question's cues for paths from `entity`, each cue's match with each relation, and
     /// how many words name only a label (the answer type, not a hop: "which *papers*").
-    pub(super) fn reading<'w>(
+    pub(super) fn read_cues<'w>(
         &self,
         free: &[(usize, &'w Word)],
         words: &[Word],
@@ -259,7 +259,7 @@ impl<'g> Planner<'g> {
         } = *q;
         let target = target.and_then(|t| catalog.label_id(t));
         let (cues, matches, label_words) =
-            self.reading(free, words, entity, consumed, catalog, meaning);
+            self.read_cues(free, words, entity, consumed, catalog, meaning);
         // A path longer than the words that could name its hops or its end (plus one unnamed) is not
         // what the question asks; not reading it off the data saves most of the work.
         let max = max.min(cues.len() + label_words + 1).max(min);
