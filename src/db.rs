@@ -618,10 +618,7 @@ impl Cairn {
                 Ok(Plan {
                     statement,
                     question_type: Some(plan.qtype.name().to_owned()),
-                    text: format!(
-                        "-- ASK {:?}: {} question\n{}",
-                        question, plan.qtype, plan.plan
-                    ),
+                    text: format!("{}\n{}", plan.header(), plan.plan),
                 })
             }
             other => Ok(Plan {

@@ -504,7 +504,11 @@ fn rank_note(chain: &Chain) -> String {
         descending,
         word,
         ..
-    }) = chain.ops.iter().rev().find(|op| matches!(op, Op::Rank { .. }))
+    }) = chain
+        .ops
+        .iter()
+        .rev()
+        .find(|op| matches!(op, Op::Rank { .. }))
     else {
         return String::new();
     };

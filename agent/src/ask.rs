@@ -83,6 +83,10 @@ fn offline_verdict(plan: &QueryPlan, e: &Exploration) -> Verdict {
         sufficient,
         reason: reason.to_owned(),
     };
+    // Computed exactly from the reading, whatever the exploration found.
+    if plan.reading.is_some() && plan.conjunct.is_none() {
+        return v(true, "computed exactly from the reading");
+    }
     if plan.entity.is_none() {
         return if e.sufficiency >= 0.5 {
             v(true, "sufficiency reached")
@@ -275,7 +279,7 @@ impl<'g> Asker<'g> {
         // A counted intersection has a count and no listed items.
         answer.uncertain = !validation.passed(self.threshold)
             || answer.partial
-            || (answer.items.is_empty() && answer.count.is_none());
+            || (answer.items.is_empty() && answer.count.is_none() && answer.value.is_none());
         Ok(AskOutcome {
             plan,
             exploration,

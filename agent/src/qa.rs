@@ -214,17 +214,25 @@ pub struct QaRecord {
     pub exact: bool,
     pub f1: f64,
     pub hit1: bool,
+    /// The answer was marked uncertain (see [`crate::Answer::uncertain`]).
+    pub uncertain: bool,
+    /// The reading the answer was computed from, and why it is uncertain.
+    pub reading: Option<String>,
+    pub notes: Vec<String>,
     pub latency: Duration,
     pub error: Option<String>,
 }
 
-/// Accuracy, F1 and Hit@1 over a group of questions, each in [0, 1].
+/// Accuracy, F1 and Hit@1 over a group of questions, each in [0, 1]; and calibration: the
+/// share answered as certain (coverage) and the accuracy among those (precision).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct QaMetrics {
     pub questions: usize,
     pub accuracy: f64,
     pub f1: f64,
     pub hit1: f64,
+    pub coverage: f64,
+    pub precision: f64,
 }
 
 /// The outcome of a question file.
@@ -274,6 +282,13 @@ pub fn evaluate_questions(
                     exact,
                     f1,
                     hit1,
+                    uncertain: o.answer.uncertain,
+                    reading: o
+                        .plan
+                        .reading
+                        .as_ref()
+                        .map(|r| format!("{} → {:?}", r.chain, r.output)),
+                    notes: o.answer.notes.clone(),
                     latency,
                     error: None,
                 }
@@ -289,6 +304,9 @@ pub fn evaluate_questions(
                 exact: false,
                 f1: 0.0,
                 hit1: false,
+                uncertain: true,
+                reading: None,
+                notes: Vec::new(),
                 latency,
                 error: Some(e.to_string()),
             },
@@ -297,11 +315,18 @@ pub fn evaluate_questions(
     }
     let metrics = |rs: &[&QaRecord]| {
         let n = rs.len().max(1) as f64;
+        let certain = rs.iter().filter(|r| !r.uncertain).count();
         QaMetrics {
             questions: rs.len(),
             accuracy: rs.iter().filter(|r| r.exact).count() as f64 / n,
             f1: rs.iter().map(|r| r.f1).sum::<f64>() / n,
             hit1: rs.iter().filter(|r| r.hit1).count() as f64 / n,
+            coverage: certain as f64 / n,
+            precision: if certain == 0 {
+                1.0
+            } else {
+                rs.iter().filter(|r| !r.uncertain && r.exact).count() as f64 / certain as f64
+            },
         }
     };
     let mut groups: BTreeMap<String, Vec<&QaRecord>> = BTreeMap::new();
@@ -334,15 +359,17 @@ impl QaReport {
     /// A Markdown table: per type, then overall.
     pub fn table(&self) -> String {
         let mut out = String::from(
-            "| type | questions | Accuracy | F1 | Hits@1 |\n|---|---:|---:|---:|---:|\n",
+            "| type | questions | Accuracy | F1 | Hits@1 | certain | precision (certain) |\n|---|---:|---:|---:|---:|---:|---:|\n",
         );
         let row = |name: &str, m: &QaMetrics| {
             format!(
-                "| {name} | {} | {:.1}% | {:.3} | {:.1}% |\n",
+                "| {name} | {} | {:.1}% | {:.3} | {:.1}% | {:.1}% | {:.1}% |\n",
                 m.questions,
                 m.accuracy * 100.0,
                 m.f1,
-                m.hit1 * 100.0
+                m.hit1 * 100.0,
+                m.coverage * 100.0,
+                m.precision * 100.0
             )
         };
         if self.per_type.len() > 1 {
@@ -362,6 +389,7 @@ impl QaReport {
                 "question": r.question, "type": r.qtype, "gold": r.gold,
                 "planned_type": r.planned_type, "entity": r.entity, "plan": r.plan,
                 "answers": r.answers, "correct": r.hit1, "exact": r.exact, "f1": r.f1,
+                "uncertain": r.uncertain, "reading": r.reading, "notes": r.notes,
                 "latency_ms": r.latency.as_secs_f64() * 1e3, "error": r.error,
             });
             out.push_str(&v.to_string());
@@ -372,7 +400,7 @@ impl QaReport {
 
     /// One machine-readable summary line.
     pub fn summary_json(&self) -> serde_json::Value {
-        let m = |m: &QaMetrics| serde_json::json!({"questions": m.questions, "accuracy": m.accuracy, "f1": m.f1, "hit1": m.hit1});
+        let m = |m: &QaMetrics| serde_json::json!({"questions": m.questions, "accuracy": m.accuracy, "f1": m.f1, "hit1": m.hit1, "coverage": m.coverage, "precision": m.precision});
         serde_json::json!({
             "overall": m(&self.overall),
             "per_type": self.per_type.iter().map(|(t, x)| (t.clone(), m(x))).collect::<serde_json::Map<_, _>>(),

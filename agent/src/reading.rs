@@ -223,10 +223,7 @@ impl<'a> Evaluator<'a> {
                     self.hop(set, path, target.as_deref())?
                 }
                 Op::Rank {
-                    key,
-                    descending,
-                    k,
-                    ..
+                    key, descending, k, ..
                 } => {
                     ranked = true;
                     let values = self.rank_values(&set.members, key)?;
@@ -291,11 +288,23 @@ impl<'a> Evaluator<'a> {
         let entries: Vec<NodeId> = set.members.iter().map(|m| m.node).collect();
         let before: HashMap<NodeId, &Member> = set.members.iter().map(|m| (m.node, m)).collect();
         let back = there_and_back(path);
-        let (mut reached, mut cut) =
-            walk_keeping(self.source, self.catalog, &entries, path, WALK_MAX_EDGES, !back)?;
+        let (mut reached, mut cut) = walk_keeping(
+            self.source,
+            self.catalog,
+            &entries,
+            path,
+            WALK_MAX_EDGES,
+            !back,
+        )?;
         if reached.is_empty() && back {
-            (reached, cut) =
-                walk_keeping(self.source, self.catalog, &entries, path, WALK_MAX_EDGES, true)?;
+            (reached, cut) = walk_keeping(
+                self.source,
+                self.catalog,
+                &entries,
+                path,
+                WALK_MAX_EDGES,
+                true,
+            )?;
         }
         let reached = crate::walk::of_target(self.source, reached, target, self.catalog)?;
         let members = reached
@@ -377,7 +386,9 @@ impl<'a> Evaluator<'a> {
             })
             .collect();
         let sign = if descending { 1.0 } else { -1.0 };
-        self.order(&mut members, |m| sign * m.support.unwrap_or(f64::NEG_INFINITY))?;
+        self.order(&mut members, |m| {
+            sign * m.support.unwrap_or(f64::NEG_INFINITY)
+        })?;
         if let Some(first) = members.first().and_then(|m| m.support) {
             if k <= 1 {
                 members.retain(|m| m.support == Some(first));
@@ -450,7 +461,11 @@ impl<'a> Evaluator<'a> {
     }
 
     /// Sorts members by `score` (highest first), ties by key (then id, for nodes without one).
-    fn order(&self, members: &mut [Member], score: impl Fn(&Member) -> f64) -> Result<(), AgentError> {
+    fn order(
+        &self,
+        members: &mut [Member],
+        score: impl Fn(&Member) -> f64,
+    ) -> Result<(), AgentError> {
         let ids: Vec<NodeId> = members.iter().map(|m| m.node).collect();
         self.load_keys(&ids)?;
         let keys = self.keys.borrow();
@@ -466,7 +481,10 @@ impl<'a> Evaluator<'a> {
     fn load_keys(&self, ids: &[NodeId]) -> Result<(), AgentError> {
         let missing: Vec<NodeId> = {
             let keys = self.keys.borrow();
-            ids.iter().copied().filter(|n| !keys.contains_key(n)).collect()
+            ids.iter()
+                .copied()
+                .filter(|n| !keys.contains_key(n))
+                .collect()
         };
         for chunk in missing.chunks(1024) {
             let records = self.graph.nodes(chunk)?;
@@ -489,7 +507,11 @@ impl<'a> Evaluator<'a> {
         property: &str,
     ) -> Result<Option<Value>, AgentError> {
         let ids: Vec<NodeId> = members.iter().map(|m| m.node).collect();
-        let values: Vec<Value> = self.properties(&ids, property)?.into_iter().flatten().collect();
+        let values: Vec<Value> = self
+            .properties(&ids, property)?
+            .into_iter()
+            .flatten()
+            .collect();
         let ints: Option<Vec<i64>> = values
             .iter()
             .map(|v| match v {
@@ -508,7 +530,9 @@ impl<'a> Evaluator<'a> {
             (AggFunc::Max, Some(i)) => Value::Int(i.iter().copied().max().unwrap_or(0)),
             (AggFunc::Sum, None) => Value::Float(floats.iter().sum()),
             (AggFunc::Avg, _) => Value::Float(floats.iter().sum::<f64>() / n),
-            (AggFunc::Min, None) => Value::Float(floats.iter().copied().fold(f64::INFINITY, f64::min)),
+            (AggFunc::Min, None) => {
+                Value::Float(floats.iter().copied().fold(f64::INFINITY, f64::min))
+            }
             (AggFunc::Max, None) => {
                 Value::Float(floats.iter().copied().fold(f64::NEG_INFINITY, f64::max))
             }
@@ -584,10 +608,7 @@ impl fmt::Display for Chain {
                     }
                 }
                 Op::Rank {
-                    key,
-                    descending,
-                    k,
-                    ..
+                    key, descending, k, ..
                 } => {
                     let by = match key {
                         RankKey::Property(p) => p.clone(),

@@ -237,7 +237,10 @@ impl<'g> Validator<'g> {
         let truth = evaluator.chain(&reading.chain)?;
         let members: HashMap<NodeId, Option<f64>> =
             truth.members.iter().map(|m| (m.node, m.support)).collect();
-        let same = |claimed: Option<&String>, real: Option<String>, what: &str, problems: &mut Vec<String>| {
+        let same = |claimed: Option<&String>,
+                    real: Option<String>,
+                    what: &str,
+                    problems: &mut Vec<String>| {
             if claimed == real.as_ref() {
                 1.0
             } else {
@@ -250,17 +253,33 @@ impl<'g> Validator<'g> {
             }
         };
         Ok(match &reading.output {
-            Output::Count => count_check(answer, truth.members.len() as u64, "the count is", problems),
+            Output::Count => {
+                count_check(answer, truth.members.len() as u64, "the count is", problems)
+            }
             Output::Aggregate(func, prop) => {
                 let real = evaluator
                     .aggregate(&truth.members, *func, prop)?
                     .as_ref()
                     .map(value_text);
-                same(answer.value.as_ref(), real, &format!("the {} of {prop}", func.name()), problems)
+                same(
+                    answer.value.as_ref(),
+                    real,
+                    &format!("the {} of {prop}", func.name()),
+                    problems,
+                )
             }
             Output::Exists => {
-                let real = if truth.members.is_empty() { "no" } else { "yes" };
-                same(answer.value.as_ref(), Some(real.to_owned()), "the answer", problems)
+                let real = if truth.members.is_empty() {
+                    "no"
+                } else {
+                    "yes"
+                };
+                same(
+                    answer.value.as_ref(),
+                    Some(real.to_owned()),
+                    "the answer",
+                    problems,
+                )
             }
             Output::Property(prop) => {
                 let ids: Vec<NodeId> = answer.items.iter().filter_map(|i| i.node).collect();
@@ -277,7 +296,10 @@ impl<'g> Validator<'g> {
                     if member && real.is_some() && real == item.value {
                         ok += 1;
                     } else if !member {
-                        problems.push(format!("\"{}\" is not what the question is about", item.name));
+                        problems.push(format!(
+                            "\"{}\" is not what the question is about",
+                            item.name
+                        ));
                     } else {
                         problems.push(format!(
                             "{prop} of \"{}\" is {}, not {}",
@@ -315,7 +337,9 @@ impl<'g> Validator<'g> {
                     .iter()
                     .filter(|m| !claimed.contains(&m.node))
                     .count();
-                if ranked && (left_out > 0 || (answer.items.is_empty() && !truth.members.is_empty())) {
+                if ranked
+                    && (left_out > 0 || (answer.items.is_empty() && !truth.members.is_empty()))
+                {
                     problems.push(format!(
                         "{} node(s) rank above the answer's but were left out",
                         left_out.max(1)

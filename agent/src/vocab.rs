@@ -278,6 +278,9 @@ type SynsetId = (Pos, usize);
 /// A synset's words and its pointers (symbol, target).
 type Synset = (Vec<String>, Vec<(String, SynsetId)>);
 
+/// A synset's words and its pointers (symbol, target, source word number or 0).
+type SourcedSynset = (Vec<String>, Vec<(String, SynsetId, usize)>);
+
 /// Debian's WordNet files, read whole and searched in place: `index.*` is sorted by lemma, so a
 /// lookup is a binary search, and a synset's id is its byte offset in `data.*`. Nothing is
 /// parsed up front, so a fresh `cairn ask` pays a few milliseconds, not a full parse.
@@ -355,6 +358,16 @@ impl WordNetFiles {
 
     /// The words and pointers (symbol, target) of a synset.
     fn synset(&self, id: SynsetId) -> Option<Synset> {
+        let (words, pointers) = self.synset_sourced(id)?;
+        Some((
+            words,
+            pointers.into_iter().map(|(s, t, _)| (s, t)).collect(),
+        ))
+    }
+
+    /// [`WordNetFiles::synset`], each pointer with the number of the synset's word it is from
+    /// (0: the whole synset; a derivation is a lexical pointer, from one word).
+    fn synset_sourced(&self, id: SynsetId) -> Option<SourcedSynset> {
         let buf = &self.data[Self::slot(id.0)];
         if id.1 >= buf.len() {
             return None;
@@ -376,6 +389,10 @@ impl WordNetFiles {
             else {
                 break;
             };
+            let source = f
+                .get(base + 3)
+                .and_then(|st| usize::from_str_radix(st.get(..2)?, 16).ok())
+                .unwrap_or(0);
             let pos = match *pos {
                 "n" => Pos::Noun,
                 "v" => Pos::Verb,
@@ -383,7 +400,7 @@ impl WordNetFiles {
                 _ => continue,
             };
             if let Ok(o) = off.parse() {
-                pointers.push(((*sym).to_owned(), (pos, o)));
+                pointers.push(((*sym).to_owned(), (pos, o), source));
             }
         }
         Some((words, pointers))
@@ -506,20 +523,20 @@ impl Lexicon {
             .map(|c| (c, grade))
     }
 
-    /// The nouns an adjective's main senses measure or derive to: the attribute it is a value
-    /// of ("large" → size, "long" → length, "high" → height) and its derivations ("dense" →
+    /// The nouns an adjective's main senses measure or derive to, each with the rank of the
+    /// sense it came from (0: the most used): the attribute it is a value of ("large" → size,
+    /// "long" → length, "high" → height) and the first sense's derivations ("dense" →
     /// density, "expensive" → expensiveness), a satellite sense through its head ("big" →
     /// large → size).
-    pub(crate) fn attribute_nouns(&self, adjective: &str) -> Vec<String> {
-        let mut out: Vec<String> = Vec::new();
-        let add = |words: Vec<String>, out: &mut Vec<String>| {
-            for w in words {
-                if !w.contains('_') && !out.contains(&w) {
-                    out.push(w);
-                }
-            }
-        };
-        for id in self.wn.senses(Pos::Adj, adjective).into_iter().take(3) {
+    pub(crate) fn attribute_nouns(&self, adjective: &str) -> Vec<(String, usize)> {
+        let mut out: Vec<(String, usize)> = Vec::new();
+        for (sense, id) in self
+            .wn
+            .senses(Pos::Adj, adjective)
+            .into_iter()
+            .take(3)
+            .enumerate()
+        {
             let Some((_, pointers)) = self.wn.synset(id) else {
                 continue;
             };
@@ -529,20 +546,67 @@ impl Lexicon {
                 .map(|(_, t)| *t)
                 .take(1)
                 .collect();
-            for sid in std::iter::once(id).chain(heads) {
-                let Some((_, ptrs)) = self.wn.synset(sid) else {
+            for (h, sid) in std::iter::once(id).chain(heads).enumerate() {
+                let Some((words, ptrs)) = self.wn.synset_sourced(sid) else {
                     continue;
                 };
-                for (sym, t) in ptrs {
-                    if (sym == "=" || sym == "+") && t.0 == Pos::Noun {
+                // The adjective's own place in the synset (its derivations are its own).
+                let own = words
+                    .iter()
+                    .position(|w| w.split('(').next() == Some(adjective))
+                    .map(|p| p + 1);
+                for (sym, t, source) in ptrs {
+                    // The attribute of any main sense; the first sense's derivations of the
+                    // word itself ("large" → largeness, not big's "bigness" or "grandness").
+                    let derived = sym == "+" && sense == 0 && h == 0 && own == Some(source);
+                    if (sym == "=" || derived) && t.0 == Pos::Noun {
                         if let Some((words, _)) = self.wn.synset(t) {
-                            add(words, &mut out);
+                            for w in words {
+                                if !w.contains('_') && !out.iter().any(|(x, _)| *x == w) {
+                                    out.push((w, sense));
+                                }
+                            }
                         }
                     }
                 }
             }
         }
         out
+    }
+
+    /// How many hypernym steps separate two nouns through their nearest common ancestor (at
+    /// most `max` steps in all), `a` by its main senses and `b` by any (a property's name may
+    /// be a rarer sense: "area" as a measure is WordNet's sixth): "size" and "area" are both
+    /// magnitudes.
+    pub(crate) fn hypernym_distance(&self, a: &str, b: &str, max: usize) -> Option<usize> {
+        let up = |word: &str, senses: usize| -> HashMap<SynsetId, usize> {
+            let mut dist: HashMap<SynsetId, usize> = HashMap::new();
+            let mut frontier = self.senses(word, &[Pos::Noun], senses);
+            for d in 0..=max {
+                let mut next = Vec::new();
+                for id in frontier {
+                    if dist.contains_key(&id) {
+                        continue;
+                    }
+                    dist.insert(id, d);
+                    if let Some((_, pointers)) = self.wn.synset(id) {
+                        next.extend(
+                            pointers
+                                .into_iter()
+                                .filter(|(s, _)| s == "@" || s == "@i")
+                                .map(|(_, t)| t),
+                        );
+                    }
+                }
+                frontier = next;
+            }
+            dist
+        };
+        let (da, db) = (up(a, 3), up(b, 8));
+        da.iter()
+            .filter_map(|(id, x)| db.get(id).map(|y| x + y))
+            .filter(|d| *d <= max)
+            .min()
     }
 
     /// Whether WordNet has `words` as one multi-word noun ("line of business").

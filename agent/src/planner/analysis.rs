@@ -3,6 +3,7 @@
 //! mentions; and the LLM's classification where one is configured.
 
 use super::paths::in_wh_phrase;
+use super::structure::{LabelProps, PropInfo};
 use super::words::element_match;
 use super::{Aggregate, Entity, Planner, QuestionType, Word};
 use crate::llm::{data_block, json_object, LlmBackend, Message, DATA_RULE};
@@ -11,7 +12,7 @@ use crate::vocab::{self, is_stopword, lexicon, schema_words, SchemaWord};
 use crate::AgentError;
 use cairn_storage_format::NodeId;
 use cairn_store::{Catalog, Element, GraphRead};
-use std::collections::HashSet;
+use std::collections::{BTreeMap, HashSet};
 
 impl<'g> Planner<'g> {
     pub(super) fn analyse(
@@ -113,6 +114,39 @@ impl<'g> Planner<'g> {
             .or_else(|| nouns.iter().max_by_key(|(i, _)| *i))
             .map(|(_, l)| l.clone());
         Ok(a)
+    }
+
+    /// The properties each label's nodes carry, read from the first nodes of each label by key
+    /// (so that the answer does not depend on import order), each marked numeric when most of
+    /// the values seen are numbers.
+    pub(super) fn label_props(&self, catalog: &Catalog) -> Result<LabelProps, AgentError> {
+        let mut out = LabelProps::new();
+        for (l, name) in catalog.labels() {
+            let ids = self.graph.label_nodes_first(l, 32)?;
+            let mut seen: BTreeMap<String, (usize, usize)> = BTreeMap::new();
+            for rec in self.graph.nodes(&ids)?.into_iter().flatten() {
+                for (k, v) in &rec.props {
+                    let Some(p) = catalog.prop_name(*k) else {
+                        continue;
+                    };
+                    let e = seen.entry(p.to_owned()).or_default();
+                    e.0 += 1;
+                    if crate::reading::numeric(v).is_some() {
+                        e.1 += 1;
+                    }
+                }
+            }
+            out.insert(
+                name.to_owned(),
+                seen.into_iter()
+                    .map(|(name, (n, numbers))| PropInfo {
+                        name,
+                        numeric: numbers * 2 > n,
+                    })
+                    .collect(),
+            );
+        }
+        Ok(out)
     }
 
     /// Property names set on `node`.

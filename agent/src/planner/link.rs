@@ -55,13 +55,16 @@ impl<'g> Planner<'g> {
         Ok(out)
     }
 
-    /// Links mentions: longest exact name matches first, then quoted phrases by vector.
+    /// Links mentions: longest exact name matches first, then quoted phrases by vector. Each
+    /// mention comes with one candidate per label its name has there, the label most of the
+    /// nodes carry first (then by label name): which one the question means is the plan's to
+    /// say ("how many rivers does *colorado* have": the state; "the *colorado* river").
     pub(super) fn link(
         &self,
         words: &[Word],
         question: &str,
         catalog: &Catalog,
-    ) -> Result<Vec<Entity>, AgentError> {
+    ) -> Result<Vec<Vec<Entity>>, AgentError> {
         let spans = self.name_spans(words)?;
         let schema = schema_stems(catalog);
         let element_names: HashSet<String> = catalog
@@ -109,28 +112,35 @@ impl<'g> Planner<'g> {
                 // Nodes of a label declared `LINKING OFF` (a word per node, say) are named only
                 // by marked mentions.
                 let marked = span.iter().all(|w| w.marked);
-                // One label per mention: the label most of the matches have.
+                // One candidate per label, the label most of the matches have first.
                 let mut by_label: HashMap<LabelId, Vec<NodeId>> = HashMap::new();
                 for (id, l) in ids {
                     if marked || catalog.links_unmarked(*l) {
                         by_label.entry(*l).or_default().push(*id);
                     }
                 }
-                let Some((label, nodes)) = by_label
-                    .into_iter()
-                    .max_by_key(|(l, n)| (n.len(), std::cmp::Reverse(l.0)))
-                else {
+                if by_label.is_empty() {
                     continue;
-                };
-                out.push(self.entity(
-                    &key,
-                    nodes,
-                    label,
-                    (start, start + len),
-                    LinkMethod::Exact,
-                    marked,
-                    catalog,
-                )?);
+                }
+                let mut candidates: Vec<(LabelId, Vec<NodeId>)> = by_label.into_iter().collect();
+                candidates.sort_by(|(la, a), (lb, b)| {
+                    b.len()
+                        .cmp(&a.len())
+                        .then_with(|| catalog.label_name(*la).cmp(&catalog.label_name(*lb)))
+                });
+                let mut mention = Vec::new();
+                for (label, nodes) in candidates {
+                    mention.push(self.entity(
+                        &key,
+                        nodes,
+                        label,
+                        (start, start + len),
+                        LinkMethod::Exact,
+                        marked,
+                        catalog,
+                    )?);
+                }
+                out.push(mention);
                 taken[start..start + len].iter_mut().for_each(|t| *t = true);
             }
         }
@@ -140,7 +150,7 @@ impl<'g> Planner<'g> {
                 continue;
             }
             if let Some((node, label)) = self.vector_link(&phrase, catalog)? {
-                out.push(self.entity(
+                out.push(vec![self.entity(
                     &normalize(&phrase),
                     vec![node],
                     label,
@@ -148,7 +158,7 @@ impl<'g> Planner<'g> {
                     LinkMethod::Vector,
                     true,
                     catalog,
-                )?);
+                )?]);
                 taken[span.0..span.1].iter_mut().for_each(|t| *t = true);
             }
         }
@@ -166,16 +176,21 @@ impl<'g> Planner<'g> {
         marked: bool,
         catalog: &Catalog,
     ) -> Result<Entity, AgentError> {
-        nodes.sort();
+        // In key order, so that the plan (and the name shown) does not depend on the order the
+        // nodes were imported in.
         let records = self.graph.nodes(&nodes)?;
-        let mut keys = Vec::new();
-        let mut name = String::new();
-        for r in records.iter().flatten() {
-            keys.push(r.key.clone());
-            if name.is_empty() {
-                name = display_name(r, catalog);
-            }
-        }
+        let mut found: Vec<(String, NodeId, String)> = nodes
+            .iter()
+            .zip(records.iter())
+            .filter_map(|(id, r)| {
+                r.as_ref()
+                    .map(|r| (r.key.clone(), *id, display_name(r, catalog)))
+            })
+            .collect();
+        found.sort();
+        nodes = found.iter().map(|(_, id, _)| *id).collect();
+        let keys: Vec<String> = found.iter().map(|(k, _, _)| k.clone()).collect();
+        let name = found.first().map(|(_, _, n)| n.clone()).unwrap_or_default();
         Ok(Entity {
             mention: mention.to_owned(),
             nodes,

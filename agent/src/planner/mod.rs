@@ -31,15 +31,18 @@ use std::fmt;
 use std::sync::{Arc, Mutex};
 
 mod analysis;
+mod build;
 mod compile;
 mod conjunct;
 mod link;
 mod paths;
+mod structure;
 mod words;
 
 use compile::{ident, placeholder_plan};
 use conjunct::{constraint_words, own_words_read, schema_steps};
 use paths::{path_choices, PathQuery, MAX_PATH};
+use structure::{structure, MentionInfo};
 use words::question_words;
 
 /// The four question types of the academic graph-RAG design.
@@ -205,6 +208,16 @@ impl QueryPlan {
         }
     }
 
+    /// The comment lines `EXPLAIN ASK` prints above the statement: the question and its type,
+    /// and the reading the answer is computed from, when the statement does not say all of it.
+    pub fn header(&self) -> String {
+        let mut out = format!("-- ASK {:?}: {} question", self.question, self.qtype);
+        if let Some(r) = &self.reading {
+            out.push_str(&format!("\n-- reading: {} → {:?}", r.chain, r.output));
+        }
+        out
+    }
+
     /// What the strategy record learns from an answer to this plan.
     pub fn decision(&self) -> Decision {
         Decision {
@@ -336,7 +349,9 @@ impl<'g> Planner<'g> {
     fn plan_sized(&self, question: &str, sizes: Sizes) -> Result<QueryPlan, AgentError> {
         let catalog = self.graph.catalog();
         let words = question_words(question);
-        let mut entities = self.link(&words, question, &catalog)?;
+        let mentions = self.link(&words, question, &catalog)?;
+        let mut entities: Vec<Entity> =
+            mentions.iter().filter_map(|m| m.first().cloned()).collect();
         // The main entity: the longest mention (exact before vector).
         entities.sort_by_key(|e| {
             (
@@ -356,6 +371,33 @@ impl<'g> Planner<'g> {
             .collect();
         let meaning = self.meaning(&catalog, &words, &covered)?;
         let meaning = meaning.as_ref();
+
+        // The question's structure: groups, ranks, comparisons, negations, what is asked.
+        if self.llm.is_none() {
+            let props = self.label_props(&catalog)?;
+            let infos: Vec<MentionInfo> = mentions.iter().map(|m| MentionInfo::of(m)).collect();
+            let s = structure(&words, question, &infos, &props, &catalog, meaning);
+            tracing::debug!(structure = ?s, "question structure");
+            if s.needs_reading() {
+                let mut consumed = s.used.clone();
+                // A group noun that also names a relation ("co-*authors*") still names its hop.
+                for g in s.groups.iter().filter(|g| g.names_relation) {
+                    consumed.remove(&g.at);
+                }
+                let b = build::Build {
+                    words: &words,
+                    mentions: &mentions,
+                    structure: &s,
+                    catalog: &catalog,
+                    meaning,
+                    consumed: &consumed,
+                };
+                let all: Vec<Entity> = mentions.iter().filter_map(|m| m.first().cloned()).collect();
+                if let Some(plan) = self.plan_structured(question, &b, &all, sizes)? {
+                    return Ok(plan);
+                }
+            }
+        }
 
         let mut analysis = self.analyse(&free, &words, entity.as_ref(), &catalog, meaning)?;
         let mut used_llm = false;

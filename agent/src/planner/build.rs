@@ -1,0 +1,610 @@
+//! From structure to reading: the question's groups and mentions become a tree (each attached
+//! to the nearest group before it: "rivers in *states* bordering *colorado*"), and the tree a
+//! chain. A group starts from a mention attached to it (the words between them name the hop,
+//! ranked as any path is), else from a group attached to it, else from every node of its
+//! label; further constraints are intersected (`Keep`) and negated ones dropped (`Drop`);
+//! then its comparisons and ranks apply. A mention whose name several labels carry is read with
+//! the label whose hop reads the words best, ties by label name.
+
+use super::paths::{PathQuery, MAX_PATH};
+use super::structure::{Against, KeySpec, Structure, Want};
+use super::{Entity, LinkMethod, Planner, Step, Word};
+use crate::reading::{Chain, Op, Operand, Output, RankKey, Source};
+use crate::semantic::Meaning;
+use crate::AgentError;
+use cairn_store::{Catalog, GraphRead};
+use std::collections::HashSet;
+
+/// Everything a reading is built from.
+pub(super) struct Build<'a> {
+    pub(super) words: &'a [Word],
+    pub(super) mentions: &'a [Vec<Entity>],
+    pub(super) structure: &'a Structure,
+    pub(super) catalog: &'a Catalog,
+    pub(super) meaning: Option<&'a Meaning>,
+    /// Words no path may read as a hop (the structure's, and the mentions').
+    pub(super) consumed: &'a HashSet<usize>,
+}
+
+/// One place in the question the tree is made of.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Anchor {
+    Group(usize),
+    Mention(usize),
+}
+
+/// A chain built for a part of the question, with how well its hops read their words.
+#[derive(Clone, Debug)]
+pub(super) struct Built {
+    pub(super) chain: Chain,
+    pub(super) score: f64,
+    /// The mention the chain starts at, as linked (the label chosen).
+    pub(super) entity: Option<Entity>,
+    /// The first hop's path (what the EXPLORE statement and feedback describe).
+    pub(super) path: Vec<Step>,
+    /// The runner-up reading's chain and score, when one was considered.
+    pub(super) runner_up: Option<(Chain, f64)>,
+}
+
+impl<'g> Planner<'g> {
+    /// The reading of a structured question, `None` when its tree has no root.
+    pub(super) fn build(&self, b: &Build<'_>) -> Result<Option<(Built, Output)>, AgentError> {
+        let s = b.structure;
+        let anchors = anchors(b);
+        let parents = parents(&anchors, s);
+        let root = match s.focus {
+            Some(f) => anchors.iter().position(|(a, _, _)| *a == Anchor::Group(f)),
+            None => anchors.iter().position(
+                |(a, _, _)| matches!(a, Anchor::Mention(m) if !s.negated_mentions.contains(m)),
+            ),
+        };
+        let Some(root) = root else {
+            return Ok(None);
+        };
+        let mut built = self.anchor_chain(b, &anchors, &parents, root)?;
+        let Some(mut built) = built.take() else {
+            return Ok(None);
+        };
+        // Words before the root that name a relation ("the *capital* of the state …"): one more
+        // hop from the root's set.
+        let root_at = anchors[root].1;
+        let before: Vec<usize> = (0..root_at)
+            .filter(|i| !b.consumed.contains(i) && !crate::vocab::is_stopword(&b.words[*i].norm))
+            .collect();
+        let ranks_at_root = s.ranks.iter().any(|r| r.group.is_none());
+        if !before.is_empty() && s.focus.is_some() {
+            let label = built.chain.label().map(str::to_owned);
+            if let Some((score, path)) =
+                self.best_hop(b, &built, label.as_deref(), None, &before, true)?
+            {
+                built.chain.ops.push(Op::Hop {
+                    path: path.clone(),
+                    target: None,
+                });
+                built.score += score;
+            }
+        }
+        // A rank of the answer itself ("… most often").
+        if ranks_at_root {
+            for r in s.ranks.iter().filter(|r| r.group.is_none()) {
+                built.chain.ops.push(Op::Rank {
+                    key: match &r.key {
+                        KeySpec::Property(p) => RankKey::Property(p.clone()),
+                        _ => RankKey::Paths,
+                    },
+                    descending: r.descending,
+                    k: r.k,
+                    word: Some(r.word.clone()),
+                });
+            }
+        }
+        let output = match &s.want {
+            Want::Nodes => Output::Nodes,
+            Want::Count => Output::Count,
+            Want::Aggregate(f, p) => Output::Aggregate(*f, p.clone()),
+            Want::Property(p) => Output::Property(p.clone()),
+            Want::Exists => Output::Exists,
+        };
+        Ok(Some((built, output)))
+    }
+
+    /// The chain of an anchor: a mention's nodes, or a group's set built from what is attached
+    /// to it.
+    fn anchor_chain(
+        &self,
+        b: &Build<'_>,
+        anchors: &[(Anchor, usize, usize)],
+        parents: &[Option<usize>],
+        at: usize,
+    ) -> Result<Option<Built>, AgentError> {
+        let s = b.structure;
+        let (anchor, _, _) = anchors[at];
+        let g = match anchor {
+            Anchor::Mention(m) => {
+                let e = b.mentions[m].first().cloned();
+                return Ok(e.map(|e| Built {
+                    chain: Chain::from(e.source()),
+                    score: 0.0,
+                    path: Vec::new(),
+                    entity: Some(e),
+                    runner_up: None,
+                }));
+            }
+            Anchor::Group(g) => g,
+        };
+        let group = &s.groups[g];
+        let kids: Vec<usize> = (0..anchors.len())
+            .filter(|k| parents[*k] == Some(at))
+            .collect();
+        let negated = |k: usize| match anchors[k].0 {
+            Anchor::Mention(m) => s.negated_mentions.contains(&m),
+            Anchor::Group(x) => s.groups[x].negated,
+        };
+        // Mentions first (their paths are read off the data), then groups, in question order.
+        let mut positive: Vec<usize> = kids.iter().copied().filter(|k| !negated(*k)).collect();
+        positive.sort_by_key(|k| (matches!(anchors[*k].0, Anchor::Group(_)), anchors[*k].1));
+        let label = group.label.clone();
+        let mut built = match (group.mention, positive.first()) {
+            // "the mississippi river": that river.
+            (Some(m), _) => {
+                let e = b.mentions[m]
+                    .iter()
+                    .find(|e| e.label == label)
+                    .or_else(|| b.mentions[m].first())
+                    .cloned();
+                let Some(e) = e else { return Ok(None) };
+                Built {
+                    chain: Chain::from(e.source()),
+                    score: 0.0,
+                    path: Vec::new(),
+                    entity: Some(e),
+                    runner_up: None,
+                }
+            }
+            (None, Some(&first)) => {
+                let Some(h) = self.attached(b, anchors, parents, first, at, &label)? else {
+                    return Ok(None);
+                };
+                h
+            }
+            (None, None) => Built {
+                chain: Chain::from(Source::Label(label.clone())),
+                score: 0.0,
+                path: Vec::new(),
+                entity: None,
+                runner_up: None,
+            },
+        };
+        let rest = positive
+            .iter()
+            .skip(if group.mention.is_some() { 0 } else { 1 });
+        for &k in rest {
+            if let Some(h) = self.attached(b, anchors, parents, k, at, &label)? {
+                built.score += h.score;
+                built.chain.ops.push(Op::Keep(Box::new(h.chain)));
+            }
+        }
+        for &k in kids.iter().filter(|k| negated(**k)) {
+            if let Some(h) = self.attached(b, anchors, parents, k, at, &label)? {
+                built.chain.ops.push(Op::Drop(Box::new(h.chain)));
+            }
+        }
+        for c in s.compares.iter().filter(|c| c.group == Some(g)) {
+            let value = match &c.against {
+                Against::Number(n) => Operand::Value(number_value(*n)),
+                Against::Mention(m) => {
+                    let Some(e) = b.mentions[*m]
+                        .iter()
+                        .find(|e| e.label == label)
+                        .or_else(|| b.mentions[*m].first())
+                    else {
+                        continue;
+                    };
+                    Operand::Of(Box::new(Chain::from(e.source())), c.property.clone())
+                }
+            };
+            built.chain.ops.push(Op::Compare {
+                property: c.property.clone(),
+                cmp: c.cmp,
+                value,
+            });
+        }
+        for r in s.ranks.iter().filter(|r| r.group == Some(g)) {
+            let key = match &r.key {
+                KeySpec::Property(p) => RankKey::Property(p.clone()),
+                KeySpec::Paths => RankKey::Paths,
+                KeySpec::Count {
+                    label: counted,
+                    at: noun,
+                } => {
+                    // Counted along the way here ("the venue where X published the most
+                    // papers"): how many paths; else how many each reaches.
+                    let through = built.path.len() > 1
+                        && built.chain.source != Source::Label(label.clone())
+                        && path_passes(self, &built.path, counted, b.catalog);
+                    if through {
+                        RankKey::Paths
+                    } else {
+                        let words: Vec<usize> = (group.at + 1..*noun)
+                            .filter(|i| !b.consumed.contains(i))
+                            .collect();
+                        let from = self.label_entity(&label, group.at, b.catalog)?;
+                        match from {
+                            Some(from) => {
+                                let pseudo = Built {
+                                    chain: Chain::from(from.source()),
+                                    score: 0.0,
+                                    path: Vec::new(),
+                                    entity: Some(from),
+                                    runner_up: None,
+                                };
+                                match self.best_hop(
+                                    b,
+                                    &pseudo,
+                                    Some(&label),
+                                    Some(counted),
+                                    &words,
+                                    false,
+                                )? {
+                                    Some((_, path)) => RankKey::Reach(path, Some(counted.clone())),
+                                    None => continue,
+                                }
+                            }
+                            None => continue,
+                        }
+                    }
+                }
+            };
+            built.chain.ops.push(Op::Rank {
+                key,
+                descending: r.descending,
+                k: r.k,
+                word: Some(r.word.clone()),
+            });
+        }
+        Ok(Some(built))
+    }
+
+    /// An anchor attached to the group at `parent`, with the hop into the group's label: for a
+    /// mention, the best hop over its candidate labels (ties by label name).
+    fn attached(
+        &self,
+        b: &Build<'_>,
+        anchors: &[(Anchor, usize, usize)],
+        parents: &[Option<usize>],
+        kid: usize,
+        parent: usize,
+        label: &str,
+    ) -> Result<Option<Built>, AgentError> {
+        let words = owned_words(b, anchors, kid, parent);
+        let candidates: Vec<Built> = match anchors[kid].0 {
+            Anchor::Mention(m) => b.mentions[m]
+                .iter()
+                .map(|e| Built {
+                    chain: Chain::from(e.source()),
+                    score: 0.0,
+                    path: Vec::new(),
+                    entity: Some(e.clone()),
+                    runner_up: None,
+                })
+                .collect(),
+            Anchor::Group(_) => self
+                .anchor_chain(b, anchors, parents, kid)?
+                .into_iter()
+                .collect(),
+        };
+        let mut best: Option<(Built, f64)> = None;
+        let mut second: Option<(Chain, f64)> = None;
+        for c in candidates {
+            let from_label = c.chain.label().map(str::to_owned);
+            let hop = self.best_hop(b, &c, from_label.as_deref(), Some(label), &words, false)?;
+            // A mention of the group's own label joined to it by a copula is the group itself
+            // ("what kind of venue is V": V), unless a word names a hop.
+            let copula = words.iter().any(|i| {
+                matches!(
+                    b.words[*i].norm.as_str(),
+                    "is" | "are" | "was" | "were" | "called" | "named"
+                )
+            });
+            let same = from_label.as_deref() == Some(label) && copula;
+            let (score, path) = match hop {
+                Some((score, path)) if !same || score > 0.0 => (score, path),
+                _ if same => (0.0, Vec::new()),
+                _ => continue,
+            };
+            let mut chain = c.chain.clone();
+            if !path.is_empty() {
+                chain.ops.push(Op::Hop {
+                    path: path.clone(),
+                    target: Some(label.to_owned()),
+                });
+            }
+            let total = c.score + score;
+            let built = Built {
+                chain,
+                score: total,
+                entity: c.entity.clone(),
+                path: if c.path.is_empty() {
+                    path
+                } else {
+                    c.path.clone()
+                },
+                runner_up: None,
+            };
+            match &best {
+                Some((_, s)) if total <= *s + 1e-9 => {
+                    if second.as_ref().is_none_or(|(_, x)| total > *x) {
+                        second = Some((built.chain.clone(), total));
+                    }
+                }
+                _ => {
+                    if let Some((prev, s)) = best.take() {
+                        second = Some((prev.chain, s));
+                    }
+                    best = Some((built, total));
+                }
+            }
+        }
+        Ok(best.map(|(mut b, _)| {
+            b.runner_up = second;
+            b
+        }))
+    }
+
+    /// The best path from the end of `from` to `to` reading `words`: (score, path). From a
+    /// mention, the relation sequences its nodes have; from a set, those a sample of the
+    /// label's nodes (first by key) has. `open`: the path may end anywhere.
+    fn best_hop(
+        &self,
+        b: &Build<'_>,
+        from: &Built,
+        from_label: Option<&str>,
+        to: Option<&str>,
+        words: &[usize],
+        open: bool,
+    ) -> Result<Option<(f64, Vec<Step>)>, AgentError> {
+        let entity = match (&from.entity, from.chain.ops.is_empty()) {
+            (Some(e), true) => e.clone(),
+            _ => {
+                let Some(l) = from_label else { return Ok(None) };
+                let at = words.first().copied().unwrap_or(0).saturating_sub(1);
+                match self.label_entity(l, at, b.catalog)? {
+                    Some(e) => e,
+                    None => return Ok(None),
+                }
+            }
+        };
+        let free: Vec<(usize, &Word)> = words.iter().map(|i| (*i, &b.words[*i])).collect();
+        let ranked = self.ranked_paths(&PathQuery {
+            target: if open { None } else { to },
+            free: &free,
+            words: b.words,
+            entity: &entity,
+            consumed: b.consumed,
+            catalog: b.catalog,
+            meaning: b.meaning,
+            min: 1,
+            max: MAX_PATH,
+        })?;
+        if open {
+            // A hop of the root only when a word names it.
+            return Ok(ranked.into_iter().next().filter(|(s, _)| *s > 0.0));
+        }
+        Ok(ranked.into_iter().next())
+    }
+
+    /// A stand-in mention for every node of `label`: the first nodes by key (which relation
+    /// sequences they have is what a set of that label has), placed at word `at`.
+    pub(super) fn label_entity(
+        &self,
+        label: &str,
+        at: usize,
+        catalog: &Catalog,
+    ) -> Result<Option<Entity>, AgentError> {
+        let Some(l) = catalog.label_id(label) else {
+            return Ok(None);
+        };
+        let ids = self.graph.label_nodes_first(l, 64)?;
+        if ids.is_empty() {
+            return Ok(None);
+        }
+        let mut e = self.entity(
+            label,
+            ids,
+            l,
+            (at, at + 1),
+            LinkMethod::Exact,
+            false,
+            catalog,
+        )?;
+        e.mention = label.to_owned();
+        Ok(Some(e))
+    }
+}
+
+/// Whether a path passes through a node of `label` before its end (the label of its hops'
+/// ends read from the catalog's endpoints).
+fn path_passes(_p: &Planner<'_>, path: &[Step], label: &str, catalog: &Catalog) -> bool {
+    let Some(l) = catalog.label_id(label) else {
+        return false;
+    };
+    path[..path.len() - 1].iter().any(|s| {
+        catalog
+            .relation_id(&s.relation)
+            .and_then(|r| catalog.relation(r))
+            .is_some_and(|r| {
+                r.endpoints
+                    .iter()
+                    .any(|(src, dst)| if s.reversed { *src == l } else { *dst == l })
+            })
+    })
+}
+
+/// A number the question states, as a value: whole numbers as integers.
+fn number_value(n: f64) -> cairn_storage_format::Value {
+    if n.fract() == 0.0 && n.abs() < 9.0e15 {
+        cairn_storage_format::Value::Int(n as i64)
+    } else {
+        cairn_storage_format::Value::Float(n)
+    }
+}
+
+/// The groups and mentions of the question in order: (anchor, first word, end). A group that
+/// is a mention's type is that mention.
+fn anchors(b: &Build<'_>) -> Vec<(Anchor, usize, usize)> {
+    let s = b.structure;
+    let counted = s.counted_nouns();
+    let mut out: Vec<(Anchor, usize, usize)> = Vec::new();
+    for (i, g) in s.groups.iter().enumerate() {
+        if counted.contains(&g.at) {
+            continue;
+        }
+        if g.mention.is_some() {
+            // The group stands for the mention, at the earlier of the two.
+            let m = g.mention.unwrap_or(0);
+            let span = b.mentions[m].first().map_or((g.at, g.at + 1), |e| e.span);
+            out.push((Anchor::Group(i), span.0.min(g.at), span.1.max(g.at + 1)));
+        } else {
+            out.push((Anchor::Group(i), g.at, g.at + 1));
+        }
+    }
+    let apposed: HashSet<usize> = s.groups.iter().filter_map(|g| g.mention).collect();
+    for (m, cands) in b.mentions.iter().enumerate() {
+        if apposed.contains(&m) {
+            continue;
+        }
+        if let Some(e) = cands.first() {
+            out.push((Anchor::Mention(m), e.span.0, e.span.1));
+        }
+    }
+    out.sort_by_key(|(_, at, _)| *at);
+    out
+}
+
+/// Each anchor's parent: the nearest group before it that is a set (not a mention's type),
+/// else the nearest after it; the focus has none.
+fn parents(anchors: &[(Anchor, usize, usize)], s: &Structure) -> Vec<Option<usize>> {
+    let open_group =
+        |k: usize| matches!(anchors[k].0, Anchor::Group(g) if s.groups[g].mention.is_none());
+    let focus = s
+        .focus
+        .and_then(|f| anchors.iter().position(|(a, _, _)| *a == Anchor::Group(f)));
+    (0..anchors.len())
+        .map(|k| {
+            if Some(k) == focus {
+                return None;
+            }
+            (0..k)
+                .rev()
+                .find(|j| open_group(*j))
+                .or_else(|| (k + 1..anchors.len()).find(|j| open_group(*j)))
+        })
+        .collect()
+}
+
+/// The words that name the hop between an anchor and its parent: those between them, and
+/// those after the anchor up to the next anchor (“which state does the mississippi *run
+/// through*”).
+fn owned_words(
+    b: &Build<'_>,
+    anchors: &[(Anchor, usize, usize)],
+    kid: usize,
+    parent: usize,
+) -> Vec<usize> {
+    let (_, k_at, k_end) = anchors[kid];
+    let (_, p_at, p_end) = anchors[parent];
+    let mut out: Vec<usize> = Vec::new();
+    let (lo, hi) = if p_at < k_at {
+        (p_end, k_at)
+    } else {
+        (k_end, p_at)
+    };
+    out.extend(lo..hi);
+    if p_at < k_at {
+        let next = anchors
+            .iter()
+            .map(|(_, at, _)| *at)
+            .filter(|at| *at >= k_end)
+            .min()
+            .unwrap_or(b.words.len());
+        out.extend(k_end..next);
+    }
+    out.retain(|i| !b.consumed.contains(i));
+    out
+}
+
+impl<'g> Planner<'g> {
+    /// A plan from the question's structure, `None` when it has no root to start from.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn plan_structured(
+        &self,
+        question: &str,
+        b: &Build<'_>,
+        others: &[Entity],
+        sizes: super::Sizes,
+    ) -> Result<Option<super::QueryPlan>, AgentError> {
+        use super::{Aggregate, QueryPlan, QuestionType};
+        let Some((built, output)) = self.build(b)? else {
+            return Ok(None);
+        };
+        let s = b.structure;
+        let ranked = built
+            .chain
+            .ops
+            .iter()
+            .any(|op| matches!(op, Op::Rank { .. }));
+        let hops = built.chain.steps().len();
+        let qtype = match &output {
+            Output::Property(_) => QuestionType::Attribute,
+            Output::Count | Output::Aggregate(..) => QuestionType::Aggregation,
+            _ if ranked => QuestionType::Aggregation,
+            _ if hops <= 1 => QuestionType::Relation,
+            _ => QuestionType::MultiHop,
+        };
+        let aggregate = match (&output, s.ranks.first()) {
+            (Output::Count, _) => Some(Aggregate::Count),
+            (_, Some(r)) => Some(Aggregate::Top {
+                k: r.k,
+                by: match &r.key {
+                    KeySpec::Property(p) => Some(p.clone()),
+                    _ => None,
+                },
+            }),
+            _ => None,
+        };
+        let attribute = match &output {
+            Output::Property(p) => Some(p.clone()),
+            _ => None,
+        };
+        let entity = match &built.chain.source {
+            Source::Nodes { .. } => built.entity.clone(),
+            Source::Label(_) => None,
+        };
+        let path = match built.chain.ops.first() {
+            Some(Op::Hop { path, .. }) if entity.is_some() => path.clone(),
+            _ => Vec::new(),
+        };
+        let mut plan = QueryPlan {
+            question: question.to_owned(),
+            qtype,
+            entity,
+            other_entities: others.to_vec(),
+            conjunct: None,
+            target: built.chain.label().map(str::to_owned),
+            path,
+            attribute,
+            aggregate,
+            sizes,
+            text: String::new(),
+            plan: super::compile::placeholder_plan(),
+            llm: false,
+            choices: Vec::new(),
+            reading: Some(crate::reading::Reading {
+                chain: built.chain,
+                output,
+            }),
+        };
+        self.compile(&mut plan)?;
+        Ok(Some(plan))
+    }
+}
