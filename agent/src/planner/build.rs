@@ -7,7 +7,7 @@
 //! the label whose hop reads the words best, ties by label name.
 
 use super::paths::{PathQuery, MAX_PATH};
-use super::structure::{Against, KeySpec, Structure, Want};
+use super::structure::{pick_property, Against, KeySpec, LabelProps, PropChoice, Structure, Want};
 use super::{Entity, LinkMethod, Planner, Step, Word};
 use crate::reading::{Chain, Op, Operand, Output, RankKey, Source};
 use crate::semantic::Meaning;
@@ -24,6 +24,7 @@ pub(super) struct Build<'a> {
     pub(super) meaning: Option<&'a Meaning>,
     /// Words no path may read as a hop (the structure's, and the mentions').
     pub(super) consumed: &'a HashSet<usize>,
+    pub(super) props: &'a LabelProps,
 }
 
 /// One place in the question the tree is made of.
@@ -52,57 +53,85 @@ impl<'g> Planner<'g> {
         let s = b.structure;
         let anchors = anchors(b);
         let parents = parents(&anchors, s);
+        let wanted: Option<&PropChoice> = match &s.want {
+            Want::Property(c) | Want::Aggregate(_, c) => Some(c),
+            _ => None,
+        };
         let root = match s.focus {
             Some(f) => anchors.iter().position(|(a, _, _)| *a == Anchor::Group(f)),
-            None => anchors.iter().position(
-                |(a, _, _)| matches!(a, Anchor::Mention(m) if !s.negated_mentions.contains(m)),
-            ),
+            // No group to answer about: the first mention (or a mention's type) that is not
+            // negated.
+            None => anchors.iter().position(|(a, _, _)| match a {
+                Anchor::Mention(m) => !s.negated_mentions.contains(m),
+                Anchor::Group(g) => s.groups[*g].mention.is_some(),
+            }),
         };
-        let Some(root) = root else {
-            return Ok(None);
-        };
-        let mut built = self.anchor_chain(b, &anchors, &parents, root)?;
-        let Some(mut built) = built.take() else {
-            return Ok(None);
-        };
-        // Words before the root that name a relation ("the *capital* of the state …"): one more
-        // hop from the root's set.
-        let root_at = anchors[root].1;
-        let before: Vec<usize> = (0..root_at)
-            .filter(|i| !b.consumed.contains(i) && !crate::vocab::is_stopword(&b.words[*i].norm))
-            .collect();
-        let ranks_at_root = s.ranks.iter().any(|r| r.group.is_none());
-        if !before.is_empty() && s.focus.is_some() {
-            let label = built.chain.label().map(str::to_owned);
-            if let Some((score, path)) =
-                self.best_hop(b, &built, label.as_deref(), None, &before, true)?
-            {
-                built.chain.ops.push(Op::Hop {
-                    path: path.clone(),
-                    target: None,
-                });
-                built.score += score;
+        let mut built = match root {
+            Some(root) => {
+                let Some(mut built) = self.anchor_chain(b, &anchors, &parents, root, wanted)?
+                else {
+                    return Ok(None);
+                };
+                // Words before the root that name a relation ("the *capital* of the state …"):
+                // one more hop from the root's set.
+                let root_at = anchors[root].1;
+                let before: Vec<usize> = (0..root_at)
+                    .filter(|i| {
+                        !b.consumed.contains(i) && !crate::vocab::is_stopword(&b.words[*i].norm)
+                    })
+                    .collect();
+                if !before.is_empty() && s.focus.is_some() {
+                    let label = built.chain.label().map(str::to_owned);
+                    if let Some((score, path)) =
+                        self.best_hop(b, &built, label.as_deref(), None, &before, true, root_at)?
+                    {
+                        built.chain.ops.push(Op::Hop {
+                            path: path.clone(),
+                            target: None,
+                        });
+                        built.score += score;
+                    }
+                }
+                built
             }
-        }
-        // A rank of the answer itself ("… most often").
-        if ranks_at_root {
-            for r in s.ranks.iter().filter(|r| r.group.is_none()) {
-                built.chain.ops.push(Op::Rank {
-                    key: match &r.key {
-                        KeySpec::Property(p) => RankKey::Property(p.clone()),
-                        _ => RankKey::Paths,
-                    },
-                    descending: r.descending,
-                    k: r.k,
-                    word: Some(r.word.clone()),
-                });
+            // Nothing anchored ("what is the highest point in the usa"): every node of the
+            // label that has the property asked for.
+            None => {
+                let Some(label) = wanted.and_then(|c| label_of_property(c, b.props)) else {
+                    return Ok(None);
+                };
+                Built {
+                    chain: Chain::from(Source::Label(label)),
+                    score: 0.0,
+                    path: Vec::new(),
+                    entity: None,
+                    runner_up: None,
+                }
             }
+        };
+        // A rank of the answer itself ("… most often", "the *highest* point in …").
+        for r in s.ranks.iter().filter(|r| r.group.is_none()) {
+            built.chain.ops.push(Op::Rank {
+                key: match &r.key {
+                    KeySpec::Property(p) => RankKey::Property(p.clone()),
+                    _ => RankKey::Paths,
+                },
+                descending: r.descending,
+                k: r.k,
+                word: Some(r.word.clone()),
+            });
         }
+        let label: Vec<String> = built.chain.label().map(str::to_owned).into_iter().collect();
+        let pick = |c: &PropChoice| {
+            pick_property(c, &label, b.props)
+                .or_else(|| c.first().map(|(p, _)| p.clone()))
+                .unwrap_or_default()
+        };
         let output = match &s.want {
             Want::Nodes => Output::Nodes,
             Want::Count => Output::Count,
-            Want::Aggregate(f, p) => Output::Aggregate(*f, p.clone()),
-            Want::Property(p) => Output::Property(p.clone()),
+            Want::Aggregate(f, c) => Output::Aggregate(*f, pick(c)),
+            Want::Property(c) => Output::Property(pick(c)),
             Want::Exists => Output::Exists,
         };
         Ok(Some((built, output)))
@@ -116,12 +145,23 @@ impl<'g> Planner<'g> {
         anchors: &[(Anchor, usize, usize)],
         parents: &[Option<usize>],
         at: usize,
+        wanted: Option<&PropChoice>,
     ) -> Result<Option<Built>, AgentError> {
         let s = b.structure;
         let (anchor, _, _) = anchors[at];
         let g = match anchor {
             Anchor::Mention(m) => {
-                let e = b.mentions[m].first().cloned();
+                // A mention read alone: of the label that has the property asked for, if one
+                // does ("the area of *ohio*": the state), else the most common.
+                let e = b.mentions[m]
+                    .iter()
+                    .find(|e| {
+                        wanted.is_some_and(|c| {
+                            pick_property(c, std::slice::from_ref(&e.label), b.props).is_some()
+                        })
+                    })
+                    .or_else(|| b.mentions[m].first())
+                    .cloned();
                 return Ok(e.map(|e| Built {
                     chain: Chain::from(e.source()),
                     score: 0.0,
@@ -167,12 +207,29 @@ impl<'g> Planner<'g> {
                 };
                 h
             }
-            (None, None) => Built {
-                chain: Chain::from(Source::Label(label.clone())),
-                score: 0.0,
-                path: Vec::new(),
-                entity: None,
-                runner_up: None,
+            // Nothing attached: every node of the label; for a relational noun ("the largest
+            // *capital*"), every node its relation reaches from its subjects' label.
+            (None, None) => match &group.via {
+                Some((src, step)) => Built {
+                    chain: Chain {
+                        source: Source::Label(src.clone()),
+                        ops: vec![Op::Hop {
+                            path: vec![step.clone()],
+                            target: Some(label.clone()),
+                        }],
+                    },
+                    score: 0.0,
+                    path: Vec::new(),
+                    entity: None,
+                    runner_up: None,
+                },
+                None => Built {
+                    chain: Chain::from(Source::Label(label.clone())),
+                    score: 0.0,
+                    path: Vec::new(),
+                    entity: None,
+                    runner_up: None,
+                },
             },
         };
         let rest = positive
@@ -225,8 +282,11 @@ impl<'g> Planner<'g> {
                     if through {
                         RankKey::Paths
                     } else {
-                        let words: Vec<usize> = (group.at + 1..*noun)
-                            .filter(|i| !b.consumed.contains(i))
+                        let words: Vec<usize> = r
+                            .words
+                            .iter()
+                            .copied()
+                            .filter(|i| *i != *noun && !b.consumed.contains(i))
                             .collect();
                         let from = self.label_entity(&label, group.at, b.catalog)?;
                         match from {
@@ -245,6 +305,7 @@ impl<'g> Planner<'g> {
                                     Some(counted),
                                     &words,
                                     false,
+                                    group.at,
                                 )? {
                                     Some((_, path)) => RankKey::Reach(path, Some(counted.clone())),
                                     None => continue,
@@ -289,7 +350,7 @@ impl<'g> Planner<'g> {
                 })
                 .collect(),
             Anchor::Group(_) => self
-                .anchor_chain(b, anchors, parents, kid)?
+                .anchor_chain(b, anchors, parents, kid, None)?
                 .into_iter()
                 .collect(),
         };
@@ -297,7 +358,15 @@ impl<'g> Planner<'g> {
         let mut second: Option<(Chain, f64)> = None;
         for c in candidates {
             let from_label = c.chain.label().map(str::to_owned);
-            let hop = self.best_hop(b, &c, from_label.as_deref(), Some(label), &words, false)?;
+            let hop = self.best_hop(
+                b,
+                &c,
+                from_label.as_deref(),
+                Some(label),
+                &words,
+                false,
+                anchors[kid].1,
+            )?;
             // A mention of the group's own label joined to it by a copula is the group itself
             // ("what kind of venue is V": V), unless a word names a hop.
             let copula = words.iter().any(|i| {
@@ -362,12 +431,12 @@ impl<'g> Planner<'g> {
         to: Option<&str>,
         words: &[usize],
         open: bool,
+        at: usize,
     ) -> Result<Option<(f64, Vec<Step>)>, AgentError> {
         let entity = match (&from.entity, from.chain.ops.is_empty()) {
             (Some(e), true) => e.clone(),
             _ => {
                 let Some(l) = from_label else { return Ok(None) };
-                let at = words.first().copied().unwrap_or(0).saturating_sub(1);
                 match self.label_entity(l, at, b.catalog)? {
                     Some(e) => e,
                     None => return Ok(None),
@@ -529,8 +598,24 @@ fn owned_words(
             .unwrap_or(b.words.len());
         out.extend(k_end..next);
     }
-    out.retain(|i| !b.consumed.contains(i));
+    let ranks: HashSet<usize> = b
+        .structure
+        .ranks
+        .iter()
+        .flat_map(|r| r.words.iter().copied())
+        .collect();
+    out.retain(|i| !b.consumed.contains(i) && !ranks.contains(i));
     out
+}
+
+/// The label that carries the best property of a choice (ties by label name).
+fn label_of_property(choice: &PropChoice, props: &LabelProps) -> Option<String> {
+    choice.iter().find_map(|(p, _)| {
+        props
+            .iter()
+            .find(|(_, ps)| ps.iter().any(|x| x.name == *p))
+            .map(|(l, _)| l.clone())
+    })
 }
 
 impl<'g> Planner<'g> {

@@ -380,6 +380,7 @@ impl<'g> Planner<'g> {
             tracing::debug!(structure = ?s, "question structure");
             if s.needs_reading() {
                 let mut consumed = s.used.clone();
+                consumed.extend(covered.iter().copied());
                 // A group noun that also names a relation ("co-*authors*") still names its hop.
                 for g in s.groups.iter().filter(|g| g.names_relation) {
                     consumed.remove(&g.at);
@@ -391,6 +392,7 @@ impl<'g> Planner<'g> {
                     catalog: &catalog,
                     meaning,
                     consumed: &consumed,
+                    props: &props,
                 };
                 let all: Vec<Entity> = mentions.iter().filter_map(|m| m.first().cloned()).collect();
                 if let Some(plan) = self.plan_structured(question, &b, &all, sizes)? {

@@ -14,7 +14,7 @@
 //! properties the label's nodes carry, falling back to the label's only numeric property.
 
 use super::words::element_match;
-use super::{Entity, Word};
+use super::{Entity, Step, Word};
 use crate::reading::{AggFunc, Cmp};
 use crate::semantic::Meaning;
 use crate::vocab::{self, is_stopword, lexicon, schema_words, word_match, Grade, SchemaWord};
@@ -31,8 +31,14 @@ pub(crate) struct PropInfo {
 /// Per label (by name), the properties its nodes carry (a sample of them, first by key).
 pub(crate) type LabelProps = BTreeMap<String, Vec<PropInfo>>;
 
+/// The properties a phrase may name, best first, each with how well its words name it: which
+/// one is meant is decided once the label is known ("size" is a river's length and a state's
+/// area).
+pub(crate) type PropChoice = Vec<(String, f64)>;
+
 /// A set the question talks about: a label noun ("states"), possibly the type of a mention
-/// next to it ("the *mississippi* river": that river, not every river).
+/// next to it ("the mississippi *river*": that river, not every river), or a noun naming a
+/// relation's objects ("the largest *capital*": the cities states have as capital).
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct Group {
     /// Word position of the noun.
@@ -44,6 +50,8 @@ pub(crate) struct Group {
     pub(crate) negated: bool,
     /// The noun also names a relation ("co-*authors*"): it stays a cue for the hop into it.
     pub(crate) names_relation: bool,
+    /// A relational noun's relation, from its subjects' label (`State`, `CAPITAL`).
+    pub(crate) via: Option<(String, Step)>,
 }
 
 /// What a rank orders by.
@@ -71,6 +79,8 @@ pub(crate) struct RankSpec {
     pub(crate) k: usize,
     /// The question's word ("largest"), for the answer's text.
     pub(crate) word: String,
+    /// The words that say what is counted ("that *borders* the most states"): no other hop's.
+    pub(crate) words: Vec<usize>,
 }
 
 /// What a comparison compares with.
@@ -96,8 +106,8 @@ pub(crate) struct CompareSpec {
 pub(crate) enum Want {
     Nodes,
     Count,
-    Aggregate(AggFunc, String),
-    Property(String),
+    Aggregate(AggFunc, PropChoice),
+    Property(PropChoice),
     Exists,
 }
 
@@ -142,6 +152,11 @@ const NEGATIONS: &[&str] = &[
     "except",
     "none",
 ];
+/// Quantity words that rank without an adjective ("the *most* states").
+const QUANTITY: &[&str] = &["most", "least", "fewest", "maximum", "minimum"];
+/// Comparison words that are not graded adjectives.
+const MORE: &[&str] = &["more", "greater", "over", "above", "after", "exceeding"];
+const LESS: &[&str] = &["less", "fewer", "under", "below", "before"];
 
 /// A mention as the structure sees it: its span and the labels its nodes may have.
 #[derive(Clone, Debug)]
@@ -159,6 +174,13 @@ impl MentionInfo {
     }
 }
 
+/// A run of question words naming a property, with the properties it may name.
+#[derive(Clone, Debug)]
+struct Phrase {
+    span: (usize, usize),
+    choice: PropChoice,
+}
+
 /// Reads the question's structure.
 pub(crate) fn structure(
     words: &[Word],
@@ -168,435 +190,709 @@ pub(crate) fn structure(
     catalog: &Catalog,
     meaning: Option<&Meaning>,
 ) -> Structure {
-    let in_mention = |i: usize| mentions.iter().any(|m| i >= m.span.0 && i < m.span.1);
-    let free = |i: usize| i < words.len() && !in_mention(i);
-    let numbers = numbers(question, words);
-    let mut s = Structure {
-        groups: Vec::new(),
-        focus: None,
-        want: Want::Nodes,
-        ranks: Vec::new(),
-        compares: Vec::new(),
-        negated_mentions: HashSet::new(),
-        used: HashSet::new(),
+    let mut r = Reader {
+        words,
+        mentions,
+        props,
+        catalog,
+        meaning,
+        numbers: numbers(question, words),
+        phrases: Vec::new(),
+        k: super::analysis::top_k(&words.iter().enumerate().collect::<Vec<_>>()),
+        s: Structure {
+            groups: Vec::new(),
+            focus: None,
+            want: Want::Nodes,
+            ranks: Vec::new(),
+            compares: Vec::new(),
+            negated_mentions: HashSet::new(),
+            used: HashSet::new(),
+        },
     };
-    let norm = |i: usize| words.get(i).map(|w| w.norm.as_str()).unwrap_or("");
+    // Multi-word property phrases first ("highest point" is no superlative of "point"), then
+    // label nouns, then one-word phrases among the words left.
+    r.phrases = r.property_phrases(&HashSet::new());
+    r.groups();
+    let nouns: HashSet<usize> = r.s.groups.iter().map(|g| g.at).collect();
+    r.phrases = r.property_phrases(&nouns);
+    r.asked();
+    r.negations();
+    r.superlatives();
+    r.comparatives();
+    r.asked_property();
+    r.focus();
+    r.s
+}
 
-    // Property phrases ("population density", "highest point"): the longest run of free words
-    // naming one property's words. A phrase of several words is never a label noun; one word
-    // that names a label is the label's (re-read below without the groups' nouns).
-    let phrases = property_phrases(words, &free, props);
-    let phrase_at = |i: usize| phrases.iter().find(|p| i >= p.span.0 && i < p.span.1);
+struct Reader<'a> {
+    words: &'a [Word],
+    mentions: &'a [MentionInfo],
+    props: &'a LabelProps,
+    catalog: &'a Catalog,
+    meaning: Option<&'a Meaning>,
+    numbers: BTreeMap<usize, f64>,
+    phrases: Vec<Phrase>,
+    /// "top 3", "3 most".
+    k: Option<usize>,
+    s: Structure,
+}
 
-    // Label nouns.
-    for i in 0..words.len() {
-        if !free(i) || is_stopword(norm(i)) || phrase_at(i).is_some_and(|p| p.span.1 - p.span.0 > 1)
-        {
-            continue;
-        }
-        let Some(label) = super::analysis::label_of(&words[i], i, catalog, meaning) else {
-            continue;
-        };
-        let names_relation = catalog.relations().any(|(_, r)| {
-            element_match(&words[i], &schema_words(&r.name)) >= 0.8
-                && !schema_words(&r.name).iter().all(|w| {
-                    schema_words(&label).iter().any(|l| l.stem == w.stem) || w.word == "name"
-                })
-        });
-        // A noun next to a mention of that label is the mention's type ("the mississippi
-        // *river*", "the *state* of texas", "*city* of boston").
-        let apposed = mentions.iter().position(|m| {
-            m.labels.contains(&label)
-                && (m.span.1 == i
-                    || i + 1 == m.span.0
-                    || (i + 2 == m.span.0 && norm(i + 1) == "of"))
-        });
-        s.used.insert(i);
-        s.groups.push(Group {
-            at: i,
-            label,
-            mention: apposed,
-            negated: false,
-            names_relation,
-        });
+impl Reader<'_> {
+    fn norm(&self, i: usize) -> &str {
+        self.words.get(i).map(|w| w.norm.as_str()).unwrap_or("")
     }
 
-    let nouns: HashSet<usize> = s.groups.iter().map(|g| g.at).collect();
-    let phrases = property_phrases(words, &|i| free(i) && !nouns.contains(&i), props);
-    let phrase_at = |i: usize| phrases.iter().find(|p| i >= p.span.0 && i < p.span.1);
+    fn free(&self, i: usize) -> bool {
+        i < self.words.len() && !self.mentions.iter().any(|m| i >= m.span.0 && i < m.span.1)
+    }
 
-    // What the answer reports.
-    let first = norm(0);
-    let how_many = (0..words.len().saturating_sub(1))
-        .find(|&i| norm(i) == "how" && matches!(norm(i + 1), "many" | "much"));
-    if AUXILIARIES.contains(&first) && !words.iter().any(|w| w.norm == "how" || w.norm == "many") {
-        s.want = Want::Exists;
-        s.used.insert(0);
+    fn phrase_at(&self, i: usize) -> Option<&Phrase> {
+        self.phrases.iter().find(|p| i >= p.span.0 && i < p.span.1)
     }
-    if let Some(h) = how_many {
-        s.used.extend([h, h + 1]);
-        // "how many <noun>": a group counts; a property noun ("how many people live in X",
-        // "how many citations") asks for a property.
-        let next_group = s.groups.iter().position(|g| g.at > h + 1 && g.at <= h + 4);
-        let next_phrase = phrases
-            .iter()
-            .find(|p| p.span.0 > h + 1 && p.span.0 <= h + 3);
-        match (next_group, next_phrase) {
-            (Some(g), p) if p.is_none_or(|p| p.span.0 > s.groups[g].at) => {
-                s.want = Want::Count;
-                s.focus = Some(g);
-            }
-            (_, Some(p)) => {
-                s.want = Want::Property(p.prop.clone());
-                s.used.extend(p.span.0..p.span.1);
-            }
-            _ => s.want = Want::Count,
-        }
-    }
-    // "number of X" and "count" (not "the largest number of …", a rank below).
-    for i in 0..words.len() {
-        let counted = (norm(i) == "number" && norm(i + 1) == "of") || norm(i) == "count";
-        let after_rank =
-            i > 0 && (graded(norm(i - 1)) == Some(Grade::Superlative) || norm(i - 1) == "most");
-        if counted && !after_rank && s.want == Want::Nodes {
-            s.want = Want::Count;
-            s.used.insert(i);
-            s.used.insert(i + 1);
-            s.focus = s.groups.iter().position(|g| g.at > i);
-        }
-    }
-    // "total/combined/sum … area", "average population".
-    for i in 0..words.len() {
-        let func = match norm(i) {
-            "total" | "combined" | "sum" => AggFunc::Sum,
-            "average" | "mean" => AggFunc::Avg,
-            _ => continue,
-        };
-        let near = phrases
-            .iter()
-            .filter(|p| p.span.1 + 4 > i && p.span.0 <= i + 3)
-            .min_by_key(|p| p.span.0.abs_diff(i));
-        if let Some(p) = near {
-            s.want = Want::Aggregate(func, p.prop.clone());
-            s.used.insert(i);
-            s.used.extend(p.span.0..p.span.1);
-        }
-    }
-    // "how big is X", "how long is the river": the adjective's property.
-    if matches!(s.want, Want::Nodes) {
-        for i in 1..words.len() {
-            if norm(i - 1) != "how" || matches!(norm(i), "many" | "much" | "often") {
-                continue;
-            }
-            let adjective = norm(i);
-            if !lexicon().is_some_and(|lx| lx.is_adjective(adjective)) {
-                continue;
-            }
-            let labels = answer_labels(&s, mentions, i);
-            if let Some(p) = labels
-                .iter()
-                .find_map(|l| adjective_property(adjective, l, props))
-            {
-                s.want = Want::Property(p);
-                s.used.extend([i - 1, i]);
-            }
-        }
-    }
-    // "how often" / "how many times" asks for a count kept as a property.
-    let how_often = (1..words.len()).any(|i| norm(i - 1) == "how" && norm(i) == "often");
 
-    // Negations: they scope over the next mention or group.
-    for i in 0..words.len() {
-        let negation = NEGATIONS.contains(&norm(i))
-            || (norm(i) == "t" && i > 0 && norm(i - 1).ends_with('n'))
-            || norm(i).ends_with("nt") && AUXILIARIES.iter().any(|a| norm(i) == format!("{a}nt"));
-        if !negation || !free(i) {
-            continue;
-        }
-        s.used.insert(i);
-        let next_mention = mentions.iter().position(|m| m.span.0 > i);
-        let next_group = s
+    fn group_at(&self, at: usize) -> Option<usize> {
+        self.s.groups.iter().position(|g| g.at == at)
+    }
+
+    /// The nearest group before `at` that is a set of its own (not a mention's type).
+    fn preceding(&self, at: usize) -> Option<usize> {
+        self.s
             .groups
             .iter()
-            .position(|g| g.at > i && g.mention.is_none());
-        let mention_at = next_mention.map(|m| mentions[m].span.0);
-        let group_at = next_group.map(|g| s.groups[g].at);
-        match (mention_at, group_at) {
-            (Some(m), g) if g.is_none_or(|g| m < g) => {
-                s.negated_mentions.insert(next_mention.unwrap_or(0));
+            .rposition(|g| g.at < at && g.mention.is_none())
+    }
+
+    fn following(&self, at: usize) -> Option<usize> {
+        self.s.groups.iter().position(|g| g.at > at)
+    }
+
+    /// Past articles from `j`.
+    fn skip_articles(&self, mut j: usize) -> usize {
+        while matches!(self.norm(j), "the" | "a" | "an") {
+            j += 1;
+        }
+        j
+    }
+
+    /// Label nouns, and nouns naming a relation's objects after a superlative or a wh-word.
+    fn groups(&mut self) {
+        for i in 0..self.words.len() {
+            let multi = self.phrase_at(i).is_some_and(|p| p.span.1 - p.span.0 > 1);
+            if !self.free(i) || is_stopword(self.norm(i)) || multi {
+                continue;
             }
-            (_, Some(_)) => {
-                if let Some(g) = next_group {
-                    s.groups[g].negated = true;
-                }
-            }
-            _ => {}
+            let w = &self.words[i];
+            let Some(label) = super::analysis::label_of(w, i, self.catalog, self.meaning)
+                .or_else(|| self.relational_noun(i).map(|(_, _, l)| l))
+            else {
+                continue;
+            };
+            let via = match super::analysis::label_of(w, i, self.catalog, self.meaning) {
+                Some(_) => None,
+                None => self.relational_noun(i).map(|(src, step, _)| (src, step)),
+            };
+            // Not a relation named after the label itself (`STATE_NAME` for State): such a
+            // relation's word is the answer type, not a hop.
+            let names_relation = via.is_none()
+                && self.catalog.relations().any(|(_, rel)| {
+                    element_match(w, &schema_words(&rel.name)) >= 0.8
+                        && !schema_words(&rel.name).iter().all(|x| {
+                            schema_words(&label).iter().any(|l| l.stem == x.stem) || x.word == "id"
+                        })
+                });
+            // A noun next to a mention of that label is the mention's type ("the mississippi
+            // *river*", "the *state* of texas", "*city* of boston").
+            let apposed = self.mentions.iter().position(|m| {
+                m.labels.contains(&label)
+                    && (m.span.1 == i
+                        || i + 1 == m.span.0
+                        || (i + 2 == m.span.0 && self.norm(i + 1) == "of"))
+            });
+            self.s.used.insert(i);
+            self.s.groups.push(Group {
+                at: i,
+                label,
+                mention: apposed,
+                negated: false,
+                names_relation,
+                via,
+            });
         }
     }
 
-    // Superlatives.
-    let k = super::analysis::top_k(&words.iter().enumerate().collect::<Vec<_>>());
-    for i in 0..words.len() {
-        if !free(i) {
-            continue;
+    /// A word naming a relation (not a label) where a noun of the answer stands: after a
+    /// superlative ("the largest *capital*") or as the wh-phrase's noun ("what *capital* …"):
+    /// (subjects' label, the step, objects' label). Only a relation with one pair of labels.
+    fn relational_noun(&self, i: usize) -> Option<(String, Step, String)> {
+        let before = self.skip_back_articles(i);
+        let after_rank = before.is_some_and(|b| {
+            QUANTITY.contains(&self.norm(b)) || graded(self.norm(b)) == Some(Grade::Superlative)
+        });
+        if !after_rank && !super::paths::in_wh_phrase(self.words, i) {
+            return None;
         }
-        let w = norm(i);
-        let quantity = matches!(
-            w,
-            "most" | "least" | "fewest" | "maximum" | "minimum" | "top"
-        );
-        let grade = graded(w);
-        if !quantity && grade != Some(Grade::Superlative) {
-            continue;
+        let w = &self.words[i];
+        let (_, rel) = self
+            .catalog
+            .relations()
+            .filter(|(_, r)| element_match(w, &schema_words(&r.name)) >= 1.0)
+            .min_by(|a, b| a.1.name.cmp(&b.1.name))?;
+        let [(src, dst)] = rel.endpoints.as_slice() else {
+            return None;
+        };
+        Some((
+            self.catalog.label_name(*src)?.to_owned(),
+            Step {
+                relation: rel.name.clone(),
+                reversed: false,
+            },
+            self.catalog.label_name(*dst)?.to_owned(),
+        ))
+    }
+
+    fn skip_back_articles(&self, i: usize) -> Option<usize> {
+        let mut j = i.checked_sub(1)?;
+        while matches!(self.norm(j), "the" | "a" | "an") {
+            j = j.checked_sub(1)?;
         }
-        // "the largest number of …", "most of": the next words say what is ranked.
+        Some(j)
+    }
+
+    /// Property phrases: runs of free content words naming one property's words, each with
+    /// every property that names them as well, best first. A graded adjective alone is no
+    /// phrase ("highest" is a superlative), but may start one ("highest point"); adjacent
+    /// phrases read as one compound, named by its last ("population density": density).
+    fn property_phrases(&self, nouns: &HashSet<usize>) -> Vec<Phrase> {
+        let mut names: Vec<(&str, bool)> = self
+            .props
+            .values()
+            .flatten()
+            .map(|p| (p.name.as_str(), p.numeric))
+            .collect();
+        names.sort_unstable();
+        names.dedup_by(|a, b| a.0 == b.0);
+        let schema: Vec<(&str, Vec<SchemaWord>)> =
+            names.iter().map(|(n, _)| (*n, schema_words(n))).collect();
+        let ok = |i: usize| self.free(i) && !nouns.contains(&i) && !is_stopword(self.norm(i));
+        let mut out: Vec<Phrase> = Vec::new();
+        let mut i = 0;
+        while i < self.words.len() {
+            if !ok(i) {
+                i += 1;
+                continue;
+            }
+            // Every property's run from here: (words covered, its words named, score).
+            let mut runs: Vec<(usize, usize, f64, &str)> = Vec::new();
+            for (name, sw) in &schema {
+                let mut j = i;
+                let mut score = 0.0;
+                let mut named: HashSet<usize> = HashSet::new();
+                while j < self.words.len() && ok(j) {
+                    let w = &self.words[j];
+                    let m = sw
+                        .iter()
+                        .enumerate()
+                        .map(|(k, s)| (word_match(&w.norm, &w.stem, s) * s.weight, k))
+                        .fold((0.0, 0), |a, b| if b.0 > a.0 { b } else { a });
+                    if m.0 < 0.6 || named.contains(&m.1) {
+                        break;
+                    }
+                    named.insert(m.1);
+                    score += m.0;
+                    j += 1;
+                }
+                let len = j - i;
+                let graded_alone = len == 1 && graded(self.norm(i)).is_some();
+                let graded_start = len > 1 && graded(self.norm(i)).is_some() && named.len() < 2;
+                if len > 0 && !graded_alone && !graded_start {
+                    runs.push((len, named.len(), score, name));
+                }
+            }
+            let Some(&(len, n, _, _)) = runs.iter().max_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)))
+            else {
+                i += 1;
+                continue;
+            };
+            let mut choice: PropChoice = runs
+                .iter()
+                .filter(|r| r.0 == len && r.1 == n)
+                .map(|r| (r.3.to_owned(), r.2))
+                .collect();
+            choice.sort_by(|a, b| {
+                b.1.total_cmp(&a.1)
+                    .then(schema_words(&a.0).len().cmp(&schema_words(&b.0).len()))
+                    .then(a.0.cmp(&b.0))
+            });
+            match out.last_mut() {
+                // A compound: the last word names it.
+                Some(prev) if prev.span.1 == i && len == 1 && prev.span.1 - prev.span.0 == 1 => {
+                    prev.span.1 = i + 1;
+                    prev.choice = choice;
+                }
+                _ => out.push(Phrase {
+                    span: (i, i + len),
+                    choice,
+                }),
+            }
+            i += len;
+        }
+        out
+    }
+
+    /// The best property of a choice the labels carry (any label when none is given), a
+    /// number when `numeric`.
+    fn pick(&self, choice: &PropChoice, labels: &[String], numeric: bool) -> Option<String> {
+        let has = |p: &str| {
+            let mut all = self
+                .props
+                .iter()
+                .filter(|(l, _)| labels.is_empty() || labels.contains(l));
+            all.any(|(_, ps)| ps.iter().any(|x| x.name == p && (x.numeric || !numeric)))
+        };
+        choice.iter().find(|(p, _)| has(p)).map(|(p, _)| p.clone())
+    }
+
+    /// What the answer reports: yes or no, a count, an aggregate, a property ("how big").
+    fn asked(&mut self) {
+        let n = self.words.len();
+        if AUXILIARIES.contains(&self.norm(0)) && !self.words.iter().any(|w| w.norm == "how") {
+            self.s.want = Want::Exists;
+            self.s.used.insert(0);
+        }
+        let how_many = (0..n.saturating_sub(1))
+            .find(|&i| self.norm(i) == "how" && matches!(self.norm(i + 1), "many" | "much"));
+        if let Some(h) = how_many {
+            self.s.used.extend([h, h + 1]);
+            // "how many <noun>": a group counts; a property noun asks for a number ("how many
+            // people live in X", "how many citations does X have").
+            let group = self
+                .s
+                .groups
+                .iter()
+                .position(|g| g.at > h + 1 && g.at <= h + 4);
+            let phrase = self
+                .phrases
+                .iter()
+                .find(|p| p.span.0 > h + 1 && p.span.0 <= h + 3)
+                .cloned();
+            match (group, phrase) {
+                (Some(g), p) if p.as_ref().is_none_or(|p| p.span.0 > self.s.groups[g].at) => {
+                    self.s.want = Want::Count;
+                    self.s.focus = Some(g);
+                }
+                (_, Some(p)) => {
+                    self.s.want = Want::Property(numeric_first(&p.choice, self.props));
+                    self.s.used.extend(p.span.0..p.span.1);
+                }
+                _ => self.s.want = Want::Count,
+            }
+        }
+        // "number of X" and "count" (not "the largest number of …", a rank).
+        for i in 0..n {
+            let counted =
+                (self.norm(i) == "number" && self.norm(i + 1) == "of") || self.norm(i) == "count";
+            let after_rank = i > 0
+                && (graded(self.norm(i - 1)) == Some(Grade::Superlative)
+                    || QUANTITY.contains(&self.norm(i - 1)));
+            if counted && !after_rank && self.s.want == Want::Nodes {
+                self.s.want = Want::Count;
+                self.s.used.extend([i, i + 1]);
+                self.s.focus = self.s.groups.iter().position(|g| g.at > i);
+            }
+        }
+        // "total/combined/sum of … area", "average population".
+        for i in 0..n {
+            let func = match self.norm(i) {
+                "total" | "combined" | "sum" => AggFunc::Sum,
+                "average" | "mean" => AggFunc::Avg,
+                _ => continue,
+            };
+            let near = self
+                .phrases
+                .iter()
+                .filter(|p| p.span.1 + 4 > i && p.span.0 <= i + 3)
+                .min_by_key(|p| p.span.0.abs_diff(i))
+                .cloned();
+            if let Some(p) = near {
+                self.s.want = Want::Aggregate(func, numeric_first(&p.choice, self.props));
+                self.s.used.insert(i);
+                self.s.used.extend(p.span.0..p.span.1);
+            }
+        }
+        // "how big is X", "how long is the river", "how high is the highest point of X".
+        if self.s.want != Want::Nodes {
+            return;
+        }
+        for i in 1..n {
+            if self.norm(i - 1) != "how" || matches!(self.norm(i), "many" | "much" | "often") {
+                continue;
+            }
+            let adjective = self.norm(i).to_owned();
+            if !lexicon().is_some_and(|lx| lx.is_adjective(&adjective)) {
+                continue;
+            }
+            // A property phrase after it names what ("how high is the highest point": its
+            // number); else the adjective's property of what follows.
+            let j = (i + 1..n).find(|j| self.phrase_at(*j).is_some());
+            let named = j.and_then(|j| self.phrase_at(j)).cloned();
+            let labels = self.labels_after(i);
+            let prop = match &named {
+                Some(p) => {
+                    let labels: Vec<String> = labels.clone();
+                    numeric_property(&p.choice, &labels, self.words, p.span, self.props)
+                }
+                None => labels
+                    .iter()
+                    .find_map(|l| adjective_property(&adjective, l, self.props)),
+            };
+            if let Some(prop) = prop {
+                self.s.want = Want::Property(vec![(prop, 1.0)]);
+                self.s.used.extend([i - 1, i]);
+                if let Some(p) = named {
+                    self.s.used.extend(p.span.0..p.span.1);
+                }
+                return;
+            }
+        }
+    }
+
+    /// The labels of what comes after word `at`: the groups', else the mentions'.
+    fn labels_after(&self, at: usize) -> Vec<String> {
+        let mut out: Vec<String> = self
+            .s
+            .groups
+            .iter()
+            .filter(|g| g.at > at)
+            .map(|g| g.label.clone())
+            .collect();
+        for m in self.mentions.iter().filter(|m| m.span.0 > at) {
+            out.extend(m.labels.iter().cloned());
+        }
+        out
+    }
+
+    /// Negation words scope over the next mention or group.
+    fn negations(&mut self) {
+        for i in 0..self.words.len() {
+            let w = self.norm(i);
+            let contracted = w == "t" && i > 0 && self.norm(i - 1).ends_with('n');
+            let negation = NEGATIONS.contains(&w)
+                || contracted
+                || AUXILIARIES.iter().any(|a| w == format!("{a}nt"));
+            if !negation || !self.free(i) {
+                continue;
+            }
+            self.s.used.insert(i);
+            if contracted {
+                self.s.used.insert(i - 1);
+            }
+            let next_mention = self.mentions.iter().position(|m| m.span.0 > i);
+            let next_group = self
+                .s
+                .groups
+                .iter()
+                .position(|g| g.at > i && g.mention.is_none());
+            let mention_at = next_mention.map(|m| self.mentions[m].span.0);
+            let group_at = next_group.map(|g| self.s.groups[g].at);
+            match (next_mention, mention_at, next_group, group_at) {
+                (Some(m), Some(ma), _, ga) if ga.is_none_or(|g| ma < g) => {
+                    self.s.negated_mentions.insert(m);
+                }
+                (_, _, Some(g), Some(_)) => self.s.groups[g].negated = true,
+                _ => {}
+            }
+        }
+    }
+
+    /// Superlatives: what they rank (a group), by what (a property, how many of something,
+    /// how many paths), which way, how many.
+    fn superlatives(&mut self) {
+        for i in 0..self.words.len() {
+            if !self.free(i) {
+                continue;
+            }
+            let w = self.norm(i).to_owned();
+            let quantity = QUANTITY.contains(&w.as_str());
+            if !quantity && graded(&w) != Some(Grade::Superlative) {
+                continue;
+            }
+            // Part of a property's own name ("*highest* point"): the property asked for.
+            if self.phrase_at(i).is_some() {
+                continue;
+            }
+            if let Some(spec) = self.superlative(i, &w, quantity) {
+                self.s.used.insert(i);
+                self.s.ranks.push(spec);
+            }
+        }
+        // "the 3 most cited": the number is the rank's.
+        for (i, w) in self.words.iter().enumerate() {
+            if w.norm.chars().all(|c| c.is_ascii_digit())
+                && self.s.ranks.iter().any(|r| r.at == i + 1 || r.at + 1 == i)
+            {
+                self.s.used.insert(i);
+            }
+        }
+    }
+
+    fn superlative(&mut self, i: usize, w: &str, quantity: bool) -> Option<RankSpec> {
         let mut j = i + 1;
-        if norm(j) == "number" && norm(j + 1) == "of" {
-            s.used.extend([j, j + 1]);
+        if self.norm(j) == "number" && self.norm(j + 1) == "of" {
+            self.s.used.extend([j, j + 1]);
             j += 2;
         }
-        while matches!(norm(j), "the" | "a" | "an") {
-            j += 1;
-        }
+        let j = self.skip_articles(j);
         let base = if quantity {
             None
         } else {
             lexicon().and_then(|lx| lx.graded(w)).map(|(b, _)| b)
         };
-        let low = |adj: &str| LOW_POLES.contains(&adj);
-        let quantity_low = matches!(w, "least" | "fewest" | "minimum");
-        let group_at = |at: usize| s.groups.iter().position(|g| g.at == at);
-        let preceding = |at: usize| {
-            s.groups
-                .iter()
-                .rposition(|g| g.at < at && g.mention.is_none())
+        let low_quantity = matches!(w, "least" | "fewest" | "minimum");
+        let k = self.k.unwrap_or(1);
+        let spec = |group, key, descending, word: String| RankSpec {
+            at: i,
+            group,
+            key,
+            descending,
+            k,
+            word,
+            words: Vec::new(),
         };
-        let following = |at: usize| s.groups.iter().position(|g| g.at > at);
-        let mut spec: Option<RankSpec> = None;
-        if let Some(p) = phrase_at(j).filter(|p| p.span.0 == j) {
-            // "largest population", "highest population density": rank by that property; a
-            // phrase that is not a number ("highest point") ranks by its numeric sibling.
-            let group = preceding(i).or_else(|| following(p.span.1));
-            let label = group.map(|g| s.groups[g].label.clone());
+        // "largest population", "most populous state", "highest population density": by that
+        // property, of the group right after the phrase, else the one before.
+        if let Some(p) = self.phrase_at(j).filter(|p| p.span.0 == j).cloned() {
+            let group = self
+                .group_at(p.span.1)
+                .or_else(|| self.group_at(p.span.1 + 1))
+                .or_else(|| self.preceding(i))
+                .or_else(|| self.following(p.span.1));
+            let labels: Vec<String> = group
+                .iter()
+                .map(|g| self.s.groups[*g].label.clone())
+                .collect();
             if let Some(prop) =
-                numeric_property(&p.prop, label.as_deref(), words, (i, p.span.1), props)
+                numeric_property(&p.choice, &labels, self.words, (i, p.span.1), self.props)
             {
                 let descending = match &base {
-                    Some(b) => !low(b),
-                    None => !quantity_low,
+                    Some(b) => !LOW_POLES.contains(&b.as_str()),
+                    None => !low_quantity,
                 };
-                s.used.extend(p.span.0..p.span.1);
-                spec = Some(RankSpec {
-                    at: i,
+                self.s.used.extend(p.span.0..p.span.1);
+                return Some(spec(
                     group,
-                    key: KeySpec::Property(prop),
+                    KeySpec::Property(prop),
                     descending,
-                    k: k.unwrap_or(1),
-                    word: w.to_owned(),
-                });
+                    w.to_owned(),
+                ));
             }
         }
-        if spec.is_some() {
-        } else if let Some(g) = group_at(j) {
-            if quantity && base.is_none() {
+        if let Some(g) = self.group_at(j) {
+            if quantity {
                 // "the most states", "fewest cities": how many of them each reaches.
-                let label = s.groups[g].label.clone();
-                let ranked = preceding(i).or_else(|| following(j));
-                s.groups[g].negated = false;
-                spec = Some(RankSpec {
-                    at: i,
-                    group: ranked,
-                    key: KeySpec::Count { label, at: j },
-                    descending: !quantity_low,
-                    k: k.unwrap_or(1),
-                    word: format!("{w} {}", norm(j)),
-                });
-            } else if let Some(b) = &base {
-                // "the largest city": the adjective's property of the label.
-                let label = s.groups[g].label.clone();
-                if let Some((prop, descending)) = adjective_rank(b, &label, props) {
-                    spec = Some(RankSpec {
-                        at: i,
-                        group: Some(g),
-                        key: KeySpec::Property(prop),
-                        descending,
-                        k: k.unwrap_or(1),
-                        word: w.to_owned(),
-                    });
-                }
+                let label = self.s.groups[g].label.clone();
+                let ranked = self.preceding(i).or_else(|| self.following(j));
+                let mut r = spec(
+                    ranked,
+                    KeySpec::Count { label, at: j },
+                    !low_quantity,
+                    format!("{w} {}", self.norm(j)),
+                );
+                r.words = ranked
+                    .map(|g| (self.s.groups[g].at + 1..j).collect())
+                    .unwrap_or_default();
+                return Some(r);
             }
-        } else if quantity
-            && lexicon().is_some_and(|lx| lx.is_adjective(norm(j)))
-            && !is_stopword(norm(j))
+            // "the largest city": the adjective's property of the label.
+            let label = self.s.groups[g].label.clone();
+            let (prop, descending) = adjective_rank(base.as_deref()?, &label, self.props)?;
+            return Some(spec(
+                Some(g),
+                KeySpec::Property(prop),
+                descending,
+                w.to_owned(),
+            ));
+        }
+        if quantity
+            && lexicon().is_some_and(|lx| lx.is_adjective(self.norm(j)))
+            && !is_stopword(self.norm(j))
         {
             // "most populous state", "least dense": the adjective after says what.
-            let adjective = norm(j).to_owned();
-            let group = following(j)
-                .filter(|g| s.groups[*g].at <= j + 2)
-                .or_else(|| preceding(i));
-            if let Some(g) = group {
-                let label = s.groups[g].label.clone();
-                if let Some((prop, up)) = adjective_rank(&adjective, &label, props) {
-                    s.used.insert(j);
-                    spec = Some(RankSpec {
-                        at: i,
-                        group: Some(g),
-                        key: KeySpec::Property(prop),
-                        descending: if quantity_low { !up } else { up },
-                        k: k.unwrap_or(1),
-                        word: format!("{w} {adjective}"),
-                    });
-                }
-            }
-        } else if let Some(b) = &base {
+            let adjective = self.norm(j).to_owned();
+            let group = self
+                .following(j)
+                .filter(|g| self.s.groups[*g].at <= j + 2)
+                .or_else(|| self.preceding(i))?;
+            let label = self.s.groups[group].label.clone();
+            let (prop, up) = adjective_rank(&adjective, &label, self.props)?;
+            self.s.used.insert(j);
+            let descending = if low_quantity { !up } else { up };
+            return Some(spec(
+                Some(group),
+                KeySpec::Property(prop),
+                descending,
+                format!("{w} {adjective}"),
+            ));
+        }
+        if let Some(b) = &base {
             // "which river is the longest", "what state is the biggest".
-            let group = preceding(i).or_else(|| following(i));
-            if let Some(g) = group {
-                let label = s.groups[g].label.clone();
-                if let Some((prop, descending)) = adjective_rank(b, &label, props) {
-                    spec = Some(RankSpec {
-                        at: i,
-                        group: Some(g),
-                        key: KeySpec::Property(prop),
-                        descending,
-                        k: k.unwrap_or(1),
-                        word: w.to_owned(),
-                    });
-                }
-            }
-        } else if quantity {
-            // "… most often", "the most": how many paths reach each answer.
-            if matches!(norm(i + 1), "often" | "frequently") {
-                s.used.insert(i + 1);
-            }
-            spec = Some(RankSpec {
-                at: i,
-                group: None,
-                key: KeySpec::Paths,
-                descending: !quantity_low,
-                k: k.unwrap_or(1),
-                word: w.to_owned(),
-            });
+            let group = self.preceding(i).or_else(|| self.following(i))?;
+            let label = self.s.groups[group].label.clone();
+            let (prop, descending) = adjective_rank(b, &label, self.props)?;
+            return Some(spec(
+                Some(group),
+                KeySpec::Property(prop),
+                descending,
+                w.to_owned(),
+            ));
         }
-        if let Some(spec) = spec {
-            s.used.insert(i);
-            s.ranks.push(spec);
+        if !quantity {
+            return None;
         }
-    }
-    // "the 3 most cited": the number is the rank's.
-    for (i, w) in words.iter().enumerate() {
-        if w.norm.chars().all(|c| c.is_ascii_digit())
-            && s.ranks.iter().any(|r| r.at == i + 1 || r.at + 1 == i)
-        {
-            s.used.insert(i);
+        // "… most often", "the most": how many paths reach each answer.
+        if matches!(self.norm(i + 1), "often" | "frequently") {
+            self.s.used.insert(i + 1);
         }
+        Some(spec(None, KeySpec::Paths, !low_quantity, w.to_owned()))
     }
 
-    // Comparatives: "higher than X", "more than 5", "over 1000", "after 2015".
-    for i in 0..words.len() {
-        if !free(i) || s.used.contains(&i) {
-            continue;
-        }
-        let w = norm(i);
-        let (cmp, adjective) = match (w, graded(w)) {
-            ("more" | "greater" | "over" | "above" | "after" | "exceeding", _) => (Cmp::Gt, None),
-            ("less" | "fewer" | "under" | "below" | "before", _) => (Cmp::Lt, None),
-            (_, Some(Grade::Comparative)) => {
-                let Some((b, _)) = lexicon().and_then(|lx| lx.graded(w)) else {
+    /// Comparatives: "higher than X", "more than 5", "over 1000", "after 2015".
+    fn comparatives(&mut self) {
+        for i in 0..self.words.len() {
+            if !self.free(i) || self.s.used.contains(&i) {
+                continue;
+            }
+            let w = self.norm(i).to_owned();
+            let (cmp, adjective) = if MORE.contains(&w.as_str()) {
+                (Cmp::Gt, None)
+            } else if LESS.contains(&w.as_str()) {
+                (Cmp::Lt, None)
+            } else if graded(&w) == Some(Grade::Comparative) {
+                let Some((b, _)) = lexicon().and_then(|lx| lx.graded(&w)) else {
                     continue;
                 };
                 let up = !LOW_POLES.contains(&b.as_str());
                 (if up { Cmp::Gt } else { Cmp::Lt }, Some(b))
+            } else {
+                continue;
+            };
+            let mut j = i + 1;
+            if self.norm(j) == "than" {
+                j += 1;
             }
-            _ => continue,
-        };
-        let mut j = i + 1;
-        if norm(j) == "than" {
-            j += 1;
+            while matches!(self.norm(j), "the" | "a" | "an" | "that" | "of") {
+                j += 1;
+            }
+            let group = self.preceding(i);
+            let labels: Vec<String> = group
+                .iter()
+                .map(|g| self.s.groups[*g].label.clone())
+                .collect();
+            // A property named next to it ("a population larger than", "more than 5 citations").
+            let named = self
+                .phrases
+                .iter()
+                .filter(|p| {
+                    (p.span.1 <= i && p.span.1 + 3 > i) || (p.span.0 >= j && p.span.0 <= j + 3)
+                })
+                .min_by_key(|p| p.span.0.abs_diff(i))
+                .cloned();
+            let prop = match (&named, &adjective, labels.first()) {
+                (Some(p), _, _) => {
+                    numeric_property(&p.choice, &labels, self.words, (i, i + 1), self.props)
+                }
+                (None, Some(b), Some(l)) => adjective_rank(b, l, self.props).map(|(p, _)| p),
+                _ => None,
+            };
+            let Some(prop) = prop else { continue };
+            let against =
+                if let Some(n) = self.words.get(j).and_then(|x| self.numbers.get(&x.group)) {
+                    self.s.used.insert(j);
+                    Against::Number(*n)
+                } else if let Some(m) = self
+                    .mentions
+                    .iter()
+                    .position(|m| m.span.0 >= j && m.span.0 <= j + 4)
+                {
+                    Against::Mention(m)
+                } else {
+                    continue;
+                };
+            self.s.used.insert(i);
+            if self.norm(i + 1) == "than" {
+                self.s.used.insert(i + 1);
+            }
+            if let Some(p) = named {
+                self.s.used.extend(p.span.0..p.span.1);
+            }
+            self.s.compares.push(CompareSpec {
+                at: i,
+                group,
+                property: prop,
+                cmp,
+                against,
+            });
         }
-        while matches!(norm(j), "the" | "a" | "an" | "that" | "of") {
-            j += 1;
-        }
-        // A property named next to it ("a population larger than", "more than 5 citations")
-        // or after "than … the <property> of".
-        let group = s
-            .groups
-            .iter()
-            .rposition(|g| g.at < i && g.mention.is_none());
-        let label = group.map(|g| s.groups[g].label.clone());
-        let named = phrases
-            .iter()
-            .filter(|p| p.span.1 <= i && p.span.1 + 3 > i || p.span.0 >= j && p.span.0 <= j + 3)
-            .min_by_key(|p| p.span.0.abs_diff(i));
-        let prop = match (named, &adjective, &label) {
-            (Some(p), _, l) => numeric_property(&p.prop, l.as_deref(), words, (i, i + 1), props),
-            (None, Some(b), Some(l)) => adjective_rank(b, l, props).map(|(p, _)| p),
-            _ => None,
-        };
-        let Some(prop) = prop else { continue };
-        let against = if let Some(n) = words.get(j).and_then(|x| numbers.get(&x.group)) {
-            s.used.insert(j);
-            Against::Number(*n)
-        } else if let Some(m) = mentions
-            .iter()
-            .position(|m| m.span.0 >= j && m.span.0 <= j + 4)
-        {
-            Against::Mention(m)
-        } else {
-            continue;
-        };
-        s.used.insert(i);
-        if norm(i + 1) == "than" {
-            s.used.insert(i + 1);
-        }
-        if let Some(p) = named {
-            s.used.extend(p.span.0..p.span.1);
-        }
-        s.compares.push(CompareSpec {
-            at: i,
-            group,
-            property: prop,
-            cmp,
-            against,
-        });
     }
 
-    // A property named before any group or mention asks for that property ("what is the
-    // *population* of …", "the *highest point* in …"): the answer reports it.
-    if s.want == Want::Nodes {
-        let first_anchor = s
+    /// A property named before any group or mention asks for that property ("what is the
+    /// *population* of …"); one named with a superlative ("what is the *highest point* in …")
+    /// also ranks by its number.
+    fn asked_property(&mut self) {
+        if self.s.want != Want::Nodes {
+            return;
+        }
+        let first_anchor = self
+            .s
             .groups
             .iter()
             .map(|g| g.at)
-            .chain(mentions.iter().map(|m| m.span.0))
+            .chain(self.mentions.iter().map(|m| m.span.0))
             .min()
-            .unwrap_or(words.len());
-        let asked = phrases
+            .unwrap_or(self.words.len());
+        let how_often =
+            (1..self.words.len()).any(|i| self.norm(i - 1) == "how" && self.norm(i) == "often");
+        let asked = self
+            .phrases
             .iter()
-            .find(|p| !p.span_used(&s.used) && (p.span.0 < first_anchor || how_often) && p.wh_ok);
-        if let Some(p) = asked {
-            s.want = Want::Property(p.prop.clone());
-            s.used.extend(p.span.0..p.span.1);
+            .find(|p| {
+                !(p.span.0..p.span.1).any(|i| self.s.used.contains(&i))
+                    && (p.span.0 < first_anchor || how_often)
+            })
+            .cloned();
+        let Some(p) = asked else { return };
+        self.s.used.extend(p.span.0..p.span.1);
+        let w = self.norm(p.span.0).to_owned();
+        if graded(&w) == Some(Grade::Superlative) {
+            let descending = lexicon()
+                .and_then(|lx| lx.graded(&w))
+                .is_none_or(|(b, _)| !LOW_POLES.contains(&b.as_str()));
+            if let Some(prop) = numeric_property(&p.choice, &[], self.words, p.span, self.props) {
+                self.s.ranks.push(RankSpec {
+                    at: p.span.0,
+                    group: None,
+                    key: KeySpec::Property(prop),
+                    descending,
+                    k: self.k.unwrap_or(1),
+                    word: w,
+                    words: Vec::new(),
+                });
+            }
         }
+        self.s.want = Want::Property(p.choice);
     }
 
-    // The focus: the counted group, else the wh-phrase's, else the first group that is not a
-    // mention's type, a rank's counted noun or negated.
-    let counted: HashSet<usize> = s
-        .ranks
-        .iter()
-        .filter_map(|r| match r.key {
-            KeySpec::Count { at, .. } => Some(at),
-            _ => None,
-        })
-        .collect();
-    if s.focus.is_none() {
-        s.focus = s
-            .groups
-            .iter()
-            .position(|g| g.mention.is_none() && !g.negated && !counted.contains(&g.at));
+    /// The focus: the counted group, else the first group that is not a mention's type, a
+    /// rank's counted noun or negated.
+    fn focus(&mut self) {
+        let counted = self.s.counted_nouns();
+        if self.s.focus.is_none() {
+            self.s.focus = self
+                .s
+                .groups
+                .iter()
+                .position(|g| g.mention.is_none() && !g.negated && !counted.contains(&g.at));
+        }
     }
-    s
 }
 
 impl Structure {
@@ -628,127 +924,58 @@ fn graded(word: &str) -> Option<Grade> {
     lexicon().and_then(|lx| lx.graded(word)).map(|(_, g)| g)
 }
 
-/// The labels the answer may be about at position `at`: the groups', else the mentions'.
-fn answer_labels(s: &Structure, mentions: &[MentionInfo], at: usize) -> Vec<String> {
-    let mut out: Vec<String> = s
-        .groups
-        .iter()
-        .filter(|g| g.at > at)
-        .map(|g| g.label.clone())
-        .collect();
-    for m in mentions.iter().filter(|m| m.span.0 > at) {
-        out.extend(m.labels.iter().cloned());
-    }
+/// A choice with its numeric properties first (a "how many" asks for a number).
+fn numeric_first(choice: &PropChoice, props: &LabelProps) -> PropChoice {
+    let numeric = |p: &str| props.values().flatten().any(|x| x.name == p && x.numeric);
+    let mut out = choice.clone();
+    out.sort_by_key(|(p, _)| !numeric(p));
     out
 }
 
-/// A run of question words naming a property.
-#[derive(Clone, Debug)]
-struct PropPhrase {
-    span: (usize, usize),
-    prop: String,
-    /// Not a wh-word's noun alone ("when" names a year only for attribute questions).
-    wh_ok: bool,
-}
-
-impl PropPhrase {
-    fn span_used(&self, used: &HashSet<usize>) -> bool {
-        (self.span.0..self.span.1).any(|i| used.contains(&i))
-    }
-}
-
-/// Property phrases: for each free content word, the property whose words it names best; runs
-/// of words naming one property become one phrase ("population density", "highest point").
-/// Where several properties tie on a run, the one with more of its words named.
-fn property_phrases(
-    words: &[Word],
-    free: &dyn Fn(usize) -> bool,
+/// The best of a choice that one of `labels` carries (any label when empty).
+pub(crate) fn pick_property(
+    choice: &PropChoice,
+    labels: &[String],
     props: &LabelProps,
-) -> Vec<PropPhrase> {
-    let mut names: Vec<&str> = props.values().flatten().map(|p| p.name.as_str()).collect();
-    names.sort_unstable();
-    names.dedup();
-    let schema: Vec<(&str, Vec<SchemaWord>)> =
-        names.iter().map(|n| (*n, schema_words(n))).collect();
-    let mut out: Vec<PropPhrase> = Vec::new();
-    let mut i = 0;
-    while i < words.len() {
-        if !free(i) || is_stopword(&words[i].norm) {
-            i += 1;
-            continue;
-        }
-        // The best run starting here: (words covered, property words named, score, property).
-        let mut best: Option<(usize, usize, f64, &str)> = None;
-        for (name, sw) in &schema {
-            let mut j = i;
-            let mut score = 0.0;
-            let mut named: HashSet<usize> = HashSet::new();
-            while j < words.len() && free(j) {
-                let w = &words[j];
-                let m = sw
-                    .iter()
-                    .enumerate()
-                    .map(|(k, s)| (word_match(&w.norm, &w.stem, s) * s.weight, k))
-                    .fold((0.0, 0), |a, b| if b.0 > a.0 { b } else { a });
-                if m.0 < 0.6 || named.contains(&m.1) {
-                    break;
-                }
-                named.insert(m.1);
-                score += m.0;
-                j += 1;
-            }
-            if j == i {
-                continue;
-            }
-            let key = (j - i, named.len());
-            let better = match best {
-                None => true,
-                Some((len, n, sc, nm)) => {
-                    (key.0, key.1) > (len, n)
-                        || ((key.0, key.1) == (len, n)
-                            && (score > sc + 1e-9
-                                || ((score - sc).abs() < 1e-9
-                                    && (sw.len(), *name) < (schema_words(nm).len(), nm))))
-                }
-            };
-            if better {
-                best = Some((key.0, key.1, score, name));
-            }
-        }
-        match best {
-            Some((len, _, _, name)) => {
-                out.push(PropPhrase {
-                    span: (i, i + len),
-                    prop: name.to_owned(),
-                    wh_ok: true,
-                });
-                i += len;
-            }
-            None => i += 1,
-        }
-    }
-    out
+) -> Option<String> {
+    choice
+        .iter()
+        .find(|(p, _)| {
+            props
+                .iter()
+                .filter(|(l, _)| labels.is_empty() || labels.contains(l))
+                .any(|(_, ps)| ps.iter().any(|x| x.name == *p))
+        })
+        .map(|(p, _)| p.clone())
 }
 
-/// The numeric property a phrase means for ranking or comparing: the phrase's own when it is a
-/// number on `label` (or on any label), else the numeric property of that label sharing most
-/// words with the phrase and the words around it ("highest point" → `highest_elevation`).
+/// The numeric property a phrase means for ranking or comparing, on one of `labels` (any when
+/// empty): the best of its choice that is a number there; else the numeric property sharing
+/// most words with the phrase and the words around it ("highest point" →
+/// `highest_elevation`).
 fn numeric_property(
-    prop: &str,
-    label: Option<&str>,
+    choice: &PropChoice,
+    labels: &[String],
     words: &[Word],
     around: (usize, usize),
     props: &LabelProps,
 ) -> Option<String> {
-    let candidates: Vec<&PropInfo> = match label.and_then(|l| props.get(l)) {
-        Some(ps) => ps.iter().collect(),
-        None => props.values().flatten().collect(),
-    };
-    if candidates.iter().any(|p| p.name == prop && p.numeric) {
-        return Some(prop.to_owned());
+    let candidates: Vec<&PropInfo> = props
+        .iter()
+        .filter(|(l, _)| labels.is_empty() || labels.contains(l))
+        .flat_map(|(_, ps)| ps)
+        .collect();
+    if let Some((p, _)) = choice
+        .iter()
+        .find(|(p, _)| candidates.iter().any(|c| c.name == *p && c.numeric))
+    {
+        return Some(p.clone());
     }
     let phrase = &words[around.0.min(words.len())..around.1.min(words.len())];
-    let prop_words = schema_words(prop);
+    let prop_words: Vec<SchemaWord> = choice
+        .first()
+        .map(|(p, _)| schema_words(p))
+        .unwrap_or_default();
     candidates
         .iter()
         .filter(|p| p.numeric)
