@@ -80,7 +80,9 @@ impl<'g> Planner<'g> {
                         !b.consumed.contains(i) && !crate::vocab::is_stopword(&b.words[*i].norm)
                     })
                     .collect();
-                if !before.is_empty() && s.focus.is_some() {
+                if s.focus.is_none() {
+                    self.around_mention(b, &anchors, &parents, root, &mut built)?;
+                } else if !before.is_empty() {
                     let label = built.chain.label().map(str::to_owned);
                     if let Some((score, path)) =
                         self.best_hop(b, &built, label.as_deref(), None, &before, true, root_at)?
@@ -135,6 +137,85 @@ impl<'g> Planner<'g> {
             Want::Exists => Output::Exists,
         };
         Ok(Some((built, output)))
+    }
+
+    /// A mention the answer is about ("how many people live in the *capital* of texas"): the
+    /// mention right after it names where it is ("austin *texas*": the austin in texas), and
+    /// the words no other hop reads name a hop from it, if one of them names a relation.
+    fn around_mention(
+        &self,
+        b: &Build<'_>,
+        anchors: &[(Anchor, usize, usize)],
+        parents: &[Option<usize>],
+        root: usize,
+        built: &mut Built,
+    ) -> Result<(), AgentError> {
+        let (_, at, end) = anchors[root];
+        let mut restrict: Option<Chain> = None;
+        if let Some(next) = anchors
+            .iter()
+            .position(|(a, s, _)| *s == end && matches!(a, Anchor::Mention(_)))
+        {
+            if let (Anchor::Mention(m), None) = (anchors[next].0, parents[next]) {
+                let label = built.chain.label().map(str::to_owned);
+                let mut best: Option<(f64, Chain)> = None;
+                for e in &b.mentions[m] {
+                    let from = Built {
+                        chain: Chain::from(e.source()),
+                        score: 0.0,
+                        path: Vec::new(),
+                        entity: Some(e.clone()),
+                        runner_up: None,
+                    };
+                    let hop = self.best_hop(
+                        b,
+                        &from,
+                        Some(&e.label),
+                        label.as_deref(),
+                        &[],
+                        false,
+                        anchors[next].1,
+                    )?;
+                    if let Some((score, path)) = hop.filter(|(_, p)| !p.is_empty()) {
+                        if best.as_ref().is_none_or(|(s, _)| score > *s + 1e-9) {
+                            let mut chain = from.chain;
+                            chain.ops.push(Op::Hop {
+                                path,
+                                target: label.clone(),
+                            });
+                            best = Some((score, chain));
+                        }
+                    }
+                }
+                restrict = best.map(|(_, chain)| chain);
+            }
+        }
+        let owned: HashSet<usize> = (0..anchors.len())
+            .filter_map(|k| parents[k].map(|p| owned_words(b, anchors, k, p)))
+            .flatten()
+            .collect();
+        let rest: Vec<usize> = (0..b.words.len())
+            .filter(|i| {
+                !b.consumed.contains(i)
+                    && !owned.contains(i)
+                    && !crate::vocab::is_stopword(&b.words[*i].norm)
+                    && !anchors.iter().any(|(_, a, e)| i >= a && i < e)
+            })
+            .collect();
+        let label = built.chain.label().map(str::to_owned);
+        let hop = if rest.is_empty() {
+            None
+        } else {
+            self.best_hop(b, built, label.as_deref(), None, &rest, true, at)?
+        };
+        if let Some(chain) = restrict {
+            built.chain.ops.push(Op::Keep(Box::new(chain)));
+        }
+        if let Some((score, path)) = hop {
+            built.chain.ops.push(Op::Hop { path, target: None });
+            built.score += score;
+        }
+        Ok(())
     }
 
     /// The chain of an anchor: a mention's nodes, or a group's set built from what is attached
@@ -369,12 +450,13 @@ impl<'g> Planner<'g> {
             )?;
             // A mention of the group's own label joined to it by a copula is the group itself
             // ("what kind of venue is V": V), unless a word names a hop.
-            let copula = words.iter().any(|i| {
-                matches!(
-                    b.words[*i].norm.as_str(),
+            let k_at = anchors[kid].1;
+            let copula = k_at > 0
+                && words.contains(&(k_at - 1))
+                && matches!(
+                    b.words[k_at - 1].norm.as_str(),
                     "is" | "are" | "was" | "were" | "called" | "named"
-                )
-            });
+                );
             let same = from_label.as_deref() == Some(label) && copula;
             let (score, path) = match hop {
                 Some((score, path)) if !same || score > 0.0 => (score, path),
@@ -459,7 +541,48 @@ impl<'g> Planner<'g> {
             // A hop of the root only when a word names it.
             return Ok(ranked.into_iter().next().filter(|(s, _)| *s > 0.0));
         }
-        Ok(ranked.into_iter().next())
+        if let Some(best) = ranked.into_iter().next() {
+            return Ok(Some(best));
+        }
+        // No such path in the data from here: the relation the schema has between the two
+        // labels, so that the constraint selects nothing ("how many rivers does alaska have":
+        // 0) rather than another relation's ends.
+        let Some(to) = to else { return Ok(None) };
+        let (Some(from_l), Some(to_l)) =
+            (b.catalog.label_id(&entity.label), b.catalog.label_id(to))
+        else {
+            return Ok(None);
+        };
+        let (cues, matches, _) =
+            self.read_cues(&free, b.words, &entity, b.consumed, b.catalog, b.meaning);
+        let mut best: Option<(f64, Vec<Step>)> = None;
+        let mut rels: Vec<(&str, &cairn_storage_format::RelationDef)> = b
+            .catalog
+            .relations()
+            .map(|(_, r)| (r.name.as_str(), r))
+            .collect();
+        rels.sort_by_key(|(n, _)| *n);
+        for (name, r) in rels {
+            for (src, dst) in &r.endpoints {
+                for (reversed, ok) in [
+                    (false, *src == from_l && *dst == to_l),
+                    (true, *dst == from_l && *src == to_l),
+                ] {
+                    if !ok {
+                        continue;
+                    }
+                    let steps = vec![Step {
+                        relation: name.to_owned(),
+                        reversed,
+                    }];
+                    let score = super::paths::path_score(&steps, &cues, &matches, b.words, false);
+                    if best.as_ref().is_none_or(|(x, _)| score > *x + 1e-9) {
+                        best = Some((score, steps));
+                    }
+                }
+            }
+        }
+        Ok(best)
     }
 
     /// A stand-in mention for every node of `label`: the first nodes by key (which relation
@@ -571,9 +694,11 @@ fn parents(anchors: &[(Anchor, usize, usize)], s: &Structure) -> Vec<Option<usiz
         .collect()
 }
 
-/// The words that name the hop between an anchor and its parent: those between them, and
-/// those after the anchor up to the next anchor (“which state does the mississippi *run
-/// through*”).
+/// The words that name the hop between an anchor and its parent: those between it and the
+/// anchor before it (its parent or a sibling: "states that border colorado *and border* new
+/// mexico"), the words after it when it is the last anchor ("which state does the
+/// mississippi *run through*"), and the content words right before the parent's noun ("the
+/// *capital* cities of the states").
 fn owned_words(
     b: &Build<'_>,
     anchors: &[(Anchor, usize, usize)],
@@ -581,23 +706,32 @@ fn owned_words(
     parent: usize,
 ) -> Vec<usize> {
     let (_, k_at, k_end) = anchors[kid];
-    let (_, p_at, p_end) = anchors[parent];
+    let (_, p_at, _) = anchors[parent];
     let mut out: Vec<usize> = Vec::new();
-    let (lo, hi) = if p_at < k_at {
-        (p_end, k_at)
-    } else {
-        (k_end, p_at)
-    };
-    out.extend(lo..hi);
     if p_at < k_at {
-        let next = anchors
-            .iter()
-            .map(|(_, at, _)| *at)
-            .filter(|at| *at >= k_end)
-            .min()
-            .unwrap_or(b.words.len());
-        out.extend(k_end..next);
+        let prev_end = anchors[..kid].iter().map(|(_, _, e)| *e).max().unwrap_or(0);
+        out.extend(prev_end..k_at);
+        if kid + 1 == anchors.len() {
+            out.extend(k_end..b.words.len());
+        }
+    } else {
+        out.extend(k_end..p_at);
     }
+    // A modifier of the parent's noun names the hop into it.
+    let mut j = p_at;
+    while j > 0 {
+        j -= 1;
+        let w = &b.words[j];
+        if b.consumed.contains(&j)
+            || crate::vocab::is_stopword(&w.norm)
+            || anchors.iter().any(|(_, a, e)| j >= *a && j < *e)
+        {
+            break;
+        }
+        out.push(j);
+    }
+    out.sort_unstable();
+    out.dedup();
     let ranks: HashSet<usize> = b
         .structure
         .ranks

@@ -275,6 +275,7 @@ impl<'g> Planner<'g> {
             .and_then(|m| m.lock().ok().map(|s| s.clone()))
             .filter(|s| !s.is_empty());
         let mut person: HashMap<String, bool> = HashMap::new();
+        let generic = generic_relations(catalog);
         let asks_place = free.iter().any(|(_, w)| w.norm == "where");
         let asks_person = free
             .iter()
@@ -285,6 +286,17 @@ impl<'g> Planner<'g> {
                 continue;
             }
             let mut score = path_score(&steps, &cues, &matches, words, asks_place);
+            // An unnamed hop through a relation named after its label is the plain link.
+            score += 0.2
+                * steps
+                    .iter()
+                    .filter(|st| {
+                        generic.contains(&st.relation)
+                            && matches
+                                .get(&st.relation)
+                                .is_none_or(|m| m.iter().all(|x| x.0 == 0.0))
+                    })
+                    .count() as f64;
             if let Some(l) = &learned {
                 score += learned_prior(l, &steps, &cues, &matches);
             }
@@ -627,7 +639,43 @@ pub(super) type RankedPath = (f64, Vec<Step>, Vec<NodeId>);
 
 /// Best score first; ties go to the shorter path, then to the order found.
 pub(super) fn sort_ranked(r: &mut [RankedPath]) {
-    r.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.len().cmp(&b.1.len())));
+    r.sort_by(|a, b| {
+        b.0.total_cmp(&a.0)
+            .then(a.1.len().cmp(&b.1.len()))
+            .then_with(|| step_key(&a.1).cmp(&step_key(&b.1)))
+    });
+}
+
+/// A path's relations and directions, for a tie-break that does not depend on the order the
+/// relations were first imported in.
+fn step_key(steps: &[Step]) -> Vec<(&str, bool)> {
+    steps
+        .iter()
+        .map(|s| (s.relation.as_str(), s.reversed))
+        .collect()
+}
+
+/// Relations named after a label they connect (`STATE_NAME` between City and State, `genre`
+/// to Genre, `HAS_TOPIC` to Topic): the plain link between the two, which a question need not
+/// name ("cities *in* texas", "austin texas").
+pub(super) fn generic_relations(catalog: &Catalog) -> HashSet<String> {
+    catalog
+        .relations()
+        .filter(|(_, r)| {
+            let words = schema_words(&r.name);
+            !words.is_empty()
+                && r.endpoints.iter().any(|(src, dst)| {
+                    [src, dst].iter().any(|l| {
+                        let label = catalog
+                            .label_name(**l)
+                            .map(schema_words)
+                            .unwrap_or_default();
+                        words.iter().all(|w| label.iter().any(|x| x.stem == w.stem))
+                    })
+                })
+        })
+        .map(|(_, r)| r.name.clone())
+        .collect()
 }
 
 /// Whether a question word names one of `names` (stems, prefixes or WordNet: woman → female).

@@ -510,7 +510,6 @@ impl Reader<'_> {
             let near = self
                 .phrases
                 .iter()
-                .filter(|p| p.span.1 + 4 > i && p.span.0 <= i + 3)
                 .min_by_key(|p| p.span.0.abs_diff(i))
                 .cloned();
             if let Some(p) = near {
@@ -616,8 +615,9 @@ impl Reader<'_> {
             if !quantity && graded(&w) != Some(Grade::Superlative) {
                 continue;
             }
-            // Part of a property's own name ("*highest* point"): the property asked for.
-            if self.phrase_at(i).is_some() {
+            // Part of a property's own name ("*highest* point"): the property asked for; "at
+            // least", "at most" compare, they do not rank.
+            if self.phrase_at(i).is_some() || (i > 0 && self.norm(i - 1) == "at") {
                 continue;
             }
             if let Some(spec) = self.superlative(i, &w, quantity) {
@@ -862,7 +862,10 @@ impl Reader<'_> {
         let Some(p) = asked else { return };
         self.s.used.extend(p.span.0..p.span.1);
         let w = self.norm(p.span.0).to_owned();
-        if graded(&w) == Some(Grade::Superlative) {
+        // "the highest point in …" asks for one (the top); "the highest points of …" for each.
+        let last = &self.words[p.span.1 - 1];
+        let plural = last.norm.ends_with('s') && last.stem.len() < last.norm.len();
+        if graded(&w) == Some(Grade::Superlative) && !plural {
             let descending = lexicon()
                 .and_then(|lx| lx.graded(&w))
                 .is_none_or(|(b, _)| !LOW_POLES.contains(&b.as_str()));
