@@ -159,6 +159,9 @@ fn answer_forms(a: &Answer) -> Vec<HashSet<String>> {
     if let Some(c) = a.count {
         return vec![HashSet::from([c.to_string()])];
     }
+    if let Some(v) = &a.value {
+        return vec![HashSet::from([normalize_answer(v)])];
+    }
     a.items
         .iter()
         .map(|i| {

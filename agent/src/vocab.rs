@@ -143,6 +143,13 @@ pub(crate) fn element_words(catalog: &Catalog, element: Element) -> Vec<SchemaWo
     out
 }
 
+/// English suffixes a stem may be extended by (after the Snowball stemmer's own endings).
+const SUFFIXES: &[&str] = &[
+    "er", "or", "ion", "on", "at", "ation", "ment", "al", "ic", "ist", "ism", "ian", "iti", "li",
+    "ful", "ness", "ship", "ive", "abl", "ibl", "ant", "ent", "enc", "anc", "age", "ur", "hood",
+    "ee", "eer", "i", "less", "ous", "iz", "is", "e", "s", "es", "ed", "ing", "en", "y",
+];
+
 /// How well a question word (lower case, with its stem) names a schema word, in [0, 1].
 pub(crate) fn word_match(norm: &str, q_stem: &str, s: &SchemaWord) -> f64 {
     if q_stem == s.stem || norm == s.word {
@@ -154,7 +161,8 @@ pub(crate) fn word_match(norm: &str, q_stem: &str, s: &SchemaWord) -> f64 {
     } else {
         (s.stem.as_str(), q_stem)
     };
-    if a.len() >= 4 && b.starts_with(a) {
+    // A short stem must be followed by an English suffix: "play" + "er", not "citi" + "zen".
+    if a.len() >= 4 && b.starts_with(a) && (a.len() >= 5 || SUFFIXES.contains(&&b[a.len()..])) {
         return 0.8;
     }
     // "cite" / "citat(ion)": all but the last letter of the shorter stem shared.

@@ -211,10 +211,10 @@ pub(crate) fn structure(
     };
     // Multi-word property phrases first ("highest point" is no superlative of "point"), then
     // label nouns, then one-word phrases among the words left.
-    r.phrases = r.property_phrases(&HashSet::new());
+    r.phrases = r.property_phrases(&HashSet::new(), false);
     r.groups();
     let nouns: HashSet<usize> = r.s.groups.iter().map(|g| g.at).collect();
-    r.phrases = r.property_phrases(&nouns);
+    r.phrases = r.property_phrases(&nouns, true);
     r.asked();
     r.negations();
     r.superlatives();
@@ -324,11 +324,10 @@ impl Reader<'_> {
     /// superlative ("the largest *capital*") or as the wh-phrase's noun ("what *capital* …"):
     /// (subjects' label, the step, objects' label). Only a relation with one pair of labels.
     fn relational_noun(&self, i: usize) -> Option<(String, Step, String)> {
-        let before = self.skip_back_articles(i);
-        let after_rank = before.is_some_and(|b| {
-            QUANTITY.contains(&self.norm(b)) || graded(self.norm(b)) == Some(Grade::Superlative)
-        });
-        if !after_rank && !super::paths::in_wh_phrase(self.words, i) {
+        let before = self.skip_back_articles(i)?;
+        let b = self.norm(before);
+        let after_rank = QUANTITY.contains(&b) || graded(b) == Some(Grade::Superlative);
+        if !after_rank && !matches!(b, "which" | "what") {
             return None;
         }
         let w = &self.words[i];
@@ -362,7 +361,7 @@ impl Reader<'_> {
     /// every property that names them as well, best first. A graded adjective alone is no
     /// phrase ("highest" is a superlative), but may start one ("highest point"); adjacent
     /// phrases read as one compound, named by its last ("population density": density).
-    fn property_phrases(&self, nouns: &HashSet<usize>) -> Vec<Phrase> {
+    fn property_phrases(&self, nouns: &HashSet<usize>, compounds: bool) -> Vec<Phrase> {
         let mut names: Vec<(&str, bool)> = self
             .props
             .values()
@@ -383,6 +382,7 @@ impl Reader<'_> {
             }
             // Every property's run from here: (words covered, its words named, score).
             let mut runs: Vec<(usize, usize, f64, &str)> = Vec::new();
+            let graded_first = graded(self.norm(i)).is_some();
             for (name, sw) in &schema {
                 let mut j = i;
                 let mut score = 0.0;
@@ -394,7 +394,10 @@ impl Reader<'_> {
                         .enumerate()
                         .map(|(k, s)| (word_match(&w.norm, &w.stem, s) * s.weight, k))
                         .fold((0.0, 0), |a, b| if b.0 > a.0 { b } else { a });
-                    if m.0 < 0.6 || named.contains(&m.1) {
+                    // After a graded word ("highest *point*") only the property's own words:
+                    // "highest mountain" is a superlative of mountains.
+                    let floor = if graded_first && j > i { 0.8 } else { 0.6 };
+                    if m.0 < floor || named.contains(&m.1) {
                         break;
                     }
                     named.insert(m.1);
@@ -425,7 +428,12 @@ impl Reader<'_> {
             });
             match out.last_mut() {
                 // A compound: the last word names it.
-                Some(prev) if prev.span.1 == i && len == 1 && prev.span.1 - prev.span.0 == 1 => {
+                Some(prev)
+                    if compounds
+                        && prev.span.1 == i
+                        && len == 1
+                        && prev.span.1 - prev.span.0 == 1 =>
+                {
                     prev.span.1 = i + 1;
                     prev.choice = choice;
                 }
@@ -532,18 +540,20 @@ impl Reader<'_> {
             }
             // A property phrase after it names what ("how high is the highest point": its
             // number); else the adjective's property of what follows.
-            let j = (i + 1..n).find(|j| self.phrase_at(*j).is_some());
-            let named = j.and_then(|j| self.phrase_at(j)).cloned();
+            let j = (i + 1..n.min(i + 5)).find(|j| self.phrase_at(*j).is_some());
+            let mut named = j.and_then(|j| self.phrase_at(j)).cloned();
             let labels = self.labels_after(i);
-            let prop = match &named {
-                Some(p) => {
-                    let labels: Vec<String> = labels.clone();
-                    numeric_property(&p.choice, &labels, self.words, p.span, self.props)
-                }
-                None => labels
+            let by_phrase = named
+                .as_ref()
+                .and_then(|p| numeric_property(&p.choice, &labels, self.words, p.span, self.props));
+            if by_phrase.is_none() {
+                named = None;
+            }
+            let prop = by_phrase.or_else(|| {
+                labels
                     .iter()
-                    .find_map(|l| adjective_property(&adjective, l, self.props)),
-            };
+                    .find_map(|l| adjective_property(&adjective, l, self.props))
+            });
             if let Some(prop) = prop {
                 self.s.want = Want::Property(vec![(prop, 1.0)]);
                 self.s.used.extend([i - 1, i]);
