@@ -7,7 +7,9 @@
 //! the label whose hop reads the words best, ties by label name.
 
 use super::paths::{PathQuery, MAX_PATH};
-use super::structure::{pick_property, Against, KeySpec, LabelProps, PropChoice, Structure, Want};
+use super::structure::{
+    noun_property, pick_property, Against, KeySpec, LabelProps, PropChoice, Structure, Want,
+};
 use super::{Entity, LinkMethod, Planner, Step, Word};
 use crate::reading::{Chain, Op, Operand, Output, RankKey, Source};
 use crate::semantic::Meaning;
@@ -75,9 +77,15 @@ impl<'g> Planner<'g> {
                 // Words before the root that name a relation ("the *capital* of the state …"):
                 // one more hop from the root's set.
                 let root_at = anchors[root].1;
+                let owned: HashSet<usize> = (0..anchors.len())
+                    .filter_map(|k| parents[k].map(|p| owned_words(b, &anchors, k, p)))
+                    .flatten()
+                    .collect();
                 let before: Vec<usize> = (0..root_at)
                     .filter(|i| {
-                        !b.consumed.contains(i) && !crate::vocab::is_stopword(&b.words[*i].norm)
+                        !b.consumed.contains(i)
+                            && !owned.contains(i)
+                            && !crate::vocab::is_stopword(&b.words[*i].norm)
                     })
                     .collect();
                 if s.focus.is_none() {
@@ -124,16 +132,23 @@ impl<'g> Planner<'g> {
             });
         }
         let label: Vec<String> = built.chain.label().map(str::to_owned).into_iter().collect();
-        let pick = |c: &PropChoice| {
+        let pick = |c: &PropChoice, words: &[usize]| {
             pick_property(c, &label, b.props)
+                .or_else(|| {
+                    // A noun none of the label's properties shares: the nearest in WordNet.
+                    let l = label.first()?;
+                    words
+                        .iter()
+                        .find_map(|i| noun_property(&b.words[*i].norm, l, b.props))
+                })
                 .or_else(|| c.first().map(|(p, _)| p.clone()))
                 .unwrap_or_default()
         };
         let output = match &s.want {
             Want::Nodes => Output::Nodes,
             Want::Count => Output::Count,
-            Want::Aggregate(f, c) => Output::Aggregate(*f, pick(c)),
-            Want::Property(c) => Output::Property(pick(c)),
+            Want::Aggregate(f, c) => Output::Aggregate(*f, pick(c, &s.want_words)),
+            Want::Property(c) => Output::Property(pick(c, &s.want_words)),
             Want::Exists => Output::Exists,
         };
         Ok(Some((built, output)))
@@ -234,11 +249,14 @@ impl<'g> Planner<'g> {
             Anchor::Mention(m) => {
                 // A mention read alone: of the label that has the property asked for, if one
                 // does ("the area of *ohio*": the state), else the most common.
-                let e = b.mentions[m]
-                    .iter()
-                    .find(|e| {
-                        wanted.is_some_and(|c| {
-                            pick_property(c, std::slice::from_ref(&e.label), b.props).is_some()
+                let e = wanted
+                    .into_iter()
+                    .flatten()
+                    .find_map(|(p, _)| {
+                        b.mentions[m].iter().find(|e| {
+                            b.props
+                                .get(&e.label)
+                                .is_some_and(|ps| ps.iter().any(|x| x.name == *p))
                         })
                     })
                     .or_else(|| b.mentions[m].first())
@@ -717,8 +735,10 @@ fn owned_words(
     } else {
         out.extend(k_end..p_at);
     }
-    // A modifier of the parent's noun names the hop into it.
+    // A modifier of the parent's noun names the hop into it ("the *capital* cities"): content
+    // words right before the noun, after a determiner, a wh-word or the question's start.
     let mut j = p_at;
+    let mut modifiers = Vec::new();
     while j > 0 {
         j -= 1;
         let w = &b.words[j];
@@ -728,7 +748,15 @@ fn owned_words(
         {
             break;
         }
-        out.push(j);
+        modifiers.push(j);
+    }
+    let opener = j == 0 && modifiers.contains(&0)
+        || matches!(
+            b.words.get(j).map(|w| w.norm.as_str()),
+            Some("the" | "a" | "an" | "all" | "each" | "every" | "which" | "what")
+        );
+    if opener {
+        out.extend(modifiers);
     }
     out.sort_unstable();
     out.dedup();

@@ -118,6 +118,8 @@ pub(crate) struct Structure {
     /// The group the answer is about (index into `groups`).
     pub(crate) focus: Option<usize>,
     pub(crate) want: Want,
+    /// The words that name the property the answer reports.
+    pub(crate) want_words: Vec<usize>,
     pub(crate) ranks: Vec<RankSpec>,
     pub(crate) compares: Vec<CompareSpec>,
     /// Mentions after a negation ("do not run through *texas*").
@@ -203,6 +205,7 @@ pub(crate) fn structure(
             groups: Vec::new(),
             focus: None,
             want: Want::Nodes,
+            want_words: Vec::new(),
             ranks: Vec::new(),
             compares: Vec::new(),
             negated_mentions: HashSet::new(),
@@ -282,6 +285,14 @@ impl Reader<'_> {
                 continue;
             }
             let w = &self.words[i];
+            // The last word of a two-word noun WordNet knows ("united *states*") is no label.
+            if i > 0
+                && self.free(i - 1)
+                && !is_stopword(self.norm(i - 1))
+                && lexicon().is_some_and(|lx| lx.is_collocation(&[self.norm(i - 1), self.norm(i)]))
+            {
+                continue;
+            }
             let Some(label) = super::analysis::label_of(w, i, self.catalog, self.meaning)
                 .or_else(|| self.relational_noun(i).map(|(_, _, l)| l))
             else {
@@ -490,6 +501,7 @@ impl Reader<'_> {
                 }
                 (_, Some(p)) => {
                     self.s.want = Want::Property(numeric_first(&p.choice, self.props));
+                    self.s.want_words = (p.span.0..p.span.1).collect();
                     self.s.used.extend(p.span.0..p.span.1);
                 }
                 _ => self.s.want = Want::Count,
@@ -522,6 +534,7 @@ impl Reader<'_> {
                 .cloned();
             if let Some(p) = near {
                 self.s.want = Want::Aggregate(func, numeric_first(&p.choice, self.props));
+                self.s.want_words = (p.span.0..p.span.1).collect();
                 self.s.used.insert(i);
                 self.s.used.extend(p.span.0..p.span.1);
             }
@@ -625,9 +638,20 @@ impl Reader<'_> {
             if !quantity && graded(&w) != Some(Grade::Superlative) {
                 continue;
             }
-            // Part of a property's own name ("*highest* point"): the property asked for; "at
-            // least", "at most" compare, they do not rank.
-            if self.phrase_at(i).is_some() || (i > 0 && self.norm(i - 1) == "at") {
+            // "at least", "at most" compare, they do not rank.
+            if i > 0 && self.norm(i - 1) == "at" {
+                continue;
+            }
+            // Part of a property's own name: asked for at the front ("what is the *highest*
+            // point in …", read by `asked_property`); after a group it ranks the group by its
+            // number ("which state has the *highest* elevation").
+            if let Some(p) = self.phrase_at(i).cloned() {
+                if p.span.0 == i && p.span.0 > self.first_anchor() {
+                    if let Some(spec) = self.phrase_rank(i, &w, &p) {
+                        self.s.used.extend(p.span.0..p.span.1);
+                        self.s.ranks.push(spec);
+                    }
+                }
                 continue;
             }
             if let Some(spec) = self.superlative(i, &w, quantity) {
@@ -765,6 +789,37 @@ impl Reader<'_> {
         Some(spec(None, KeySpec::Paths, !low_quantity, w.to_owned()))
     }
 
+    /// The first word of a group or mention.
+    fn first_anchor(&self) -> usize {
+        self.s
+            .groups
+            .iter()
+            .map(|g| g.at)
+            .chain(self.mentions.iter().map(|m| m.span.0))
+            .min()
+            .unwrap_or(self.words.len())
+    }
+
+    /// A rank by a property phrase that starts with a superlative ("the *highest elevation*"),
+    /// of the group before it.
+    fn phrase_rank(&self, i: usize, w: &str, p: &Phrase) -> Option<RankSpec> {
+        let group = self.preceding(i)?;
+        let labels = vec![self.s.groups[group].label.clone()];
+        let prop = numeric_property(&p.choice, &labels, self.words, p.span, self.props)?;
+        let descending = lexicon()
+            .and_then(|lx| lx.graded(w))
+            .is_none_or(|(b, _)| !LOW_POLES.contains(&b.as_str()));
+        Some(RankSpec {
+            at: i,
+            group: Some(group),
+            key: KeySpec::Property(prop),
+            descending,
+            k: self.k.unwrap_or(1),
+            word: w.to_owned(),
+            words: Vec::new(),
+        })
+    }
+
     /// Comparatives: "higher than X", "more than 5", "over 1000", "after 2015".
     fn comparatives(&mut self) {
         for i in 0..self.words.len() {
@@ -851,14 +906,7 @@ impl Reader<'_> {
         if self.s.want != Want::Nodes {
             return;
         }
-        let first_anchor = self
-            .s
-            .groups
-            .iter()
-            .map(|g| g.at)
-            .chain(self.mentions.iter().map(|m| m.span.0))
-            .min()
-            .unwrap_or(self.words.len());
+        let first_anchor = self.first_anchor();
         let how_often =
             (1..self.words.len()).any(|i| self.norm(i - 1) == "how" && self.norm(i) == "often");
         let asked = self
@@ -892,6 +940,7 @@ impl Reader<'_> {
             }
         }
         self.s.want = Want::Property(p.choice);
+        self.s.want_words = (p.span.0..p.span.1).collect();
     }
 
     /// The focus: the counted group, else the first group that is not a mention's type, a
@@ -943,6 +992,12 @@ fn numeric_first(choice: &PropChoice, props: &LabelProps) -> PropChoice {
     let mut out = choice.clone();
     out.sort_by_key(|(p, _)| !numeric(p));
     out
+}
+
+/// The property of `label` a noun names when none of its properties shares its words: one
+/// near it in WordNet ("the *size* of a state": its area), as an adjective's attribute is read.
+pub(crate) fn noun_property(noun: &str, label: &str, props: &LabelProps) -> Option<String> {
+    adjective_property(noun, label, props)
 }
 
 /// The best of a choice that one of `labels` carries (any label when empty).
