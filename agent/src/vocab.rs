@@ -172,20 +172,29 @@ pub(crate) fn word_match(norm: &str, q_stem: &str, s: &SchemaWord) -> f64 {
     }
     match lexicon() {
         // A schema word meets by its dictionary form too ("daughter" is a kind of child, and
-        // `children` is the irregular plural of child, which the stemmer keeps apart).
-        Some(lx)
-            if lx.relates(norm, &s.stem)
-                || lx.relates(&s.word, q_stem)
-                || lx
-                    .irregular_bases(&s.word)
+        // `children` is the irregular plural of child, which the stemmer keeps apart); a link
+        // through a rarer sense a little less (WordNet orders senses by frequency).
+        Some(lx) => {
+            let rank = [
+                lx.relation_rank(norm, &s.stem),
+                lx.relation_rank(&s.word, q_stem),
+            ]
+            .into_iter()
+            .flatten()
+            .chain(
+                lx.irregular_bases(&s.word)
                     .iter()
-                    .any(|b| lx.relates(norm, &stem(b))) =>
-        {
-            0.7
+                    .filter_map(|b| lx.relation_rank(norm, &stem(b))),
+            )
+            .min();
+            match rank {
+                Some(r) => 0.7 - 0.02 * r.min(3) as f64,
+                // "son" and `children`: kinds of one thing (offspring), a weaker hint.
+                None if lx.siblings(norm, &s.word) => 0.5,
+                None => 0.0,
+            }
         }
-        // "son" and `children`: kinds of one thing (offspring), a weaker hint.
-        Some(lx) if lx.siblings(norm, &s.word) => 0.5,
-        _ => 0.0,
+        None => 0.0,
     }
 }
 
@@ -422,7 +431,9 @@ pub(crate) struct Lexicon {
     exceptions: HashMap<String, Vec<String>>,
     /// Irregular graded adjectives (`best` → `good`, `worse` → `bad`) from `adj.exc`.
     adjective_exceptions: HashMap<String, Vec<String>>,
-    cache: Mutex<HashMap<String, HashSet<String>>>,
+    /// Per word: the stems related to it, each with the rank of the word's sense it was
+    /// reached through (0: the most used sense).
+    cache: Mutex<HashMap<String, HashMap<String, usize>>>,
     ancestors: Mutex<HashMap<String, Arc<HashSet<SynsetId>>>>,
 }
 
@@ -479,14 +490,26 @@ impl Lexicon {
         })
     }
 
+    /// Whether `word` is a noun as written or as a plural ("capital", "capitals"; not
+    /// "caused", whose base "cause" is a noun too).
+    pub(crate) fn is_noun_form(&self, word: &str) -> bool {
+        let plural = word
+            .strip_suffix("es")
+            .into_iter()
+            .chain(word.strip_suffix('s'))
+            .chain(word.strip_suffix("ies").map(|_| ""))
+            .any(|b| b.len() >= 2 && !self.wn.senses(Pos::Noun, b).is_empty());
+        !self.wn.senses(Pos::Noun, word).is_empty()
+            || plural
+            || self
+                .irregular_bases(word)
+                .iter()
+                .any(|b| !self.wn.senses(Pos::Noun, b).is_empty())
+    }
+
     /// Whether WordNet knows `word` as an adjective.
     pub(crate) fn is_adjective(&self, word: &str) -> bool {
         !self.wn.senses(Pos::Adj, word).is_empty()
-    }
-
-    /// Whether WordNet knows `word` as a noun (its dictionary form, plurals aside).
-    pub(crate) fn is_noun(&self, word: &str) -> bool {
-        !self.senses(word, &[Pos::Noun], 1).is_empty()
     }
 
     /// The adjective a graded form comes from and its grade: "largest" → (large, superlative),
@@ -724,56 +747,65 @@ impl Lexicon {
         24
     }
 
-    /// Whether `stem` is among the stems [`Lexicon::related`] to `word` (no copy of the set).
-    pub(crate) fn relates(&self, word: &str, stem: &str) -> bool {
+    /// The rank of the sense of `word` through which `stem` is related to it (0: its most used
+    /// sense), if it is: WordNet orders senses by frequency, so a link through a rare sense
+    /// ("job" and "place", a post) is weaker than one through the main sense ("job" and
+    /// "profession").
+    pub(crate) fn relation_rank(&self, word: &str, stem: &str) -> Option<usize> {
         if let Ok(cache) = self.cache.lock() {
             if let Some(r) = cache.get(word) {
-                return r.contains(stem);
+                return r.get(stem).copied();
             }
         }
-        self.related(word).contains(stem)
+        self.related_ranked(word).get(stem).copied()
     }
 
-    /// Stems of the synonyms, hypernyms (two up), derivations and causes of a word's main senses.
-    pub(crate) fn related(&self, word: &str) -> HashSet<String> {
+    /// Stems of the synonyms, hypernyms (two up), derivations and causes of a word's main
+    /// senses, each with the rank of the sense it comes from.
+    fn related_ranked(&self, word: &str) -> HashMap<String, usize> {
         if let Ok(cache) = self.cache.lock() {
             if let Some(r) = cache.get(word) {
                 return r.clone();
             }
         }
-        let mut out = HashSet::new();
-        let add = |words: &[String], out: &mut HashSet<String>| {
+        let mut out: HashMap<String, usize> = HashMap::new();
+        let add = |words: &[String], rank: usize, out: &mut HashMap<String, usize>| {
             for w in words {
                 // One-word lemmas only: "better_half" would meet every "half".
                 if !w.contains('_') {
-                    out.insert(stem(w));
+                    let e = out.entry(stem(w)).or_insert(rank);
+                    *e = (*e).min(rank);
                 }
             }
         };
-        for id in self.senses(word, &[Pos::Noun, Pos::Verb], 4) {
-            let Some((words, pointers)) = self.wn.synset(id) else {
-                continue;
-            };
-            add(&words, &mut out);
-            for (sym, target) in pointers {
-                if !matches!(sym.as_str(), "@" | "@i" | "+" | ">") {
-                    continue;
-                }
-                let Some((w, next)) = self.wn.synset(target) else {
-                    continue;
-                };
-                add(&w, &mut out);
-                // Two hypernyms up ("mom" → mother → parent); a cause's derivations ("kill"
-                // causes "die" → death).
-                for (s2, t2) in next {
-                    let follow = match sym.as_str() {
-                        "@" | "@i" => s2 == "@" || s2 == "@i",
-                        ">" => s2 == "+",
-                        _ => false,
+        for l in self.lemmas(word) {
+            for pos in [Pos::Noun, Pos::Verb] {
+                for (rank, id) in self.wn.senses(pos, &l).into_iter().take(4).enumerate() {
+                    let Some((words, pointers)) = self.wn.synset(id) else {
+                        continue;
                     };
-                    if follow {
-                        if let Some((w2, _)) = self.wn.synset(t2) {
-                            add(&w2, &mut out);
+                    add(&words, rank, &mut out);
+                    for (sym, target) in pointers {
+                        if !matches!(sym.as_str(), "@" | "@i" | "+" | ">") {
+                            continue;
+                        }
+                        let Some((w, next)) = self.wn.synset(target) else {
+                            continue;
+                        };
+                        add(&w, rank, &mut out);
+                        // Two hypernyms up ("mom" → mother → parent); a cause's derivations
+                        // ("kill" causes "die" → death).
+                        for (s2, t2) in next {
+                            let follow = match sym.as_str() {
+                                "@" | "@i" => s2 == "@" || s2 == "@i",
+                                ">" => s2 == "+",
+                                _ => false,
+                            };
+                            if follow {
+                                if let Some((w2, _)) = self.wn.synset(t2) {
+                                    add(&w2, rank, &mut out);
+                                }
+                            }
                         }
                     }
                 }

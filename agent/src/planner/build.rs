@@ -437,6 +437,20 @@ impl<'g> Planner<'g> {
         label: &str,
     ) -> Result<Option<Built>, AgentError> {
         let words = owned_words(b, anchors, kid, parent);
+        // Into a relational noun's group ("which *nationality* is X's spouse"): to its
+        // subjects, then its relation.
+        let via = match anchors[parent].0 {
+            Anchor::Group(g) => b.structure.groups[g].via.clone(),
+            Anchor::Mention(_) => None,
+        };
+        let label = match &via {
+            Some((src, _)) => src.as_str(),
+            None => label,
+        };
+        let dst = match anchors[parent].0 {
+            Anchor::Group(g) => b.structure.groups[g].label.clone(),
+            Anchor::Mention(_) => label.to_owned(),
+        };
         let candidates: Vec<Built> = match anchors[kid].0 {
             Anchor::Mention(m) => b.mentions[m]
                 .iter()
@@ -475,7 +489,11 @@ impl<'g> Planner<'g> {
                     b.words[k_at - 1].norm.as_str(),
                     "is" | "are" | "was" | "were" | "called" | "named"
                 );
-            let same = from_label.as_deref() == Some(label) && copula;
+            // … and nothing else left to name a hop ("what gender is X's *other half*": a hop).
+            let bare = words
+                .iter()
+                .all(|i| crate::vocab::is_stopword(&b.words[*i].norm));
+            let same = from_label.as_deref() == Some(label) && copula && bare;
             let (score, path) = match hop {
                 Some((score, path)) if !same || score > 0.0 => (score, path),
                 _ if same => (0.0, Vec::new()),
@@ -486,6 +504,12 @@ impl<'g> Planner<'g> {
                 chain.ops.push(Op::Hop {
                     path: path.clone(),
                     target: Some(label.to_owned()),
+                });
+            }
+            if let Some((_, step)) = &via {
+                chain.ops.push(Op::Hop {
+                    path: vec![step.clone()],
+                    target: Some(dst.clone()),
                 });
             }
             let total = c.score + score;

@@ -342,6 +342,9 @@ impl Reader<'_> {
             return None;
         }
         let w = &self.words[i];
+        if !lexicon().is_some_and(|lx| lx.is_noun_form(&w.norm)) {
+            return None;
+        }
         let (_, rel) = self
             .catalog
             .relations()
@@ -458,23 +461,16 @@ impl Reader<'_> {
         out
     }
 
-    /// The best property of a choice the labels carry (any label when none is given), a
-    /// number when `numeric`.
-    fn pick(&self, choice: &PropChoice, labels: &[String], numeric: bool) -> Option<String> {
-        let has = |p: &str| {
-            let mut all = self
-                .props
-                .iter()
-                .filter(|(l, _)| labels.is_empty() || labels.contains(l));
-            all.any(|(_, ps)| ps.iter().any(|x| x.name == p && (x.numeric || !numeric)))
-        };
-        choice.iter().find(|(p, _)| has(p)).map(|(p, _)| p.clone())
-    }
-
     /// What the answer reports: yes or no, a count, an aggregate, a property ("how big").
     fn asked(&mut self) {
         let n = self.words.len();
-        if AUXILIARIES.contains(&self.norm(0)) && !self.words.iter().any(|w| w.norm == "how") {
+        // An auxiliary first asks yes or no, unless it offers alternatives ("is X's husband a
+        // man *or* a woman": which one).
+        let offered = self.words.iter().any(|w| w.norm == "or");
+        if AUXILIARIES.contains(&self.norm(0))
+            && !offered
+            && !self.words.iter().any(|w| w.norm == "how")
+        {
             self.s.want = Want::Exists;
             self.s.used.insert(0);
         }
@@ -509,6 +505,9 @@ impl Reader<'_> {
         }
         // "number of X" and "count" (not "the largest number of …", a rank).
         for i in 0..n {
+            if !self.free(i) {
+                continue;
+            }
             let counted =
                 (self.norm(i) == "number" && self.norm(i + 1) == "of") || self.norm(i) == "count";
             let after_rank = i > 0
@@ -522,6 +521,9 @@ impl Reader<'_> {
         }
         // "total/combined/sum of … area", "average population".
         for i in 0..n {
+            if !self.free(i) {
+                continue;
+            }
             let func = match self.norm(i) {
                 "total" | "combined" | "sum" => AggFunc::Sum,
                 "average" | "mean" => AggFunc::Avg,
