@@ -229,6 +229,11 @@ impl<'g> Answerer<'g> {
     ) -> Result<(), AgentError> {
         let set = evaluator.chain(&reading.chain)?;
         answer.partial |= set.cut;
+        for n in evaluator.nested_ties() {
+            answer.notes.push(format!(
+                "{n} nodes tied for the first place of a ranking the answer goes on from"
+            ));
+        }
         let what = reading.chain.label().unwrap_or("nodes").to_owned();
         match &reading.output {
             Output::Nodes => {

@@ -9,17 +9,20 @@ pub use crate::error::AgentError;
 use crate::explore::{EntrySearch, Explorer, Judge};
 use crate::llm::{data_block, json_object, LlmBackend, LlmError, Message, DATA_RULE};
 use crate::planner::{Planner, QueryPlan, QuestionType};
+use crate::reading::Evaluator;
 use crate::result::{Exploration, ResultNode, StopReason};
 use crate::strategy::Strategies;
 use crate::validate::{Validation, Validator, DEFAULT_THRESHOLD};
 use crate::{CancelToken, NodeSource};
 use cairn_embed::Embedder;
-use cairn_store::Graph;
+use cairn_store::{Graph, GraphRead};
 
 /// Wider re-explorations the evidence judge may ask for.
 pub const MAX_EXPANSIONS: u32 = 2;
 /// Regenerations of an answer the validator rejected.
 pub const MAX_REGENERATIONS: u32 = 2;
+/// Doubts of a plan checked against their runner-up's answer.
+const MAX_DOUBTS: usize = 4;
 
 /// Which agents use the LLM (all offline by default).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -277,9 +280,11 @@ impl<'g> Asker<'g> {
             validation = validator.check(&plan, &answer)?;
         }
         // A counted intersection has a count and no listed items.
+        answer.notes.extend(self.doubts(&plan)?);
         answer.uncertain = !validation.passed(self.threshold)
             || answer.partial
-            || (answer.items.is_empty() && answer.count.is_none() && answer.value.is_none());
+            || (answer.items.is_empty() && answer.count.is_none() && answer.value.is_none())
+            || !answer.notes.is_empty();
         Ok(AskOutcome {
             plan,
             exploration,
@@ -290,6 +295,58 @@ impl<'g> Asker<'g> {
             regenerations,
             answer_id: None,
         })
+    }
+
+    /// Why the answer may be wrong though every fact checks out: the question's words the plan
+    /// does not use, and each decision whose close runner-up reaches other nodes ("another
+    /// reading …"). A runner-up that reaches the same nodes changes nothing.
+    fn doubts(&self, plan: &QueryPlan) -> Result<Vec<String>, AgentError> {
+        let mut notes = Vec::new();
+        if !plan.unused.is_empty() {
+            notes.push(format!(
+                "the plan does not use the words: {}",
+                plan.unused.join(", ")
+            ));
+        }
+        let catalog = self.graph.catalog();
+        let evaluator = Evaluator::new(self.graph, self.table, &catalog);
+        for d in plan.doubts.iter().take(MAX_DOUBTS) {
+            let chosen = evaluator.chain(&d.chosen)?;
+            let other = evaluator.chain(&d.other)?;
+            let set = |e: &crate::reading::Evaluated| {
+                let mut n: Vec<_> = e.members.iter().map(|m| m.node).collect();
+                n.sort_unstable();
+                n
+            };
+            if set(&chosen) != set(&other) {
+                let ids: Vec<_> = other.members.iter().take(3).map(|m| m.node).collect();
+                let names: Vec<String> = self
+                    .graph
+                    .nodes(&ids)?
+                    .iter()
+                    .flatten()
+                    .map(|r| cairn_store::describe::display_name(r, &catalog))
+                    .collect();
+                let more = other.members.len().saturating_sub(names.len());
+                notes.push(format!(
+                    "another reading of {} ({}, {:.2} behind) reaches {}{}",
+                    d.what,
+                    d.other,
+                    d.margin,
+                    if names.is_empty() {
+                        "nothing".to_owned()
+                    } else {
+                        names.join("; ")
+                    },
+                    if more > 0 {
+                        format!(" and {more} more")
+                    } else {
+                        String::new()
+                    }
+                ));
+            }
+        }
+        Ok(notes)
     }
 
     /// The answerer's answer; an LLM failure falls back to the offline answer.

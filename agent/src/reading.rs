@@ -193,6 +193,9 @@ pub struct Evaluator<'a> {
     source: &'a dyn NodeSource,
     catalog: &'a Catalog,
     keys: std::cell::RefCell<HashMap<NodeId, String>>,
+    /// How many nodes tied for the first place of each rank that is not a chain's last step
+    /// ("the state that borders the most states" when two do): the steps after it read all.
+    ties: std::cell::RefCell<Vec<usize>>,
 }
 
 impl fmt::Debug for Evaluator<'_> {
@@ -208,6 +211,7 @@ impl<'a> Evaluator<'a> {
             source,
             catalog,
             keys: Default::default(),
+            ties: Default::default(),
         }
     }
 
@@ -216,7 +220,7 @@ impl<'a> Evaluator<'a> {
     pub fn chain(&self, chain: &Chain) -> Result<Evaluated, AgentError> {
         let mut set = self.start(&chain.source)?;
         let mut ranked = false;
-        for op in &chain.ops {
+        for (i, op) in chain.ops.iter().enumerate() {
             set = match op {
                 Op::Hop { path, target } => {
                     ranked = false;
@@ -227,8 +231,12 @@ impl<'a> Evaluator<'a> {
                 } => {
                     ranked = true;
                     let values = self.rank_values(&set.members, key)?;
+                    let members = self.top(set.members, values, *descending, *k)?;
+                    if *k <= 1 && members.len() > 1 && i + 1 < chain.ops.len() {
+                        self.ties.borrow_mut().push(members.len());
+                    }
                     Evaluated {
-                        members: self.top(set.members, values, *descending, *k)?,
+                        members,
                         cut: set.cut,
                     }
                 }
@@ -329,6 +337,11 @@ impl<'a> Evaluator<'a> {
             members,
             cut: set.cut || cut,
         })
+    }
+
+    /// The ties seen so far at ranks followed by more steps (how many tied at each).
+    pub fn nested_ties(&self) -> Vec<usize> {
+        self.ties.borrow().clone()
     }
 
     /// The value each member is ranked by (`None`: it has none, and drops out).

@@ -150,21 +150,26 @@ const SUFFIXES: &[&str] = &[
     "ee", "eer", "i", "less", "ous", "iz", "is", "e", "s", "es", "ed", "ing", "en", "y",
 ];
 
+/// Whether one stem extends the other ("play" / "player"), both long enough to mean something;
+/// a short stem only by an English suffix ("play" + "er", not "citi" + "zen").
+pub(crate) fn prefix_stems(x: &str, y: &str) -> bool {
+    let (a, b) = if x.len() <= y.len() { (x, y) } else { (y, x) };
+    a.len() >= 4 && b.starts_with(a) && (a.len() >= 5 || SUFFIXES.contains(&&b[a.len()..]))
+}
+
 /// How well a question word (lower case, with its stem) names a schema word, in [0, 1].
 pub(crate) fn word_match(norm: &str, q_stem: &str, s: &SchemaWord) -> f64 {
     if q_stem == s.stem || norm == s.word {
         return 1.0;
     }
-    // "player" / "plays": one stem a prefix of the other, both long enough to mean something.
+    if prefix_stems(q_stem, &s.stem) {
+        return 0.8;
+    }
     let (a, b) = if q_stem.len() <= s.stem.len() {
         (q_stem, s.stem.as_str())
     } else {
         (s.stem.as_str(), q_stem)
     };
-    // A short stem must be followed by an English suffix: "play" + "er", not "citi" + "zen".
-    if a.len() >= 4 && b.starts_with(a) && (a.len() >= 5 || SUFFIXES.contains(&&b[a.len()..])) {
-        return 0.8;
-    }
     // "cite" / "citat(ion)": all but the last letter of the shorter stem shared.
     let common = a.chars().zip(b.chars()).take_while(|(x, y)| x == y).count();
     if a.len() >= 4 && common + 1 >= a.len() {

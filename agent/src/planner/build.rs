@@ -6,11 +6,12 @@
 //! then its comparisons and ranks apply. A mention whose name several labels carry is read with
 //! the label whose hop reads the words best, ties by label name.
 
+use super::paths::PathRead;
 use super::paths::{PathQuery, MAX_PATH};
 use super::structure::{
     noun_property, pick_property, Against, KeySpec, LabelProps, PropChoice, Structure, Want,
 };
-use super::{Entity, LinkMethod, Planner, Step, Word};
+use super::{doubtful, Doubt, Entity, LinkMethod, Planner, Step, Word};
 use crate::reading::{Chain, Op, Operand, Output, RankKey, Source};
 use crate::semantic::Meaning;
 use crate::AgentError;
@@ -45,8 +46,66 @@ pub(super) struct Built {
     pub(super) entity: Option<Entity>,
     /// The first hop's path (what the EXPLORE statement and feedback describe).
     pub(super) path: Vec<Step>,
-    /// The runner-up reading's chain and score, when one was considered.
-    pub(super) runner_up: Option<(Chain, f64)>,
+    /// Decisions another reading came close to (see [`Doubt`]).
+    pub(super) doubts: Vec<Doubt>,
+    /// Word positions the hops read (a relation's word, a wh-phrase's, a modifier).
+    pub(super) read: HashSet<usize>,
+}
+
+impl Built {
+    /// A chain with nothing decided yet.
+    fn of(chain: Chain, entity: Option<Entity>) -> Built {
+        Built {
+            chain,
+            score: 0.0,
+            entity,
+            path: Vec::new(),
+            doubts: Vec::new(),
+            read: HashSet::new(),
+        }
+    }
+
+    /// Follows a chosen hop: its path, score and read words, and a doubt when its runner-up
+    /// came close.
+    fn follow(&mut self, h: HopChoice, target: Option<String>, what: &str) {
+        let before = self.chain.clone();
+        self.chain.ops.push(Op::Hop {
+            path: h.path.clone(),
+            target: target.clone(),
+        });
+        if self.path.is_empty() {
+            self.path = h.path;
+        }
+        self.score += h.score;
+        self.read.extend(h.read.read.iter().copied());
+        if let Some((other, path)) = h.runner_up {
+            if doubtful(h.score - other, !h.read.unknown.is_empty()) {
+                let mut alternative = before;
+                alternative.ops.push(Op::Hop { path, target });
+                self.doubts.push(Doubt {
+                    what: what.to_owned(),
+                    margin: h.score - other,
+                    chosen: self.chain.clone(),
+                    other: alternative,
+                });
+            }
+        }
+    }
+
+    /// Takes over what another part decided and read.
+    fn absorb(&mut self, other: &Built) {
+        self.doubts.extend(other.doubts.iter().cloned());
+        self.read.extend(other.read.iter().copied());
+    }
+}
+
+/// A hop chosen among ranked paths: its score and path, the runner-up, and the words it read.
+#[derive(Clone, Debug)]
+struct HopChoice {
+    score: f64,
+    path: Vec<Step>,
+    runner_up: Option<(f64, Vec<Step>)>,
+    read: PathRead,
 }
 
 impl<'g> Planner<'g> {
@@ -92,14 +151,10 @@ impl<'g> Planner<'g> {
                     self.around_mention(b, &anchors, &parents, root, &mut built)?;
                 } else if !before.is_empty() {
                     let label = built.chain.label().map(str::to_owned);
-                    if let Some((score, path)) =
+                    if let Some(h) =
                         self.best_hop(b, &built, label.as_deref(), None, &before, true, root_at)?
                     {
-                        built.chain.ops.push(Op::Hop {
-                            path: path.clone(),
-                            target: None,
-                        });
-                        built.score += score;
+                        built.follow(h, None, "the last hop");
                     }
                 }
                 built
@@ -110,13 +165,7 @@ impl<'g> Planner<'g> {
                 let Some(label) = wanted.and_then(|c| label_of_property(c, b.props)) else {
                     return Ok(None);
                 };
-                Built {
-                    chain: Chain::from(Source::Label(label)),
-                    score: 0.0,
-                    path: Vec::new(),
-                    entity: None,
-                    runner_up: None,
-                }
+                Built::of(Chain::from(Source::Label(label)), None)
             }
         };
         // A rank of the answer itself ("… most often", "the *highest* point in …").
@@ -175,13 +224,7 @@ impl<'g> Planner<'g> {
                 let label = built.chain.label().map(str::to_owned);
                 let mut best: Option<(f64, Chain)> = None;
                 for e in &b.mentions[m] {
-                    let from = Built {
-                        chain: Chain::from(e.source()),
-                        score: 0.0,
-                        path: Vec::new(),
-                        entity: Some(e.clone()),
-                        runner_up: None,
-                    };
+                    let from = Built::of(Chain::from(e.source()), Some(e.clone()));
                     let hop = self.best_hop(
                         b,
                         &from,
@@ -191,14 +234,14 @@ impl<'g> Planner<'g> {
                         false,
                         anchors[next].1,
                     )?;
-                    if let Some((score, path)) = hop.filter(|(_, p)| !p.is_empty()) {
-                        if best.as_ref().is_none_or(|(s, _)| score > *s + 1e-9) {
+                    if let Some(h) = hop.filter(|h| !h.path.is_empty()) {
+                        if best.as_ref().is_none_or(|(s, _)| h.score > *s + 1e-9) {
                             let mut chain = from.chain;
                             chain.ops.push(Op::Hop {
-                                path,
+                                path: h.path,
                                 target: label.clone(),
                             });
-                            best = Some((score, chain));
+                            best = Some((h.score, chain));
                         }
                     }
                 }
@@ -226,9 +269,8 @@ impl<'g> Planner<'g> {
         if let Some(chain) = restrict {
             built.chain.ops.push(Op::Keep(Box::new(chain)));
         }
-        if let Some((score, path)) = hop {
-            built.chain.ops.push(Op::Hop { path, target: None });
-            built.score += score;
+        if let Some(h) = hop {
+            built.follow(h, None, "the hop from the mention");
         }
         Ok(())
     }
@@ -261,13 +303,7 @@ impl<'g> Planner<'g> {
                     })
                     .or_else(|| b.mentions[m].first())
                     .cloned();
-                return Ok(e.map(|e| Built {
-                    chain: Chain::from(e.source()),
-                    score: 0.0,
-                    path: Vec::new(),
-                    entity: Some(e),
-                    runner_up: None,
-                }));
+                return Ok(e.map(|e| Built::of(Chain::from(e.source()), Some(e))));
             }
             Anchor::Group(g) => g,
         };
@@ -292,13 +328,7 @@ impl<'g> Planner<'g> {
                     .or_else(|| b.mentions[m].first())
                     .cloned();
                 let Some(e) = e else { return Ok(None) };
-                Built {
-                    chain: Chain::from(e.source()),
-                    score: 0.0,
-                    path: Vec::new(),
-                    entity: Some(e),
-                    runner_up: None,
-                }
+                Built::of(Chain::from(e.source()), Some(e))
             }
             (None, Some(&first)) => {
                 let Some(h) = self.attached(b, anchors, parents, first, at, &label)? else {
@@ -309,26 +339,17 @@ impl<'g> Planner<'g> {
             // Nothing attached: every node of the label; for a relational noun ("the largest
             // *capital*"), every node its relation reaches from its subjects' label.
             (None, None) => match &group.via {
-                Some((src, step)) => Built {
-                    chain: Chain {
+                Some((src, step)) => Built::of(
+                    Chain {
                         source: Source::Label(src.clone()),
                         ops: vec![Op::Hop {
                             path: vec![step.clone()],
                             target: Some(label.clone()),
                         }],
                     },
-                    score: 0.0,
-                    path: Vec::new(),
-                    entity: None,
-                    runner_up: None,
-                },
-                None => Built {
-                    chain: Chain::from(Source::Label(label.clone())),
-                    score: 0.0,
-                    path: Vec::new(),
-                    entity: None,
-                    runner_up: None,
-                },
+                    None,
+                ),
+                None => Built::of(Chain::from(Source::Label(label.clone())), None),
             },
         };
         let rest = positive
@@ -337,11 +358,13 @@ impl<'g> Planner<'g> {
         for &k in rest {
             if let Some(h) = self.attached(b, anchors, parents, k, at, &label)? {
                 built.score += h.score;
+                built.absorb(&h);
                 built.chain.ops.push(Op::Keep(Box::new(h.chain)));
             }
         }
         for &k in kids.iter().filter(|k| negated(**k)) {
             if let Some(h) = self.attached(b, anchors, parents, k, at, &label)? {
+                built.absorb(&h);
                 built.chain.ops.push(Op::Drop(Box::new(h.chain)));
             }
         }
@@ -390,13 +413,7 @@ impl<'g> Planner<'g> {
                         let from = self.label_entity(&label, group.at, b.catalog)?;
                         match from {
                             Some(from) => {
-                                let pseudo = Built {
-                                    chain: Chain::from(from.source()),
-                                    score: 0.0,
-                                    path: Vec::new(),
-                                    entity: Some(from),
-                                    runner_up: None,
-                                };
+                                let pseudo = Built::of(Chain::from(from.source()), Some(from));
                                 match self.best_hop(
                                     b,
                                     &pseudo,
@@ -406,7 +423,10 @@ impl<'g> Planner<'g> {
                                     false,
                                     group.at,
                                 )? {
-                                    Some((_, path)) => RankKey::Reach(path, Some(counted.clone())),
+                                    Some(h) => {
+                                        built.read.extend(h.read.read.iter().copied());
+                                        RankKey::Reach(h.path, Some(counted.clone()))
+                                    }
                                     None => continue,
                                 }
                             }
@@ -454,21 +474,15 @@ impl<'g> Planner<'g> {
         let candidates: Vec<Built> = match anchors[kid].0 {
             Anchor::Mention(m) => b.mentions[m]
                 .iter()
-                .map(|e| Built {
-                    chain: Chain::from(e.source()),
-                    score: 0.0,
-                    path: Vec::new(),
-                    entity: Some(e.clone()),
-                    runner_up: None,
-                })
+                .map(|e| Built::of(Chain::from(e.source()), Some(e.clone())))
                 .collect(),
             Anchor::Group(_) => self
                 .anchor_chain(b, anchors, parents, kid, None)?
                 .into_iter()
                 .collect(),
         };
-        let mut best: Option<(Built, f64)> = None;
-        let mut second: Option<(Chain, f64)> = None;
+        let mut best: Option<Built> = None;
+        let mut second: Option<Built> = None;
         for c in candidates {
             let from_label = c.chain.label().map(str::to_owned);
             let hop = self.best_hop(
@@ -480,8 +494,13 @@ impl<'g> Planner<'g> {
                 false,
                 anchors[kid].1,
             )?;
-            // A mention of the group's own label joined to it by a copula is the group itself
-            // ("what kind of venue is V": V), unless a word names a hop.
+            // Something of the group's own label with no content word between is the group
+            // itself, no hop: a set ("capitals in the states …"), or a mention joined by a
+            // copula ("what kind of venue is V"; "cities in wyoming" is a hop). A word left
+            // makes it a hop ("what gender is X's *other half*").
+            let bare = words
+                .iter()
+                .all(|i| crate::vocab::is_stopword(&b.words[*i].norm));
             let k_at = anchors[kid].1;
             let copula = k_at > 0
                 && words.contains(&(k_at - 1))
@@ -489,64 +508,59 @@ impl<'g> Planner<'g> {
                     b.words[k_at - 1].norm.as_str(),
                     "is" | "are" | "was" | "were" | "called" | "named"
                 );
-            // … and nothing else left to name a hop ("what gender is X's *other half*": a hop).
-            let bare = words
-                .iter()
-                .all(|i| crate::vocab::is_stopword(&b.words[*i].norm));
-            let same = from_label.as_deref() == Some(label) && copula && bare;
-            let (score, path) = match hop {
-                Some((score, path)) if !same || score > 0.0 => (score, path),
-                _ if same => (0.0, Vec::new()),
+            let joined = matches!(anchors[kid].0, Anchor::Group(_)) || copula;
+            let same = from_label.as_deref() == Some(label) && bare && joined;
+            let mut built = c.clone();
+            match hop {
+                Some(h) if !same || h.score > 0.0 => {
+                    built.follow(
+                        h,
+                        Some(label.to_owned()),
+                        &format!("the hop from {}", c.chain),
+                    );
+                }
+                _ if same => {}
                 _ => continue,
-            };
-            let mut chain = c.chain.clone();
-            if !path.is_empty() {
-                chain.ops.push(Op::Hop {
-                    path: path.clone(),
-                    target: Some(label.to_owned()),
-                });
             }
             if let Some((_, step)) = &via {
-                chain.ops.push(Op::Hop {
+                built.chain.ops.push(Op::Hop {
                     path: vec![step.clone()],
                     target: Some(dst.clone()),
                 });
             }
-            let total = c.score + score;
-            let built = Built {
-                chain,
-                score: total,
-                entity: c.entity.clone(),
-                path: if c.path.is_empty() {
-                    path
-                } else {
-                    c.path.clone()
-                },
-                runner_up: None,
-            };
             match &best {
-                Some((_, s)) if total <= *s + 1e-9 => {
-                    if second.as_ref().is_none_or(|(_, x)| total > *x) {
-                        second = Some((built.chain.clone(), total));
+                Some(x) if built.score <= x.score + 1e-9 => {
+                    if second.as_ref().is_none_or(|y| built.score > y.score) {
+                        second = Some(built);
                     }
                 }
                 _ => {
-                    if let Some((prev, s)) = best.take() {
-                        second = Some((prev.chain, s));
-                    }
-                    best = Some((built, total));
+                    second = best.take();
+                    best = Some(built);
                 }
             }
         }
-        Ok(best.map(|(mut b, _)| {
-            b.runner_up = second;
-            b
-        }))
+        // Another label of the mention that read the words almost as well ("colorado": the
+        // state or the river).
+        if let (Some(best), Some(second)) = (&mut best, second) {
+            let margin = best.score - second.score;
+            if doubtful(margin, false) {
+                best.doubts.push(Doubt {
+                    what: "which node the mention names".into(),
+                    margin,
+                    chosen: best.chain.clone(),
+                    other: second.chain,
+                });
+            }
+        }
+        Ok(best)
     }
 
-    /// The best path from the end of `from` to `to` reading `words`: (score, path). From a
-    /// mention, the relation sequences its nodes have; from a set, those a sample of the
-    /// label's nodes (first by key) has. `open`: the path may end anywhere.
+    /// The best path from the end of `from` to `to` reading `words`, with the runner-up and
+    /// the words it read. From a mention, the relation sequences its nodes have; from a set,
+    /// those a sample of the label's nodes (first by key) has. `open`: the path may end
+    /// anywhere, and is taken only when a word names it.
+    #[allow(clippy::too_many_arguments)]
     fn best_hop(
         &self,
         b: &Build<'_>,
@@ -556,7 +570,7 @@ impl<'g> Planner<'g> {
         words: &[usize],
         open: bool,
         at: usize,
-    ) -> Result<Option<(f64, Vec<Step>)>, AgentError> {
+    ) -> Result<Option<HopChoice>, AgentError> {
         let entity = match (&from.entity, from.chain.ops.is_empty()) {
             (Some(e), true) => e.clone(),
             _ => {
@@ -568,7 +582,7 @@ impl<'g> Planner<'g> {
             }
         };
         let free: Vec<(usize, &Word)> = words.iter().map(|i| (*i, &b.words[*i])).collect();
-        let ranked = self.ranked_paths(&PathQuery {
+        let mut ranked = self.ranked_paths(&PathQuery {
             target: if open { None } else { to },
             free: &free,
             words: b.words,
@@ -581,23 +595,53 @@ impl<'g> Planner<'g> {
         })?;
         if open {
             // A hop of the root only when a word names it.
-            return Ok(ranked.into_iter().next().filter(|(s, _)| *s > 0.0));
+            ranked.retain(|(s, p)| {
+                *s > 0.0
+                    && !self
+                        .path_read(&free, b.words, &entity, b.consumed, b.catalog, b.meaning, p)
+                        .named
+                        .is_empty()
+            });
         }
-        if let Some(best) = ranked.into_iter().next() {
-            return Ok(Some(best));
+        if ranked.is_empty() && !open {
+            // No such path in the data from here: the relation the schema has between the two
+            // labels, so that the constraint selects nothing ("how many rivers does alaska
+            // have": 0) rather than another relation's ends.
+            ranked = self.schema_hops(b, &entity, &free, to);
         }
-        // No such path in the data from here: the relation the schema has between the two
-        // labels, so that the constraint selects nothing ("how many rivers does alaska have":
-        // 0) rather than another relation's ends.
-        let Some(to) = to else { return Ok(None) };
+        let mut it = ranked.into_iter();
+        let Some((score, path)) = it.next() else {
+            return Ok(None);
+        };
+        let runner_up = it.find(|(_, p)| *p != path);
+        let read = self.path_read(
+            &free, b.words, &entity, b.consumed, b.catalog, b.meaning, &path,
+        );
+        Ok(Some(HopChoice {
+            score,
+            path,
+            runner_up,
+            read,
+        }))
+    }
+
+    /// One-step relations the schema has from `entity`'s label to `to`, scored on the words.
+    fn schema_hops(
+        &self,
+        b: &Build<'_>,
+        entity: &Entity,
+        free: &[(usize, &Word)],
+        to: Option<&str>,
+    ) -> Vec<(f64, Vec<Step>)> {
+        let Some(to) = to else { return Vec::new() };
         let (Some(from_l), Some(to_l)) =
             (b.catalog.label_id(&entity.label), b.catalog.label_id(to))
         else {
-            return Ok(None);
+            return Vec::new();
         };
         let (cues, matches, _) =
-            self.read_cues(&free, b.words, &entity, b.consumed, b.catalog, b.meaning);
-        let mut best: Option<(f64, Vec<Step>)> = None;
+            self.read_cues(free, b.words, entity, b.consumed, b.catalog, b.meaning);
+        let mut out: Vec<(f64, Vec<Step>)> = Vec::new();
         let mut rels: Vec<(&str, &cairn_storage_format::RelationDef)> = b
             .catalog
             .relations()
@@ -618,13 +662,14 @@ impl<'g> Planner<'g> {
                         reversed,
                     }];
                     let score = super::paths::path_score(&steps, &cues, &matches, b.words, false);
-                    if best.as_ref().is_none_or(|(x, _)| score > *x + 1e-9) {
-                        best = Some((score, steps));
+                    if !out.iter().any(|(_, p)| *p == steps) {
+                        out.push((score, steps));
                     }
                 }
             }
         }
-        Ok(best)
+        out.sort_by(|a, b| b.0.total_cmp(&a.0));
+        out
     }
 
     /// A stand-in mention for every node of `label`: the first nodes by key (which relation
@@ -855,6 +900,27 @@ impl<'g> Planner<'g> {
             Some(Op::Hop { path, .. }) if entity.is_some() => path.clone(),
             _ => Vec::new(),
         };
+        // Content words neither a mention, nor the structure's, nor read by a hop.
+        let in_mention = |i: usize| {
+            b.mentions
+                .iter()
+                .flatten()
+                .any(|e| i >= e.span.0 && i < e.span.1)
+        };
+        let unused: Vec<String> = b
+            .words
+            .iter()
+            .enumerate()
+            .filter(|(i, w)| {
+                !crate::vocab::is_stopword(&w.norm)
+                    && !w.norm.chars().all(|c| c.is_ascii_digit())
+                    && !in_mention(*i)
+                    && !b.consumed.contains(i)
+                    && !built.read.contains(i)
+            })
+            .map(|(_, w)| w.norm.clone())
+            .collect();
+        let doubts = built.doubts.clone();
         let mut plan = QueryPlan {
             question: question.to_owned(),
             qtype,
@@ -870,6 +936,8 @@ impl<'g> Planner<'g> {
             plan: super::compile::placeholder_plan(),
             llm: false,
             choices: Vec::new(),
+            unused,
+            doubts,
             reading: Some(crate::reading::Reading {
                 chain: built.chain,
                 output,

@@ -284,12 +284,9 @@ pub(super) fn linkable(span: &[Word], schema: &[SchemaWord]) -> bool {
         !is_stopword(&w.norm)
             && w.norm.len() >= 3
             && !w.norm.chars().all(|c| c.is_ascii_digit())
-            && !schema.iter().any(|s| {
-                s.stem == w.stem
-                    || (s.stem.len() >= 4
-                        && w.stem.len() >= 4
-                        && (s.stem.starts_with(&w.stem) || w.stem.starts_with(&s.stem)))
-            })
+            && !schema
+                .iter()
+                .any(|s| s.stem == w.stem || crate::vocab::prefix_stems(&s.stem, &w.stem))
     })
 }
 

@@ -157,6 +157,34 @@ impl Default for Sizes {
     }
 }
 
+/// A decision another reading came close to: the reading chosen there and the runner-up, as
+/// chains from the same start. The answer is uncertain when they reach different nodes.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Doubt {
+    /// What was decided ("the hop from texas", "which colorado").
+    pub what: String,
+    /// How much better the chosen reading scored.
+    pub margin: f64,
+    pub chosen: Chain,
+    pub other: Chain,
+}
+
+/// How close another reading may come before the choice is in doubt: a third of what one
+/// word naming a hop weighs; with a word the chosen path leaves unexplained, most of a word's
+/// weight (the hop that word stands for is a guess).
+const DOUBT_MARGIN: f64 = 0.3;
+const DOUBT_MARGIN_GUESS: f64 = 0.75;
+
+/// Whether a runner-up at `margin` puts the choice in doubt.
+fn doubtful(margin: f64, guessed: bool) -> bool {
+    margin
+        < if guessed {
+            DOUBT_MARGIN_GUESS
+        } else {
+            DOUBT_MARGIN
+        }
+}
+
 /// The planner's decision, with the compiled plan.
 #[derive(Clone, Debug)]
 pub struct QueryPlan {
@@ -187,6 +215,10 @@ pub struct QueryPlan {
     /// The question read as a chain of set operations, which the answerer computes exactly
     /// where the statement does not say all of it (`None`: a semantic exploration answers).
     pub reading: Option<Reading>,
+    /// Content words of the question no part of the plan uses.
+    pub unused: Vec<String>,
+    /// Decisions another reading came close to.
+    pub doubts: Vec<Doubt>,
 }
 
 impl QueryPlan {
@@ -413,6 +445,7 @@ impl<'g> Planner<'g> {
             }
         }
         let mut conjunct = None;
+        let mut runner_up: Option<(f64, Vec<Step>)> = None;
         let (qtype, path) = match (analysis.qtype, &entity) {
             (Some(QuestionType::Attribute), _) => (QuestionType::Attribute, Vec::new()),
             (t, Some(e)) => {
@@ -443,6 +476,11 @@ impl<'g> Planner<'g> {
                     ranked = rank(None)?;
                 }
                 let mut path = ranked.first().map(|(_, p)| p.clone()).unwrap_or_default();
+                let best_score = ranked.first().map_or(0.0, |(s, _)| *s);
+                runner_up = ranked
+                    .iter()
+                    .find(|(_, p)| *p != path)
+                    .map(|(s, p)| (best_score - s, p.clone()));
                 // Two marked entities and a relation question: a conjunction of two paths
                 // that meet at the answers.
                 if let Some(second) = others.iter().find(|o| o.marked && e.marked) {
@@ -517,6 +555,82 @@ impl<'g> Planner<'g> {
             }
             _ => Vec::new(),
         };
+        // What the path leaves unexplained, and a runner-up that came close.
+        let (unused, mut doubts) = match &entity {
+            Some(e) if !path.is_empty() && conjunct.is_none() => {
+                let read = self.path_read(
+                    &free,
+                    &words,
+                    e,
+                    &analysis.consumed,
+                    &catalog,
+                    meaning,
+                    &path,
+                );
+                let unused: Vec<String> = read
+                    .unknown
+                    .iter()
+                    .map(|i| words[*i].norm.clone())
+                    .collect();
+                let target = analysis.target.clone();
+                let hop = |p: &[Step]| Chain {
+                    source: e.source(),
+                    ops: vec![Op::Hop {
+                        path: p.to_vec(),
+                        target: target.clone(),
+                    }],
+                };
+                let doubts = runner_up
+                    .filter(|(margin, _)| doubtful(*margin, !unused.is_empty()))
+                    .map(|(margin, other)| Doubt {
+                        what: "the path".into(),
+                        margin,
+                        chosen: hop(&path),
+                        other: hop(&other),
+                    })
+                    .into_iter()
+                    .collect();
+                (unused, doubts)
+            }
+            _ => (Vec::new(), Vec::new()),
+        };
+        // A property asked for by a wh-word alone ("*where* is X": a `country` property) has a
+        // rival: the best path from X (to a place).
+        if let (QuestionType::Attribute, Some(e), Some(prop)) =
+            (qtype, &entity, analysis.attribute.as_deref())
+        {
+            let named = free.iter().any(|(_, w)| {
+                !vocab::is_stopword(&w.norm)
+                    && words::element_match(w, &vocab::schema_words(prop)) >= 0.6
+            });
+            if !named {
+                let ranked = self.ranked_paths(&PathQuery {
+                    target: None,
+                    free: &free,
+                    words: &words,
+                    entity: e,
+                    consumed: &analysis.consumed,
+                    catalog: &catalog,
+                    meaning,
+                    min: 1,
+                    max: MAX_PATH,
+                })?;
+                if let Some((_, p)) = ranked.first() {
+                    doubts.push(Doubt {
+                        what: "the answer (a property of it, or a node it leads to)".into(),
+                        margin: 0.0,
+                        chosen: Chain::from(e.source()),
+                        other: Chain {
+                            source: e.source(),
+                            ops: vec![Op::Hop {
+                                path: p.clone(),
+                                target: None,
+                            }],
+                        },
+                    });
+                }
+            }
+        }
         let aggregate = if qtype == QuestionType::Aggregation {
             Some(analysis.aggregate.clone().unwrap_or(Aggregate::Count))
         } else {
@@ -538,6 +652,8 @@ impl<'g> Planner<'g> {
             llm: used_llm,
             choices,
             reading: None,
+            unused,
+            doubts,
         };
         plan.reading = legacy_reading(&plan);
         self.compile(&mut plan)?;

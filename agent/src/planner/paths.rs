@@ -146,6 +146,23 @@ impl<'g> Planner<'g> {
         Ok(out)
     }
 
+    /// How `steps` read the question's `free` words from `entity` ([`read_path`]).
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn path_read(
+        &self,
+        free: &[(usize, &Word)],
+        words: &[Word],
+        entity: &Entity,
+        consumed: &HashSet<usize>,
+        catalog: &Catalog,
+        meaning: Option<&Meaning>,
+        steps: &[Step],
+    ) -> PathRead {
+        let (cues, matches, _) = self.read_cues(free, words, entity, consumed, catalog, meaning);
+        let asks_place = free.iter().any(|(_, w)| w.norm == "where");
+        read_path(steps, &cues, &matches, words, asks_place)
+    }
+
     /// The question's cues for paths from `entity`, each cue's match with each relation, and
     /// how many words name only a label (the answer type, not a hop: "which *papers*").
     pub(super) fn read_cues<'w>(
@@ -450,10 +467,21 @@ pub(super) fn in_wh_phrase(words: &[Word], at: usize) -> bool {
     false
 }
 
-/// How well a relation path reads the question: each cue counts the best match among the
-/// path's relations, a hop no cue names costs 0.7 (0.2 when an unknown word is there to name
-/// it), cues that name hops out of order cost 0.3 a pair, and the first hop's direction
-/// follows the wording ("papers that cite X" is `<CITES`, "X 's parents" is `parents`).
+/// How a path reads the question: its score, and the question words it leaves unexplained
+/// (cues that name none of its hops and are neither a wh-phrase's words nor a named word's
+/// modifiers: "other half" when no relation is named so).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub(super) struct PathRead {
+    pub(super) score: f64,
+    /// Word positions of the unexplained cues.
+    pub(super) unknown: Vec<usize>,
+    /// Word positions of the cues that name a hop, or are explained (wh-phrase, modifier).
+    pub(super) read: Vec<usize>,
+    /// Word positions of the cues that name a hop.
+    pub(super) named: Vec<usize>,
+}
+
+/// [`read_path`]'s score.
 pub(super) fn path_score(
     steps: &[Step],
     cues: &[Cue<'_>],
@@ -461,6 +489,23 @@ pub(super) fn path_score(
     words: &[Word],
     asks_place: bool,
 ) -> f64 {
+    read_path(steps, cues, matches, words, asks_place).score
+}
+
+/// How well a relation path reads the question: each cue counts the best match among the
+/// path's relations, a hop no cue names costs 0.7 (0.2 when an unknown word is there to name
+/// it), cues that name hops out of order cost 0.3 a pair, and the first hop's direction
+/// follows the wording ("papers that cite X" is `<CITES`, "X 's parents" is `parents`).
+pub(super) fn read_path(
+    steps: &[Step],
+    cues: &[Cue<'_>],
+    matches: &HashMap<String, Vec<(f64, usize)>>,
+    words: &[Word],
+    asks_place: bool,
+) -> PathRead {
+    let mut unknown_at: Vec<usize> = Vec::new();
+    let mut read_at: Vec<usize> = Vec::new();
+    let mut named_at: Vec<usize> = Vec::new();
     let none = vec![(0.0, 0); cues.len()];
     let rel_match: Vec<&Vec<(f64, usize)>> = steps
         .iter()
@@ -493,6 +538,8 @@ pub(super) fn path_score(
             named[hop] = true;
             used.insert((hop, w), c.word.group);
             matched.push((c.order, hop));
+            read_at.push(c.at);
+            named_at.push(c.at);
         } else {
             unknown_cues.push(ci);
         }
@@ -502,6 +549,7 @@ pub(super) fn path_score(
         // The words of the wh-phrase ("which *professional football team*") name the answer,
         // which the path's last hop yields: no hop of their own.
         if c.wh_phrase {
+            read_at.push(c.at);
             continue;
         }
         // A word next to a named one modifies it ("*soccer* club", "play *professional*").
@@ -510,8 +558,10 @@ pub(super) fn path_score(
             .enumerate()
             .any(|(cj, d)| !unknown_cues.contains(&cj) && d.word.group.abs_diff(c.word.group) == 1);
         if modifier {
+            read_at.push(c.at);
             continue;
         }
+        unknown_at.push(c.at);
         // Adjacent unknown words ("other half") are one unknown phrase.
         if last_unknown.is_none_or(|o| o + 1 != c.order) {
             unknown_starts.push(c.order);
@@ -566,7 +616,12 @@ pub(super) fn path_score(
     if there_and_back(steps) {
         score -= 0.15;
     }
-    score - 0.05 * steps.len() as f64
+    PathRead {
+        score: score - 0.05 * steps.len() as f64,
+        unknown: unknown_at,
+        read: read_at,
+        named: named_at,
+    }
 }
 
 /// Per relation, each cue's best match with its words: (score, schema word index).

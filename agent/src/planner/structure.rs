@@ -313,11 +313,14 @@ impl Reader<'_> {
                 });
             // A noun next to a mention of that label is the mention's type ("the mississippi
             // *river*", "the *state* of texas", "*city* of boston").
+            // "of" only right after an article: "the state of texas", not "the adjacent state
+            // of california".
+            let article = i > 0 && matches!(self.norm(i - 1), "the" | "a" | "an");
             let apposed = self.mentions.iter().position(|m| {
                 m.labels.contains(&label)
                     && (m.span.1 == i
                         || i + 1 == m.span.0
-                        || (i + 2 == m.span.0 && self.norm(i + 1) == "of"))
+                        || (article && i + 2 == m.span.0 && self.norm(i + 1) == "of"))
             });
             self.s.used.insert(i);
             self.s.groups.push(Group {
