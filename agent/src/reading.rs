@@ -589,6 +589,25 @@ impl Chain {
             .collect()
     }
 
+    /// The keys of every linked start of the chain and of the chains inside it.
+    pub fn starts(&self) -> Vec<Vec<String>> {
+        let mut out = Vec::new();
+        if let Source::Nodes { keys, .. } = &self.source {
+            out.push(keys.clone());
+        }
+        for op in &self.ops {
+            match op {
+                Op::Keep(c) | Op::Drop(c) => out.extend(c.starts()),
+                Op::Compare {
+                    value: Operand::Of(c, _),
+                    ..
+                } => out.extend(c.starts()),
+                _ => {}
+            }
+        }
+        out
+    }
+
     /// The label of the final set, when the chain says it.
     pub fn label(&self) -> Option<&str> {
         let mut label = match &self.source {

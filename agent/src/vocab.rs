@@ -150,11 +150,11 @@ const SUFFIXES: &[&str] = &[
     "ee", "eer", "i", "less", "ous", "iz", "is", "e", "s", "es", "ed", "ing", "en", "y",
 ];
 
-/// Whether one stem extends the other ("play" / "player"), both long enough to mean something;
-/// a short stem only by an English suffix ("play" + "er", not "citi" + "zen").
+/// Whether one stem extends the other by an English suffix ("play" / "player"; not "citi" /
+/// "citizen" or "river" / "riverside"), both long enough to mean something.
 pub(crate) fn prefix_stems(x: &str, y: &str) -> bool {
     let (a, b) = if x.len() <= y.len() { (x, y) } else { (y, x) };
-    a.len() >= 4 && b.starts_with(a) && (a.len() >= 5 || SUFFIXES.contains(&&b[a.len()..]))
+    a.len() >= 4 && b.starts_with(a) && SUFFIXES.contains(&&b[a.len()..])
 }
 
 /// How well a question word (lower case, with its stem) names a schema word, in [0, 1].

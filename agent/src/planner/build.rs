@@ -907,19 +907,39 @@ impl<'g> Planner<'g> {
                 .flatten()
                 .any(|e| i >= e.span.0 && i < e.span.1)
         };
-        let unused: Vec<String> = b
+        let mut unused: Vec<String> = b
             .words
             .iter()
             .enumerate()
             .filter(|(i, w)| {
-                !crate::vocab::is_stopword(&w.norm)
-                    && !w.norm.chars().all(|c| c.is_ascii_digit())
-                    && !in_mention(*i)
-                    && !b.consumed.contains(i)
-                    && !built.read.contains(i)
+                let content = !crate::vocab::is_stopword(&w.norm)
+                    && !w.norm.chars().all(|c| c.is_ascii_digit());
+                let accounted = in_mention(*i)
+                    || (b.consumed.contains(i) && !s.opaque.contains(i))
+                    || built.read.contains(i);
+                content && !accounted
             })
             .map(|(_, w)| w.norm.clone())
             .collect();
+        // A mention the reading does not start from anywhere is not used ("the *high point* of
+        // wyoming" read as the city High Point).
+        let starts = built.chain.starts();
+        for m in b.mentions {
+            if !m
+                .iter()
+                .any(|e| starts.iter().any(|s| s.iter().any(|k| e.keys.contains(k))))
+            {
+                if let Some(e) = m.first() {
+                    unused.push(e.mention.clone());
+                }
+            }
+        }
+        // "where" asks where something is: a reading that ends at the thing itself does not
+        // answer it ("where is the smallest city").
+        let ends_with_hop = matches!(built.chain.ops.last(), Some(Op::Hop { .. }));
+        if b.words.iter().any(|w| w.norm == "where") && !ends_with_hop {
+            unused.push("where".into());
+        }
         let doubts = built.doubts.clone();
         let mut plan = QueryPlan {
             question: question.to_owned(),

@@ -126,6 +126,9 @@ pub(crate) struct Structure {
     pub(crate) negated_mentions: HashSet<usize>,
     /// Word positions the structure accounts for: none of them names a relation.
     pub(crate) used: HashSet<usize>,
+    /// Words no hop may read that nothing else reads either: the parts of a noun WordNet knows
+    /// as one ("united states") when no node is named so.
+    pub(crate) opaque: Vec<usize>,
 }
 
 /// English graded adjectives at the low end of their scale ("smallest" ranks ascending).
@@ -210,6 +213,7 @@ pub(crate) fn structure(
             compares: Vec::new(),
             negated_mentions: HashSet::new(),
             used: HashSet::new(),
+            opaque: Vec::new(),
         },
     };
     // Multi-word property phrases first ("highest point" is no superlative of "point"), then
@@ -285,12 +289,14 @@ impl Reader<'_> {
                 continue;
             }
             let w = &self.words[i];
-            // The last word of a two-word noun WordNet knows ("united *states*") is no label.
+            // A two-word noun WordNet knows ("united states") names neither a label nor a hop.
             if i > 0
                 && self.free(i - 1)
                 && !is_stopword(self.norm(i - 1))
                 && lexicon().is_some_and(|lx| lx.is_collocation(&[self.norm(i - 1), self.norm(i)]))
             {
+                self.s.used.extend([i - 1, i]);
+                self.s.opaque.extend([i - 1, i]);
                 continue;
             }
             let Some(label) = super::analysis::label_of(w, i, self.catalog, self.meaning)
@@ -341,18 +347,27 @@ impl Reader<'_> {
         let before = self.skip_back_articles(i)?;
         let b = self.norm(before);
         let after_rank = QUANTITY.contains(&b) || graded(b) == Some(Grade::Superlative);
-        if !after_rank && !matches!(b, "which" | "what") {
+        // The question's own wh-word ("*what* capital …"), not a relative pronoun ("states
+        // *which* border …").
+        let asking = matches!(b, "which" | "what")
+            && (before == 0 || (before == 1 && is_stopword(self.norm(0))));
+        if !after_rank && !asking {
             return None;
         }
         let w = &self.words[i];
         if !lexicon().is_some_and(|lx| lx.is_noun_form(&w.norm)) {
             return None;
         }
-        let (_, rel) = self
+        // One relation only: a noun several relations are named by ("which *country*":
+        // `plays_for_country`, `is_in_country`) leaves the path to the words around it.
+        let named: Vec<_> = self
             .catalog
             .relations()
             .filter(|(_, r)| element_match(w, &schema_words(&r.name)) >= 1.0)
-            .min_by(|a, b| a.1.name.cmp(&b.1.name))?;
+            .collect();
+        let [(_, rel)] = named.as_slice() else {
+            return None;
+        };
         let [(src, dst)] = rel.endpoints.as_slice() else {
             return None;
         };
