@@ -89,8 +89,12 @@ impl Answer {
 /// planned target label when there is one.
 fn explored_items(results: &[ResultNode], entries: &[NodeId], plan: &QueryPlan) -> Vec<AnswerItem> {
     let target = plan.target.as_deref();
+    // Best score first, ties by key (the executor's order among equals follows node ids, which
+    // follow import order).
+    let mut results: Vec<&ResultNode> = results.iter().collect();
+    results.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.key.cmp(&b.key)));
     results
-        .iter()
+        .into_iter()
         .filter(|r| !entries.contains(&r.node) && target.is_none_or(|t| t == r.label))
         .map(|r| AnswerItem {
             node: Some(r.node),

@@ -294,27 +294,30 @@ pub(super) fn label_of(
     catalog: &Catalog,
     meaning: Option<&Meaning>,
 ) -> Option<String> {
-    let best = catalog
-        .labels()
+    // Labels by name, so that ties do not depend on the order labels were first imported in.
+    let mut labels: Vec<(cairn_storage_format::LabelId, &str)> = catalog.labels().collect();
+    labels.sort_by_key(|(_, n)| *n);
+    let best = labels
+        .iter()
         .map(|(id, n)| {
             (
-                element_match(w, &vocab::element_words(catalog, Element::Label(id))),
-                n,
+                element_match(w, &vocab::element_words(catalog, Element::Label(*id))),
+                *n,
             )
         })
         // Stems and prefixes only: WordNet's reach is too wide for a label noun
         // ("published" is near "author").
         .filter(|(s, _)| *s >= 0.8)
-        .max_by(|a, b| a.0.total_cmp(&b.0));
+        .max_by(|a, b| a.0.total_cmp(&b.0).then(b.1.cmp(a.1)));
     if let Some((_, n)) = best {
         return Some(n.to_owned());
     }
     if let Some(m) = meaning.filter(|m| m.applies(false, false)) {
-        let by_meaning = catalog
-            .labels()
-            .filter_map(|(id, n)| Some((m.word_similarity(at, Element::Label(id))?, n)))
+        let by_meaning = labels
+            .iter()
+            .filter_map(|(id, n)| Some((m.word_similarity(at, Element::Label(*id))?, *n)))
             .filter(|(c, _)| *c >= vocab::LABEL_COSINE_MIN)
-            .max_by(|a, b| a.0.total_cmp(&b.0));
+            .max_by(|a, b| a.0.total_cmp(&b.0).then(b.1.cmp(a.1)));
         if let Some((_, n)) = by_meaning {
             return Some(n.to_owned());
         }
@@ -324,15 +327,15 @@ pub(super) fn label_of(
         return None;
     }
     if nouns == ["person"] {
-        return catalog
-            .labels()
-            .map(|(_, n)| n)
+        return labels
+            .iter()
+            .map(|(_, n)| *n)
             .find(|n| person_like(n))
             .map(str::to_owned);
     }
-    catalog
-        .labels()
-        .map(|(_, n)| n)
+    labels
+        .iter()
+        .map(|(_, n)| *n)
         .find(|n| {
             let words = schema_words(n);
             nouns.iter().any(|x| {
@@ -365,6 +368,10 @@ pub(super) fn property_cue(
     catalog: &Catalog,
     meaning: Option<&Meaning>,
 ) -> Option<String> {
+    // By name, so that ties do not depend on the order properties were first imported in.
+    let mut props = props.to_vec();
+    props.sort();
+    let props = props.as_slice();
     let norms: Vec<&str> = free.iter().map(|(_, w)| w.norm.as_str()).collect();
     // "how often" / "how many times" ask for a count kept as a property.
     let how_often = norms
@@ -453,7 +460,9 @@ pub(super) fn ranking_property(
     free: &[(usize, &Word)],
     props: &[String],
 ) -> Option<(String, Vec<usize>)> {
-    for prop in props {
+    let mut props = props.to_vec();
+    props.sort();
+    for prop in &props {
         let words = schema_words(prop);
         if words.iter().any(|w| w.word == "name" || w.word == "title") {
             continue;

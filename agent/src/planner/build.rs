@@ -501,13 +501,15 @@ impl<'g> Planner<'g> {
             let bare = words
                 .iter()
                 .all(|i| crate::vocab::is_stopword(&b.words[*i].norm));
+            // … or named as excluded ("the states *excluding* alaska": alaska itself).
             let k_at = anchors[kid].1;
-            let copula = k_at > 0
-                && words.contains(&(k_at - 1))
+            let before = k_at.checked_sub(1).map(|i| b.words[i].norm.as_str());
+            let copula = (before.is_some_and(|_| words.contains(&(k_at - 1)))
                 && matches!(
-                    b.words[k_at - 1].norm.as_str(),
-                    "is" | "are" | "was" | "were" | "called" | "named"
-                );
+                    before,
+                    Some("is" | "are" | "was" | "were" | "called" | "named")
+                ))
+                || matches!(before, Some("excluding" | "except" | "besides"));
             let joined = matches!(anchors[kid].0, Anchor::Group(_)) || copula;
             let same = from_label.as_deref() == Some(label) && bare && joined;
             let mut built = c.clone();

@@ -556,7 +556,7 @@ impl<'g> Planner<'g> {
             _ => Vec::new(),
         };
         // What the path leaves unexplained, and a runner-up that came close.
-        let (unused, mut doubts) = match &entity {
+        let (mut unused, mut doubts) = match &entity {
             Some(e) if !path.is_empty() && conjunct.is_none() => {
                 let read = self.path_read(
                     &free,
@@ -594,6 +594,13 @@ impl<'g> Planner<'g> {
             }
             _ => (Vec::new(), Vec::new()),
         };
+        // Another mention the plan does not start from ("the high point of *wyoming*" read from
+        // the city High Point).
+        for o in &others {
+            if conjunct.as_ref().is_none_or(|(c, _)| c.keys != o.keys) {
+                unused.push(o.mention.clone());
+            }
+        }
         // A property asked for by a wh-word alone ("*where* is X": a `country` property) has a
         // rival: the best path from X (to a place).
         if let (QuestionType::Attribute, Some(e), Some(prop)) =
