@@ -270,7 +270,23 @@ impl<'g> Planner<'g> {
             built.chain.ops.push(Op::Keep(Box::new(chain)));
         }
         if let Some(h) = hop {
-            built.follow(h, None, "the hop from the mention");
+            // A property the mention has itself, which no end of the hop has ("in what year
+            // was X *published*": the paper's year, not its venue's): the words qualify the
+            // property, and the hop is not taken.
+            let asked = match &b.structure.want {
+                Want::Property(c) => Some(c),
+                _ => None,
+            };
+            let own = |labels: &[String]| asked.and_then(|c| pick_property(c, labels, b.props));
+            let ends = label
+                .as_deref()
+                .map(|l| path_end_labels(b.catalog, l, &h.path));
+            match (label, ends) {
+                (Some(l), Some(ends)) if own(&[l.clone()]).is_some() && own(&ends).is_none() => {
+                    built.read.extend(h.read.read.iter().copied());
+                }
+                _ => built.follow(h, None, "the hop from the mention"),
+            }
         }
         Ok(())
     }
@@ -605,11 +621,23 @@ impl<'g> Planner<'g> {
                         .is_empty()
             });
         }
-        if ranked.is_empty() && !open {
-            // No such path in the data from here: the relation the schema has between the two
-            // labels, so that the constraint selects nothing ("how many rivers does alaska
-            // have": 0) rather than another relation's ends.
-            ranked = self.schema_hops(b, &entity, &free, to);
+        let named = |p: &[Step]| {
+            !self
+                .path_read(&free, b.words, &entity, b.consumed, b.catalog, b.meaning, p)
+                .named
+                .is_empty()
+        };
+        if !open && ranked.first().is_none_or(|(_, p)| !named(p)) {
+            // No such path in the data from here, or none the words name: the relation the
+            // schema has between the two labels that the words name, so that the constraint
+            // selects nothing ("how many rivers does alaska have": 0; "films directed by X
+            // that *star* Y" when Y stars in none) rather than another relation's ends.
+            let schema = self.schema_hops(b, &entity, &free, to);
+            if ranked.is_empty() {
+                ranked = schema;
+            } else if let Some(hop) = schema.into_iter().find(|(_, p)| named(p)) {
+                ranked.insert(0, hop);
+            }
         }
         let mut it = ranked.into_iter();
         let Some((score, path)) = it.next() else {
@@ -842,6 +870,74 @@ fn owned_words(
 }
 
 /// The label that carries the best property of a choice (ties by label name).
+/// The labels a relation path can end at from `start`, by the schema's endpoints (empty when
+/// a step has none from where the path is).
+fn path_end_labels(catalog: &Catalog, start: &str, path: &[Step]) -> Vec<String> {
+    let Some(l) = catalog.label_id(start) else {
+        return Vec::new();
+    };
+    let mut at: Vec<cairn_storage_format::LabelId> = vec![l];
+    for step in path {
+        let Some(rel) = catalog
+            .relations()
+            .find(|(_, r)| r.name == step.relation)
+            .map(|(_, r)| r)
+        else {
+            return Vec::new();
+        };
+        let mut next = Vec::new();
+        for (src, dst) in &rel.endpoints {
+            let (from, to) = if step.reversed {
+                (dst, src)
+            } else {
+                (src, dst)
+            };
+            if at.contains(from) && !next.contains(to) {
+                next.push(*to);
+            }
+        }
+        at = next;
+    }
+    at.into_iter()
+        .filter_map(|l| catalog.label_name(l).map(str::to_owned))
+        .collect()
+}
+
+/// A reading the language says as one `MEET` clause: a mention's hop kept where another
+/// mention's hop to the same label also arrives, listed or counted ("films directed by X that
+/// star Y"). The executor then intersects (and counts) it exactly.
+fn meet_of(
+    chain: &Chain,
+    output: &Output,
+    mentions: &[Vec<Entity>],
+) -> Option<(Entity, Vec<Step>)> {
+    if !matches!(output, Output::Nodes | Output::Count) {
+        return None;
+    }
+    let [Op::Hop { target, .. }, Op::Keep(other)] = chain.ops.as_slice() else {
+        return None;
+    };
+    let (Source::Nodes { .. }, Source::Nodes { label, keys, .. }) = (&chain.source, &other.source)
+    else {
+        return None;
+    };
+    let [Op::Hop {
+        path,
+        target: other_target,
+    }] = other.ops.as_slice()
+    else {
+        return None;
+    };
+    if other_target != target || path.is_empty() {
+        return None;
+    }
+    let e = mentions
+        .iter()
+        .flatten()
+        .find(|e| e.label == *label && e.keys == *keys)?;
+    Some((e.clone(), path.clone()))
+}
+
 fn label_of_property(choice: &PropChoice, props: &LabelProps) -> Option<String> {
     choice.iter().find_map(|(p, _)| {
         props
@@ -943,12 +1039,19 @@ impl<'g> Planner<'g> {
             unused.push("where".into());
         }
         let doubts = built.doubts.clone();
+        let conjunct = meet_of(&built.chain, &output, b.mentions);
+        // The mentions besides the one the plan starts from.
+        let others: Vec<Entity> = others
+            .iter()
+            .filter(|o| entity.as_ref().is_none_or(|e| e.keys != o.keys))
+            .cloned()
+            .collect();
         let mut plan = QueryPlan {
             question: question.to_owned(),
             qtype,
             entity,
-            other_entities: others.to_vec(),
-            conjunct: None,
+            other_entities: others,
+            conjunct,
             target: built.chain.label().map(str::to_owned),
             path,
             attribute,
