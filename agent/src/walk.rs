@@ -113,6 +113,23 @@ pub fn count(
     Ok((ends, walked.cut.is_some()))
 }
 
+/// How many distinct nodes of `target` (any label when `None`) `path` ends at from
+/// `entries`, with nothing tracked per path (what a "how many" answer computes), and whether
+/// the walk was cut.
+pub fn count_ends(
+    source: &dyn NodeSource,
+    catalog: &Catalog,
+    entries: &[NodeId],
+    path: &[Step],
+    target: Option<LabelId>,
+) -> Result<(u64, bool), AgentError> {
+    let (mut ends, cut) = count(source, catalog, entries, path, WALK_MAX_EDGES)?;
+    if let Some(label) = target {
+        retain_label(source, &mut ends, label)?;
+    }
+    Ok((ends.len() as u64, cut))
+}
+
 /// Keeps the nodes of `label`, read through `source`.
 fn retain_label(
     source: &dyn NodeSource,

@@ -282,7 +282,9 @@ impl<'g> Planner<'g> {
                 .as_deref()
                 .map(|l| path_end_labels(b.catalog, l, &h.path));
             match (label, ends) {
-                (Some(l), Some(ends)) if own(&[l.clone()]).is_some() && own(&ends).is_none() => {
+                (Some(l), Some(ends))
+                    if own(std::slice::from_ref(&l)).is_some() && own(&ends).is_none() =>
+                {
                     built.read.extend(h.read.read.iter().copied());
                 }
                 _ => built.follow(h, None, "the hop from the mention"),
