@@ -176,3 +176,15 @@ fn shuffling_the_dump_lines_changes_no_answer() {
         }
     }
 }
+
+/// A long run of label nouns with no wh-word (each group the other's nearest) is answered or
+/// refused, never recursed on without end.
+#[test]
+fn a_question_of_many_groups_does_not_recurse_without_end() {
+    let f = import(&dump_lines());
+    let asker = Asker::new(&f.graph, &f.embedder, &f.table);
+    for n in [2, 3, 40] {
+        let q = "suppliers products employees departments customers ".repeat(n);
+        asker.ask(&q, &CancelToken::default()).unwrap();
+    }
+}

@@ -497,7 +497,12 @@ pub(super) fn top_k(free: &[(usize, &Word)]) -> Option<usize> {
                 return Some(n);
             }
         }
-        if w.norm == "most" && k > 0 {
+        // "the 3 most cited", "the three largest" (a superlative WordNet knows).
+        let superlative = matches!(w.norm.as_str(), "most" | "least" | "fewest")
+            || crate::vocab::lexicon()
+                .and_then(|lx| lx.graded(&w.norm))
+                .is_some_and(|(_, g)| g == crate::vocab::Grade::Superlative);
+        if superlative && k > 0 {
             if let Some(n) = number(free[k - 1].1) {
                 return Some(n);
             }
@@ -531,6 +536,10 @@ mod tests {
         assert_eq!(top_k(&free(&w)), Some(3));
         let w = question_words("the five most cited papers");
         assert_eq!(top_k(&free(&w)), Some(5));
+        let w = question_words("the three largest states");
+        if crate::vocab::lexicon().is_some() {
+            assert_eq!(top_k(&free(&w)), Some(3));
+        }
         let w = question_words("the most cited paper");
         assert_eq!(top_k(&free(&w)), None);
     }

@@ -108,11 +108,19 @@ struct HopChoice {
     read: PathRead,
 }
 
+/// The most groups and mentions a question's structure is built from.
+const MAX_ANCHORS: usize = 12;
+
 impl<'g> Planner<'g> {
     /// The reading of a structured question, `None` when its tree has no root.
     pub(super) fn build(&self, b: &Build<'_>) -> Result<Option<(Built, Output)>, AgentError> {
         let s = b.structure;
         let anchors = anchors(b);
+        // Beyond a few sets and mentions, a question is no tree of conditions to build (and
+        // the recursion over it stays shallow): the other planner reads it.
+        if anchors.len() > MAX_ANCHORS {
+            return Ok(None);
+        }
         let parents = parents(&anchors, s);
         let wanted: Option<&PropChoice> = match &s.want {
             Want::Property(c) | Want::Aggregate(_, c) => Some(c),
@@ -780,8 +788,18 @@ fn anchors(b: &Build<'_>) -> Vec<(Anchor, usize, usize)> {
         }
     }
     let apposed: HashSet<usize> = s.groups.iter().filter_map(|g| g.mention).collect();
+    // A mention a value is compared with ("higher than *colorado*") is the comparison's
+    // operand, not a constraint on a group.
+    let operands: HashSet<usize> = s
+        .compares
+        .iter()
+        .filter_map(|c| match c.against {
+            Against::Mention(m) => Some(m),
+            _ => None,
+        })
+        .collect();
     for (m, cands) in b.mentions.iter().enumerate() {
-        if apposed.contains(&m) {
+        if apposed.contains(&m) || operands.contains(&m) {
             continue;
         }
         if let Some(e) = cands.first() {
@@ -800,7 +818,7 @@ fn parents(anchors: &[(Anchor, usize, usize)], s: &Structure) -> Vec<Option<usiz
     let focus = s
         .focus
         .and_then(|f| anchors.iter().position(|(a, _, _)| *a == Anchor::Group(f)));
-    (0..anchors.len())
+    let mut parents: Vec<Option<usize>> = (0..anchors.len())
         .map(|k| {
             if Some(k) == focus {
                 return None;
@@ -810,7 +828,23 @@ fn parents(anchors: &[(Anchor, usize, usize)], s: &Structure) -> Vec<Option<usiz
                 .find(|j| open_group(*j))
                 .or_else(|| (k + 1..anchors.len()).find(|j| open_group(*j)))
         })
-        .collect()
+        .collect();
+    // Two groups each other's nearest (no focus between them): a tree, not a cycle; the first
+    // anchor of a cycle is a root.
+    for k in 0..parents.len() {
+        let mut at = parents[k];
+        for _ in 0..parents.len() {
+            match at {
+                Some(j) if j == k => {
+                    parents[k] = None;
+                    break;
+                }
+                Some(j) => at = parents[j],
+                None => break,
+            }
+        }
+    }
+    parents
 }
 
 /// The words that name the hop between an anchor and its parent: those between it and the
