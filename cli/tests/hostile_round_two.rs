@@ -257,3 +257,51 @@ fn a_failed_statement_inside_begin_rolls_back_in_a_repl_script_as_in_query_f() {
     assert_eq!(o.status.code(), Some(2), "{:?}", text(&o));
     assert!(keys(&db).is_empty());
 }
+
+/// A missing closing quote in a CSV file, at its end or in its middle, plain or gzipped: bad
+/// input (exit 3) at the line of the opening quote, named as a quoting mistake (not as
+/// compressed data), nothing imported. In the middle, the `csv` reader alone folds the next
+/// record into the field and imports the rest without a word.
+#[test]
+fn a_missing_closing_quote_in_a_csv_is_refused_at_its_line() {
+    let mut middle = String::from(":ID,:LABEL,name\n");
+    for i in 0..2000 {
+        middle += &format!("n{i},N,\"name {i}\"\n");
+    }
+    middle += "bad,N,\"never closed\n"; // line 2002
+    for i in 0..3000 {
+        middle += &format!("m{i},N,\"name {i}\"\n");
+    }
+    let end = ":ID,:LABEL,name\na,N,\"ok\"\nb,N,\"missing close\nc,N,fine\n".to_string();
+    for (body, line) in [(middle, 2002), (end, 3)] {
+        for gz in [false, true] {
+            let dir = tempfile::tempdir().unwrap();
+            let csv = dir.path().join("nodes.csv");
+            std::fs::write(&csv, &body).unwrap();
+            let file = if gz {
+                let o = Command::new("gzip").arg(&csv).output().unwrap();
+                assert!(o.status.success());
+                dir.path().join("nodes.csv.gz")
+            } else {
+                csv
+            };
+            let db = dir.path().join("db");
+            let o = cairn(&["--db", path(&db), "import", path(&file)]);
+            let (out, err) = text(&o);
+            assert_eq!(o.status.code(), Some(3), "line {line} gz {gz}: {out}{err}");
+            let name = file.file_name().unwrap().to_str().unwrap();
+            assert!(err.contains(&format!("{name}:{line}: ")), "{err}");
+            assert!(err.contains("missing closing quote"), "{err}");
+            assert!(!err.contains("compressed"), "{err}");
+            // Nothing was imported.
+            if db.join("rocksdb").exists() {
+                use cairn::GraphRead;
+                let cairn = cairn::Cairn::open(&db).unwrap();
+                let graph = cairn.graph();
+                for key in ["a", "n0", "bad"] {
+                    assert!(graph.node_id("N", key).unwrap().is_none(), "{key}");
+                }
+            }
+        }
+    }
+}

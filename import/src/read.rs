@@ -215,6 +215,10 @@ const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
 /// with the place), anything else an I/O error.
 pub(crate) fn read_error(path: &Path, line: u64, e: std::io::Error) -> ImportError {
     use std::io::ErrorKind;
+    // A quoting mistake in a CSV file (plain or compressed) is bad input at its own line.
+    if let Some(q) = e.get_ref().and_then(|r| r.downcast_ref::<QuoteError>()) {
+        return ImportError::Corrupt(LineError::new(path, q.line, q.reason.clone()));
+    }
     match e.kind() {
         ErrorKind::UnexpectedEof | ErrorKind::InvalidData | ErrorKind::InvalidInput => {
             ImportError::Corrupt(LineError::new(
@@ -631,10 +635,27 @@ enum QuoteState {
     QuoteInQuoted,
 }
 
+/// A quoting mistake that the `csv` reader would accept in silence, at the line it shows.
+#[derive(Debug)]
+struct QuoteError {
+    line: u64,
+    reason: String,
+}
+
+impl std::fmt::Display for QuoteError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "line {}: {}", self.line, self.reason)
+    }
+}
+
+impl std::error::Error for QuoteError {}
+
 /// Follows the quoting of the bytes the `csv` reader reads (its default dialect: `,`, `"`,
-/// doubled quotes) and fails the read at end of file inside a quoted field, which `csv` accepts
-/// as if the quote were closed: the last record would be imported with the rest of
-/// the file folded into one field.
+/// doubled quotes) and fails the read where `csv` would guess: at end of file inside a quoted
+/// field (`csv` closes it, folding the rest of the file into the last record), and at text
+/// after a field's closing quote (`csv` appends it to the field). The second is what a quote
+/// missing in the middle of a file looks like: the field runs on into the next line up to
+/// that line's first quote, and the record after it vanishes into the field.
 struct QuoteCheck<R> {
     inner: R,
     state: QuoteState,
@@ -662,13 +683,17 @@ impl<R: std::io::Read> std::io::Read for QuoteCheck<R> {
         if n == 0 && self.state == QuoteState::Quoted {
             return Err(std::io::Error::new(
                 std::io::ErrorKind::InvalidData,
-                format!(
-                    "the file ends inside a quoted field opened on line {} (a missing closing quote)",
-                    self.opened_on
-                ),
+                QuoteError {
+                    line: self.opened_on,
+                    reason: format!(
+                        "the file ends inside a quoted field opened on line {} (a missing closing quote)",
+                        self.opened_on
+                    ),
+                },
             ));
         }
-        self.track(&buf[..n]);
+        self.track(&buf[..n])
+            .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))?;
         Ok(n)
     }
 }
@@ -677,7 +702,7 @@ impl<R> QuoteCheck<R> {
     /// Follows `bytes` from quote to quote. Between two quotes the state is `Quoted` if it was,
     /// else set by the last byte alone (a field separator or line end starts a field); lines
     /// are counted by SIMD. A byte at a time, this check was an eighth of parsing a dump.
-    fn track(&mut self, bytes: &[u8]) {
+    fn track(&mut self, bytes: &[u8]) -> Result<(), QuoteError> {
         use QuoteState::*;
         let mut rest = bytes;
         loop {
@@ -686,6 +711,11 @@ impl<R> QuoteCheck<R> {
                 Some(q) => (&rest[..q], rest.get(q + 1..).unwrap_or_default()),
                 None => (rest, &[][..]),
             };
+            if let Some(&first) = run.first() {
+                if self.state == QuoteInQuoted && !matches!(first, b',' | b'\n' | b'\r') {
+                    return Err(self.text_after_quote());
+                }
+            }
             if let Some(&last) = run.last() {
                 self.line += bytecount::count(run, b'\n') as u64;
                 if self.state != Quoted {
@@ -696,7 +726,7 @@ impl<R> QuoteCheck<R> {
                 }
             }
             if quote.is_none() {
-                return;
+                return Ok(());
             }
             self.state = match self.state {
                 FieldStart => {
@@ -708,6 +738,23 @@ impl<R> QuoteCheck<R> {
                 Unquoted => Unquoted,
             };
             rest = after;
+        }
+    }
+}
+
+impl<R> QuoteCheck<R> {
+    fn text_after_quote(&self) -> QuoteError {
+        let reason = if self.opened_on == self.line {
+            "text after the closing quote of a field (a stray or missing quote)".to_string()
+        } else {
+            format!(
+                "a quoted field opened on line {} is closed on line {} and followed by text (a missing closing quote on line {0}?)",
+                self.opened_on, self.line
+            )
+        };
+        QuoteError {
+            line: self.opened_on,
+            reason,
         }
     }
 }
@@ -825,7 +872,13 @@ mod tests {
     use super::*;
 
     /// The quote check, a byte at a time: the definition [`QuoteCheck::track`] must agree with.
-    fn track_bytewise(state: &mut QuoteState, line: &mut u64, opened_on: &mut u64, bytes: &[u8]) {
+    /// `Err` at text right after a closing quote.
+    fn track_bytewise(
+        state: &mut QuoteState,
+        line: &mut u64,
+        opened_on: &mut u64,
+        bytes: &[u8],
+    ) -> Result<(), ()> {
         use QuoteState::*;
         for &b in bytes {
             *state = match (*state, b) {
@@ -837,21 +890,26 @@ mod tests {
                 (Quoted, _) => Quoted,
                 (QuoteInQuoted, b'"') => Quoted,
                 (_, b',' | b'\n' | b'\r') => FieldStart,
+                (QuoteInQuoted, _) => return Err(()),
                 _ => Unquoted,
             };
             if b == b'\n' {
                 *line += 1;
             }
         }
+        Ok(())
     }
 
     /// Random mixes of quotes, separators, line ends and text, fed in random pieces: the same
-    /// state, line and opening line as the byte-at-a-time check after every piece.
+    /// state, line and opening line as the byte-at-a-time check after every piece, and the
+    /// same piece refused. Half without text, so that most inputs run to their end.
     #[test]
     fn the_quote_check_agrees_with_the_bytewise_one() {
-        let alphabet = b"\"\",,\n\rab ";
+        let alphabets: [&[u8]; 2] = [b"\"\",,\n\rab ", b"\"\"\",,\n\r"];
         let mut next = crate::test_numbers(3);
-        for _ in 0..3000 {
+        let (mut refused, mut whole) = (0, 0);
+        for round in 0..6000 {
+            let alphabet = alphabets[round % 2];
             let len = next(60) as usize;
             let bytes: Vec<u8> = (0..len)
                 .map(|_| alphabet[next(alphabet.len() as u64) as usize])
@@ -861,17 +919,22 @@ mod tests {
             let mut at = 0;
             while at < bytes.len() {
                 let end = (at + 1 + next(8) as usize).min(bytes.len());
-                check.track(&bytes[at..end]);
-                track_bytewise(&mut state, &mut line, &mut opened, &bytes[at..end]);
-                assert!(
-                    check.state == state,
-                    "{:?}",
-                    String::from_utf8_lossy(&bytes)
-                );
+                let fast = check.track(&bytes[at..end]);
+                let slow = track_bytewise(&mut state, &mut line, &mut opened, &bytes[at..end]);
+                let input = String::from_utf8_lossy(&bytes);
+                assert_eq!(fast.is_err(), slow.is_err(), "{input:?}");
+                if let Err(e) = fast {
+                    assert_eq!(e.line, opened, "{input:?}");
+                    refused += 1;
+                    break;
+                }
+                assert!(check.state == state, "{input:?}");
                 assert_eq!((check.line, check.opened_on), (line, opened));
                 at = end;
             }
+            whole += usize::from(at == bytes.len());
         }
+        assert!(refused > 1000 && whole > 1000, "{refused} {whole}");
     }
 
     #[test]
