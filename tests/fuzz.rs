@@ -383,3 +383,80 @@ fn fuzz_record_decoders() {
         }
     });
 }
+
+/// The full-text index directory (`<db>/text`, tantivy's files): one of its files mutated per
+/// input, then opened by a fresh handle of a read-only store (which rebuilds in memory what
+/// it cannot open, and so never changes the directory) and searched, with and without a
+/// label. A damaged index is an error or a rebuild, never a panic. The first byte of a seed
+/// names the file it holds.
+#[test]
+#[ignore = "fuzzing: docs/RELIABILITY.md gives the command"]
+fn fuzz_text_index() {
+    use std::sync::Arc;
+    let tmp = tempfile::tempdir().unwrap();
+    let db_path = tmp.path().join("db");
+    let dump = tmp.path().join("d.jsonl");
+    let topics = [
+        "graph mining",
+        "query plans",
+        "vector search",
+        "crash safety",
+    ];
+    let body: String = (0..60)
+        .map(|i| {
+            let label = ["Author", "Paper"][i % 2];
+            let topic = topics[i % topics.len()];
+            format!(
+                "{{\"type\":\"node\",\"label\":\"{label}\",\"key\":\"k{i}\",\"props\":{{\"name\":\"{topic} {i}\"}},\"description\":\"work on {topic}, number {i}\"}}\n"
+            )
+        })
+        .collect();
+    std::fs::write(&dump, body).unwrap();
+    {
+        let db = cairn::Cairn::open(&db_path).unwrap();
+        let options = cairn::ImportOptions {
+            embedder: cairn::ImportEmbedder::None,
+            ..Default::default()
+        };
+        db.import(&[&dump], options).unwrap();
+        db.build_text_index().unwrap();
+    }
+    let dir = cairn::text_dir(&db_path);
+    let mut files: Vec<(std::path::PathBuf, Vec<u8>)> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_file() && !p.ends_with(".tantivy-writer.lock"))
+        .map(|p| {
+            let bytes = std::fs::read(&p).unwrap();
+            (p, bytes)
+        })
+        .collect();
+    files.sort();
+    assert!(files.len() >= 5, "{files:?}");
+    let seeds: Vec<Vec<u8>> = files
+        .iter()
+        .enumerate()
+        .map(|(i, (_, bytes))| [&[i as u8][..], bytes].concat())
+        .collect();
+    let graph =
+        Arc::new(cairn::Graph::open_read_only(&db_path, cairn::GraphOptions::default()).unwrap());
+    let labels = [graph.catalog().label_id("Paper").unwrap()];
+    // The seeds open and find what they hold.
+    let store = cairn_text::TextStore::new(Arc::clone(&graph), &db_path);
+    store.refresh().unwrap();
+    assert!(!store.search("graph", None, 5).unwrap().is_empty());
+    let mut last = 0;
+    fuzz("text index", &seeds, |input| {
+        std::fs::write(&files[last].0, &files[last].1).unwrap();
+        let Some((&which, bytes)) = input.split_first() else {
+            return;
+        };
+        last = which as usize % files.len();
+        std::fs::write(&files[last].0, bytes).unwrap();
+        let store = cairn_text::TextStore::new(Arc::clone(&graph), &db_path);
+        if store.refresh().is_ok() {
+            let _ = store.search("graph mining", None, 5);
+            let _ = store.search("vector 7", Some(&labels), 5);
+        }
+    });
+}

@@ -145,8 +145,10 @@ impl Tantivy {
         if !dir.join("meta.json").exists() {
             return Ok(None);
         }
-        let index = Index::open_in_dir(dir).map_err(TextError::index(dir))?;
-        Self::checked(index, dir).map(Some)
+        guarded(dir, || {
+            let index = Index::open_in_dir(dir).map_err(TextError::index(dir))?;
+            Self::checked(index, dir).map(Some)
+        })
     }
 
     /// A copy of the index in `dir` in memory, for a read-only handle that must apply changes
@@ -185,8 +187,10 @@ impl Tantivy {
             }
             ram.atomic_write(Path::new("meta.json"), &meta)
                 .map_err(io)?;
-            let index = Index::open(ram).map_err(TextError::index(dir))?;
-            return Self::checked(index, dir).map(Some);
+            return guarded(dir, || {
+                let index = Index::open(ram).map_err(TextError::index(dir))?;
+                Self::checked(index, dir).map(Some)
+            });
         }
         Ok(None)
     }
@@ -288,6 +292,29 @@ fn token_count(text: &str) -> u64 {
         n += 1;
     }
     n
+}
+
+/// Runs `f`, a read of index files, turning a panic into [`TextError::Damaged`]. Tantivy
+/// trusts its files: a segment file torn or overwritten (its checksum is not read on open) or a
+/// `meta.json` that does not match its segments makes it panic (an overflow, a slice out of
+/// range: found by fuzzing, docs/RELIABILITY.md). The index is derived data, so a damaged one is
+/// rebuilt; the process must not die of it. (The panic message still reaches stderr through
+/// the panic hook, before the warning that says the index is rebuilt.)
+pub(crate) fn guarded<T>(
+    path: &Path,
+    f: impl FnOnce() -> Result<T, TextError>,
+) -> Result<T, TextError> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).unwrap_or_else(|payload| {
+        let reason = payload
+            .downcast_ref::<String>()
+            .cloned()
+            .or_else(|| payload.downcast_ref::<&str>().map(|s| (*s).to_owned()))
+            .unwrap_or_else(|| "a panic".to_owned());
+        Err(TextError::Damaged {
+            path: path.to_path_buf(),
+            reason,
+        })
+    })
 }
 
 /// The distinct words of a query, as the analyzer makes them, without English stop words

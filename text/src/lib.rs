@@ -24,6 +24,7 @@ use cairn_store::{ChangeSet, EngineError, Graph, GraphRead};
 use index::{Tantivy, SMALL_WRITER_BYTES};
 use parking_lot::{Mutex, RwLock};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::Receiver;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -42,6 +43,10 @@ pub enum TextError {
     },
     #[error("full-text index {}: another schema (written by another version); rebuild it with `cairn index build`", .0.display())]
     Schema(PathBuf),
+    /// Tantivy panicked reading the directory: its files are damaged in a way its own checks
+    /// missed (a torn or overwritten segment file, a `meta.json` that does not match them).
+    #[error("full-text index {} is damaged: reading it failed ({reason})", .path.display())]
+    Damaged { path: PathBuf, reason: String },
     #[error("full-text index {}: {source}", .path.display())]
     Io {
         path: PathBuf,
@@ -136,6 +141,9 @@ pub struct TextStore {
     persist: bool,
     state: RwLock<State>,
     inbox: Mutex<Inbox>,
+    /// The directory was found damaged by a search: never opened again by this handle (a
+    /// writable one removed it; a read-only one cannot, and builds in memory instead).
+    damaged: AtomicBool,
 }
 
 impl std::fmt::Debug for TextStore {
@@ -164,6 +172,7 @@ impl TextStore {
                 overflowed: false,
             }),
             graph,
+            damaged: AtomicBool::new(false),
         }
     }
 
@@ -231,10 +240,53 @@ impl TextStore {
         labels: Option<&[LabelId]>,
         k: usize,
     ) -> Result<Vec<(NodeId, f32)>, TextError> {
+        match self.search_open(text, labels, k) {
+            // Tantivy's errors at search time are of its files too (a bad offset, a short file).
+            Err(e @ (TextError::Damaged { .. } | TextError::Index { .. })) => {
+                // Derived data: rebuilt from the store, and the search answered from that.
+                let reason = match e {
+                    TextError::Damaged { reason, .. } => reason,
+                    other => other.to_string(),
+                };
+                let e = TextError::Damaged {
+                    path: self.dir.clone(),
+                    reason,
+                };
+                tracing::warn!("rebuilding the full-text index: {e}");
+                self.forget_damaged()?;
+                self.refresh()?;
+                self.search_open(text, labels, k)
+            }
+            other => other,
+        }
+    }
+
+    /// [`search`](Self::search) in the index as it is open, a panic of tantivy caught.
+    fn search_open(
+        &self,
+        text: &str,
+        labels: Option<&[LabelId]>,
+        k: usize,
+    ) -> Result<Vec<(NodeId, f32)>, TextError> {
         match &*self.state.read() {
-            State::Open(o) => rank::search(&o.t, text, labels, k),
+            State::Open(o) => index::guarded(&self.dir, || rank::search(&o.t, text, labels, k)),
             State::Closed { .. } => Ok(Vec::new()),
         }
+    }
+
+    /// Drops an index a search found damaged, so that the next refresh rebuilds it: a writable
+    /// handle removes the directory, a read-only one builds in memory from now on.
+    fn forget_damaged(&self) -> Result<(), TextError> {
+        let mut state = self.state.write();
+        self.damaged.store(true, Ordering::Relaxed);
+        *state = State::Closed { opened_at: 0 };
+        if self.persist && self.dir.exists() {
+            std::fs::remove_dir_all(&self.dir).map_err(|source| TextError::Io {
+                path: self.dir.clone(),
+                source,
+            })?;
+        }
+        Ok(())
     }
 
     /// Live documents in the index (`None` before it is opened).
@@ -379,6 +431,7 @@ impl TextStore {
     fn open_saved(&self, graph: &Graph, base: u64) -> Result<Option<Open>, TextError> {
         let now = graph.commits();
         let saved = match Tantivy::open(&self.dir) {
+            Ok(_) if self.damaged.load(Ordering::Relaxed) => None,
             Ok(t) => t,
             Err(e @ TextError::Io { .. }) => return Err(e),
             Err(e) => {
