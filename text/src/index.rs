@@ -147,6 +147,7 @@ impl Tantivy {
         }
         guarded(dir, || {
             let index = Index::open_in_dir(dir).map_err(TextError::index(dir))?;
+            check_files(&index, dir)?;
             Self::checked(index, dir).map(Some)
         })
     }
@@ -189,6 +190,7 @@ impl Tantivy {
                 .map_err(io)?;
             return guarded(dir, || {
                 let index = Index::open(ram).map_err(TextError::index(dir))?;
+                check_files(&index, dir)?;
                 Self::checked(index, dir).map(Some)
             });
         }
@@ -292,6 +294,37 @@ fn token_count(text: &str) -> u64 {
         n += 1;
     }
     n
+}
+
+/// Checks the checksum of every file of the index's segments (tantivy's footers carry one, and
+/// tantivy reads none on open). A damaged file can make tantivy ask for absurd memory (a length
+/// read from it: an abort, not a panic, found by fuzzing), so it is refused before any is read.
+/// Costs one pass over the files on the first search of a process (CRC32, gigabytes a second).
+fn check_files(index: &Index, dir: &Path) -> Result<(), TextError> {
+    let metas = index
+        .searchable_segment_metas()
+        .map_err(TextError::index(dir))?;
+    for path in metas.iter().flat_map(|m| m.list_files()) {
+        if !index.directory().exists(&path).unwrap_or(false) {
+            continue; // a component this segment does not have; a missing one fails to open
+        }
+        match index.directory().validate_checksum(&path) {
+            Ok(true) => {}
+            Ok(false) => {
+                return Err(TextError::Damaged {
+                    path: dir.to_path_buf(),
+                    reason: format!("the checksum of {} does not match", path.display()),
+                })
+            }
+            Err(e) => {
+                return Err(TextError::Damaged {
+                    path: dir.to_path_buf(),
+                    reason: format!("{}: {e}", path.display()),
+                })
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Runs `f`, a read of index files, turning a panic into [`TextError::Damaged`]. Tantivy
