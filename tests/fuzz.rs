@@ -198,6 +198,9 @@ fn fuzz_dump_readers() {
         ":ID(Author),name,h_index:int,:LABEL\na1,\"Ann, Lee\",12,Author\na2,\"Bo \"\"B\"\" Chen\",3,Author\n",
         ":START_ID(Author),:END_ID(Author),:TYPE,since:int\na1,a2,KNOWS,2001\n",
         "a1\tKNOWS\ta2\na2\tCITES\tp1\n",
+        // the records an export writes beside nodes and edges, and id groups holding `:`
+        "{\"type\":\"embedder\",\"id\":\"none\",\"dim\":0}\n{\"type\":\"schema\",\"kind\":\"label\",\"name\":\"Author\",\"aliases\":[\"writer\"]}\n{\"type\":\"node\",\"label\":\"Author\",\"key\":\"a1\"}\n",
+        ":ID(Doc:v2),title,:LABEL\nd1,\"A\",Doc\n",
     ]
     .iter()
     .map(|s| s.as_bytes().to_vec())
