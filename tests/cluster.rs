@@ -7,22 +7,14 @@
 //! scripts/redis-cluster.sh); skipped, with a notice, otherwise.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use cairn::agent::{Explorer, NodeSource, NodeTable, StoreView};
-use cairn::{Cairn, CancelToken, DumpRecord, Exploration, GraphRead, ImportOptions};
-use cairn_generate::{author_key, paper_key, Academic, AcademicConfig};
+mod common;
+
+use cairn::agent::{NodeTable, StoreView};
+use cairn::{Cairn, GraphRead};
+use cairn_generate::{author_key, paper_key};
+use common::{academic, answer, run_on};
 
 const NODES: usize = 2000;
-
-fn academic(db: &Cairn) {
-    let g = Academic::generate(&AcademicConfig::with_nodes(NODES, 7));
-    let records: Vec<DumpRecord> = g
-        .nodes()
-        .map(DumpRecord::Node)
-        .chain(g.edges().map(DumpRecord::Edge))
-        .collect();
-    db.import_records(records, ImportOptions::default())
-        .unwrap();
-}
 
 fn statements() -> Vec<String> {
     let mut out = Vec::new();
@@ -40,39 +32,6 @@ fn statements() -> Vec<String> {
         paper_key(42)
     ));
     out
-}
-
-/// What must agree between two databases holding the same graph.
-fn answer(e: &Exploration) -> String {
-    let rows: Vec<String> = e
-        .results
-        .iter()
-        .map(|r| {
-            format!(
-                "{} {} {:.9} {:.9} {} {:?}",
-                r.node, r.name, r.score, r.semantic, r.hops, r.path
-            )
-        })
-        .collect();
-    format!(
-        "{:?} {:.9} expanded {} scored {}\n{}",
-        e.stop,
-        e.sufficiency,
-        e.stats.nodes_expanded,
-        e.stats.nodes_scored,
-        rows.join("\n")
-    )
-}
-
-fn run_on(db: &Cairn, source: &dyn NodeSource, statement: &str) -> Exploration {
-    let plan = match db.compile(statement).unwrap() {
-        cairn::query::Compiled::Explore(p) => p,
-        other => panic!("not an EXPLORE: {other:?}"),
-    };
-    let embedder = db.embedder();
-    Explorer::new(db.graph(), embedder.as_ref(), source)
-        .run(&plan, false, &CancelToken::default())
-        .unwrap()
 }
 
 /// The cluster's number of masters (`cluster_size` of `CLUSTER INFO`).
@@ -105,8 +64,8 @@ fn a_cluster_database_answers_as_rocksdb_does() {
     let dir = tempfile::tempdir().unwrap();
     let local = Cairn::open(dir.path()).unwrap();
     let remote = Cairn::open(&url).unwrap();
-    academic(&local);
-    academic(&remote);
+    academic(&local, NODES);
+    academic(&remote, NODES);
     let masters = masters(&seed);
     let (lid, rid) = (local.embedder(), remote.embedder());
     assert_eq!(lid.id(), rid.id());

@@ -3,23 +3,15 @@
 //! change sets instead of rebuilding, and the largest degree is a stored statistic.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use cairn::agent::{Explorer, NodeSource, NodeTable, StoreView};
-use cairn::{Cairn, CairnOptions, CancelToken, DumpRecord, Exploration, GraphRead, ImportOptions};
-use cairn_generate::{author_key, paper_key, Academic, AcademicConfig};
+mod common;
+
+use cairn::agent::{NodeTable, StoreView};
+use cairn::{Cairn, CairnOptions, GraphRead};
+use cairn_generate::{author_key, paper_key};
+use common::{academic, answer, run_on};
 use std::time::{Duration, Instant};
 
 const NODES: usize = 3000;
-
-fn academic(db: &Cairn) {
-    let g = Academic::generate(&AcademicConfig::with_nodes(NODES, 7));
-    let records: Vec<DumpRecord> = g
-        .nodes()
-        .map(DumpRecord::Node)
-        .chain(g.edges().map(DumpRecord::Edge))
-        .collect();
-    db.import_records(records, ImportOptions::default())
-        .unwrap();
-}
 
 /// Statements over several plan shapes: ordered paths, relation sets, filters, both directions.
 fn statements() -> Vec<String> {
@@ -45,39 +37,6 @@ fn statements() -> Vec<String> {
     out
 }
 
-/// What must agree between two runs (statistics such as cache hits may differ).
-fn answer(e: &Exploration) -> String {
-    let rows: Vec<String> = e
-        .results
-        .iter()
-        .map(|r| {
-            format!(
-                "{} {} {:.12} {:.12} {} {:?}",
-                r.node, r.name, r.score, r.semantic, r.hops, r.path
-            )
-        })
-        .collect();
-    format!(
-        "{:?} {:.12} expanded {} scored {}\n{}",
-        e.stop,
-        e.sufficiency,
-        e.stats.nodes_expanded,
-        e.stats.nodes_scored,
-        rows.join("\n")
-    )
-}
-
-fn run_on(db: &Cairn, source: &dyn NodeSource, statement: &str) -> Exploration {
-    let plan = match db.compile(statement).unwrap() {
-        cairn::query::Compiled::Explore(p) => p,
-        other => panic!("not an EXPLORE: {other:?}"),
-    };
-    let embedder = db.embedder();
-    Explorer::new(db.graph(), embedder.as_ref(), source)
-        .run(&plan, false, &CancelToken::default())
-        .unwrap()
-}
-
 /// Waits until the handle's background table is in use (a build it started on first use).
 fn wait_for_table(db: &Cairn) {
     let started = Instant::now();
@@ -94,7 +53,7 @@ fn wait_for_table(db: &Cairn) {
 fn store_view_and_table_give_the_same_explorations() {
     let dir = tempfile::tempdir().unwrap();
     let db = Cairn::open(dir.path()).unwrap();
-    academic(&db);
+    academic(&db, NODES);
     let embedder = db.embedder();
     let table = NodeTable::build(db.graph(), embedder.id()).unwrap();
     let mut nonempty = 0;
@@ -121,7 +80,7 @@ fn store_view_and_table_give_the_same_explorations() {
 #[test]
 fn a_one_shot_handle_never_builds_a_table() {
     let dir = tempfile::tempdir().unwrap();
-    academic(&Cairn::open(dir.path()).unwrap());
+    academic(&Cairn::open(dir.path()).unwrap(), NODES);
     let db = Cairn::open_with(CairnOptions::new(dir.path()).store_only()).unwrap();
     for s in statements() {
         db.explore(&s).unwrap();
@@ -134,7 +93,7 @@ fn a_one_shot_handle_never_builds_a_table() {
 fn writes_are_seen_without_a_rebuild_and_match_a_fresh_build() {
     let dir = tempfile::tempdir().unwrap();
     let db = Cairn::open(dir.path()).unwrap();
-    academic(&db);
+    academic(&db, NODES);
     // First use starts the background build; meanwhile the query reads the store.
     let first = db.explore(&statements()[0]).unwrap();
     wait_for_table(&db);
@@ -195,7 +154,7 @@ fn writes_are_seen_without_a_rebuild_and_match_a_fresh_build() {
 fn concurrent_queries_after_a_write_build_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let db = Cairn::open(dir.path()).unwrap();
-    academic(&db);
+    academic(&db, NODES);
     db.explore(&statements()[0]).unwrap();
     wait_for_table(&db);
     let p = db.graph().node_id("Paper", &paper_key(9)).unwrap().unwrap();
@@ -235,7 +194,7 @@ fn the_largest_degree_is_kept_by_commits_and_recomputed_for_old_databases() {
     };
     {
         let db = Cairn::open(dir.path()).unwrap();
-        academic(&db);
+        academic(&db, NODES);
         assert_eq!(db.graph().max_degree(), scan_max(&db), "after the import");
         // A new hub above every degree so far.
         let hub_degree = scan_max(&db) + 5;
@@ -283,7 +242,7 @@ fn the_largest_degree_is_kept_by_commits_and_recomputed_for_old_databases() {
 #[test]
 fn store_reads_of_a_beam_8_depth_3_explore() {
     let dir = tempfile::tempdir().unwrap();
-    academic(&Cairn::open(dir.path()).unwrap());
+    academic(&Cairn::open(dir.path()).unwrap(), NODES);
     for (statement, via) in [
         (
             "VIA AUTHORED -> <AUTHORED -> AUTHORED TARGET Paper",
@@ -326,7 +285,7 @@ fn store_reads_of_a_beam_8_depth_3_explore() {
 fn a_large_overlay_is_merged_into_a_table_that_matches_a_fresh_build() {
     let dir = tempfile::tempdir().unwrap();
     let db = Cairn::open(dir.path()).unwrap();
-    academic(&db);
+    academic(&db, NODES);
     db.explore(&statements()[0]).unwrap();
     wait_for_table(&db);
     let before = db.node_table().unwrap();
@@ -440,7 +399,7 @@ fn a_read_only_open_after_an_import_or_a_session_replays_no_large_log() {
     let dir = tempfile::tempdir().unwrap();
     {
         let db = Cairn::open(dir.path()).unwrap();
-        academic(&db);
+        academic(&db, NODES);
         // the import's last batch (3,000 nodes' key, name and degree entries) is in table files
         let reader = Cairn::open_read_only(dir.path()).unwrap();
         let replayed = reader.graph().memtable_bytes().unwrap();
