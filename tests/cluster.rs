@@ -135,3 +135,37 @@ fn a_cluster_database_answers_as_rocksdb_does() {
     let fresh = NodeTable::build(remote.graph(), rid.id()).unwrap();
     assert_eq!(answer(&kept), answer(&run_on(&remote, &fresh, co)));
 }
+
+/// A writable open of a cluster database removes what a writer that died left in its local
+/// directory (a vector index half saved, an import's spill), as a RocksDB open does in the
+/// database's directory: the crash harness found `vectors.hnsw.tmp` left there.
+#[test]
+fn a_writable_open_removes_a_dead_writers_temporaries() {
+    let Some(seed) = std::env::var("CAIRN_TEST_REDIS")
+        .ok()
+        .filter(|s| !s.is_empty())
+    else {
+        eprintln!("skipped: set CAIRN_TEST_REDIS to a cluster (`.ci/run` does)");
+        return;
+    };
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_nanos();
+    let name = format!("tidy{}x{nanos}", std::process::id());
+    let url = format!("{seed}/{name}");
+    drop(Cairn::open(&url).unwrap());
+    let local = std::env::temp_dir().join(format!("cairn-cluster-{name}"));
+    let (tmp, spill) = (
+        local.join("vectors.hnsw.tmp"),
+        local.join("import-spill").join("1-0"),
+    );
+    std::fs::write(&tmp, b"half a vector index").unwrap();
+    std::fs::create_dir_all(&spill).unwrap();
+    drop(Cairn::open_read_only(&url).unwrap());
+    assert!(tmp.exists(), "a reader removes nothing");
+    drop(Cairn::open(&url).unwrap());
+    assert!(!tmp.exists(), "vectors.hnsw.tmp left after a writable open");
+    assert!(!spill.exists(), "import-spill left after a writable open");
+    std::fs::remove_dir_all(&local).unwrap();
+}

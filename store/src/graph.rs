@@ -237,6 +237,10 @@ impl Graph {
             path: local.clone(),
             source,
         })?;
+        if !read_only {
+            // The writer lease is held: what a writer that died left here is nobody's.
+            crate::storage::rocks::remove_temporaries(&local)?;
+        }
         Graph::open_storage(local, Box::new(storage), options)
     }
 

@@ -124,6 +124,15 @@ pub(crate) fn tidy_after_open(path: &Path, db_dir: &Path) -> Result<()> {
             std::fs::remove_file(entry.path()).map_err(io(db_dir))?;
         }
     }
+    remove_temporaries(path)
+}
+
+/// Removes what a process that died while writing left in a database's directory of files (a
+/// RocksDB database's, or a cluster database's local one): a bulk load's SST directory, an
+/// import's spill, a staging directory, and `*.tmp` files at its top (the vector index is
+/// written as `vectors.hnsw.tmp` and renamed). Only a writer may: it holds the lock (or the
+/// cluster's writer lease), so no other process is writing them.
+pub(crate) fn remove_temporaries(path: &Path) -> Result<()> {
     for dir in [BULK_DIR, SPILL_DIR, STAGING_DIR] {
         let dir = path.join(dir);
         if dir.exists() {

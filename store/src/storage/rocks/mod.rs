@@ -22,7 +22,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::thread::ThreadId;
 
-pub(crate) use files::{BULK_DIR, SPILL_DIR};
+pub(crate) use files::{remove_temporaries, BULK_DIR, SPILL_DIR};
 
 /// The RocksDB directory inside a Cairn database directory. Other files next to it (the vector
 /// index) stay out of RocksDB's own directory.
