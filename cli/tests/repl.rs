@@ -324,3 +324,79 @@ fn piped_script_ending_in_rollback_changes_nothing() {
     assert!(err.contains("rolled back"), "{err}");
     assert_eq!(census(&db), before, "the database is unchanged");
 }
+
+/// Ctrl-C stops a wide search quickly (issue 33: the REPL took up to 8 s on a wide round, when
+/// the executor looked at the cancel token only between expansions). One expansion of a hub
+/// reaches 40,000 nodes, a second or more of scoring in a debug build. The bound is not an absolute
+/// time: the same search, run to its end twice in the same session just before, sets it, so a
+/// slow or loaded machine slows both alike.
+#[test]
+fn ctrl_c_stops_a_wide_search_well_before_its_end() {
+    use std::fmt::Write as _;
+    use std::time::{Duration, Instant};
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("db");
+    let home = dir.path().join("home");
+    std::fs::create_dir(&home).unwrap();
+    let mut dump = String::from(
+        r#"{"type":"node","label":"Hub","key":"h0","props":{"name":"hub"},"description":"the hub"}"#,
+    );
+    dump.push('\n');
+    for i in 0..40_000 {
+        writeln!(
+            dump,
+            r#"{{"type":"node","label":"Leaf","key":"l{i}","props":{{"name":"leaf {i}"}},"description":"leaf {i} on graph mining topic {}"}}"#,
+            i % 97
+        )
+        .unwrap();
+        writeln!(
+            dump,
+            r#"{{"type":"edge","rel":"HAS","from":{{"label":"Hub","key":"h0"}},"to":{{"label":"Leaf","key":"l{i}"}}}}"#
+        )
+        .unwrap();
+    }
+    let file = dir.path().join("star.jsonl");
+    std::fs::write(&file, dump).unwrap();
+    run_ok(&db, &["import", "--no-index", file.to_str().unwrap()]);
+    // One round: every leaf of the hub scored.
+    let wide = r#"EXPLORE "graph mining" FROM Hub "h0" VIA HAS BEAM 1024 FANOUT 1000000 DEPTH 1;"#;
+    let mut p = repl(&db, &home);
+    p.exp_string(PROMPT).unwrap();
+    // Times as the REPL reports them (`…; 123.4 ms`): the pty is read only every 100 ms.
+    let reported = |p: &mut PtySession| {
+        let (_, summary) = p
+            .exp_regex(r"result\(s\); stopped: [a-z ]+;[^\r\n]* ([0-9.]+) ms")
+            .unwrap();
+        let ms: f64 = summary
+            .rsplit(' ')
+            .nth(1)
+            .and_then(|m| m.parse().ok())
+            .unwrap_or_else(|| panic!("no time in {summary:?}"));
+        Duration::from_secs_f64(ms / 1000.0)
+    };
+    let mut full = Duration::MAX;
+    for _ in 0..2 {
+        enter(&mut p, wide);
+        full = full.min(reported(&mut p));
+        p.exp_string(PROMPT).unwrap();
+    }
+    eprintln!("the wide search, uninterrupted: {full:?}");
+    enter(&mut p, wide);
+    let entered = Instant::now();
+    std::thread::sleep(full / 10);
+    let sent = entered.elapsed();
+    p.send_control('c').unwrap();
+    let ran = reported(&mut p);
+    p.exp_string("cancelled (Ctrl-C)").unwrap();
+    let stopped = ran.saturating_sub(sent);
+    eprintln!("Ctrl-C after {sent:?}: stopped {stopped:?} later");
+    // Unfixed, it stopped only once the round was scored.
+    assert!(
+        stopped < full / 6,
+        "Ctrl-C took {stopped:?} to stop a search that takes {full:?} to finish"
+    );
+    p.exp_string(PROMPT).unwrap();
+    enter(&mut p, ".quit");
+    let status = exited(&mut p);
+    assert!(matches!(status, WaitStatus::Exited(_, 0)), "{status:?}");
+}
