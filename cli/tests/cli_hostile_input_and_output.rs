@@ -6,50 +6,9 @@
 
 mod common;
 
-use common::{cairn, path, text};
-use std::io::Write;
+use common::{assert_inert, cairn, cairn_stdin, import_json, path, text};
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
-
-/// Runs `cairn` with `input` on standard input.
-fn cairn_stdin(args: &[&str], input: &[u8]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_cairn"))
-        .args(args)
-        .env_remove("CAIRN_DB")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child.stdin.take().unwrap().write_all(input).unwrap();
-    child.wait_with_output().unwrap()
-}
-
-/// No byte a terminal would act on: C0 controls other than line end and tab, DEL, C1 controls.
-fn assert_inert(what: &str, bytes: &[u8]) {
-    let s = String::from_utf8_lossy(bytes);
-    let bad: Vec<char> = s
-        .chars()
-        .filter(|&c| {
-            (c.is_control() && c != '\n' && c != '\t') || ('\u{80}'..='\u{9f}').contains(&c)
-        })
-        .collect();
-    assert!(
-        bad.is_empty(),
-        "{what} prints raw control characters {bad:?}: {s}"
-    );
-}
-
-/// A database at `dir/db` made by importing `lines` as one JSON Lines file.
-fn import_json(dir: &Path, lines: &[serde_json::Value]) -> std::path::PathBuf {
-    let dump = dir.join("d.jsonl");
-    let body: String = lines.iter().map(|l| format!("{l}\n")).collect();
-    std::fs::write(&dump, body).unwrap();
-    let db = dir.join("db");
-    let o = cairn(&["--db", path(&db), "import", path(&dump)]);
-    assert!(o.status.success(), "{:?}", text(&o));
-    db
-}
+use std::process::{Command, Output};
 
 const EVIL: &str = "Evil\u{1b}[2J\u{1b}]0;pwned\u{7} Ann\u{9b}31m";
 

@@ -5,37 +5,9 @@
 
 mod common;
 
-use common::{cairn, path, text};
-use std::io::Write;
+use common::{assert_inert, cairn, cairn_stdin, import_json, path, text};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
-
-fn cairn_stdin(args: &[&str], input: &[u8]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_cairn"))
-        .args(args)
-        .env_remove("CAIRN_DB")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child.stdin.take().unwrap().write_all(input).unwrap();
-    child.wait_with_output().unwrap()
-}
-
-/// Nothing a terminal would act on or reorder: C0 controls but line end and tab, DEL, C1,
-/// bidirectional controls and zero-width characters.
-fn assert_inert(what: &str, bytes: &[u8]) {
-    let s = String::from_utf8_lossy(bytes);
-    let bad: Vec<char> = s
-        .chars()
-        .filter(|&c| {
-            (cairn::format::rules::is_control(c) && c != '\n' && c != '\t')
-                || cairn::format::rules::is_invisible(c)
-        })
-        .collect();
-    assert!(bad.is_empty(), "{what} prints raw {bad:?}");
-}
+use std::process::Command;
 
 const TROJAN: &str = "Ann\u{202e}eeL\u{2066}x\u{2069}\u{200b}y\u{feff}";
 
@@ -50,13 +22,7 @@ fn db(dir: &Path) -> PathBuf {
         serde_json::json!({"type": "edge", "rel": "AUTHORED", "from": {"label": "Author", "key": "a1"}, "to": {"label": "Paper", "key": "p1"}}),
         serde_json::json!({"type": "edge", "rel": "AUTHORED", "from": {"label": "Author", "key": "a2"}, "to": {"label": "Paper", "key": "p1"}}),
     ];
-    let dump = dir.join("d.jsonl");
-    let body: String = lines.iter().map(|l| format!("{l}\n")).collect();
-    std::fs::write(&dump, body).unwrap();
-    let db = dir.join("db");
-    let o = cairn(&["--db", path(&db), "import", path(&dump)]);
-    assert!(o.status.success(), "{:?}", text(&o));
-    db
+    import_json(dir, &lines)
 }
 
 #[test]

@@ -1,8 +1,9 @@
 //! Helpers shared by the tests that run the `cairn` binary.
 #![allow(dead_code, clippy::unwrap_used)]
 
+use std::io::Write;
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::{Command, Output, Stdio};
 
 /// Runs `cairn` with `args`, without the caller's `CAIRN_DB`.
 pub fn cairn(args: &[&str]) -> Output {
@@ -11,6 +12,45 @@ pub fn cairn(args: &[&str]) -> Output {
         .env_remove("CAIRN_DB")
         .output()
         .unwrap()
+}
+
+/// Runs `cairn` with `args` and `input` on standard input, without the caller's `CAIRN_DB`.
+pub fn cairn_stdin(args: &[&str], input: &[u8]) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_cairn"))
+        .args(args)
+        .env_remove("CAIRN_DB")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(input).unwrap();
+    child.wait_with_output().unwrap()
+}
+
+/// Fails unless `bytes` hold nothing a terminal would act on or reorder: C0 controls but line
+/// end and tab, DEL, C1 controls, bidirectional controls and zero-width characters.
+pub fn assert_inert(what: &str, bytes: &[u8]) {
+    let s = String::from_utf8_lossy(bytes);
+    let bad: Vec<char> = s
+        .chars()
+        .filter(|&c| {
+            (cairn::format::rules::is_control(c) && c != '\n' && c != '\t')
+                || cairn::format::rules::is_invisible(c)
+        })
+        .collect();
+    assert!(bad.is_empty(), "{what} prints raw {bad:?}: {s}");
+}
+
+/// The database `dir/db`, made by importing `lines` as one JSON Lines file `dir/d.jsonl`.
+pub fn import_json(dir: &Path, lines: &[serde_json::Value]) -> std::path::PathBuf {
+    let dump = dir.join("d.jsonl");
+    let body: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    std::fs::write(&dump, body).unwrap();
+    let db = dir.join("db");
+    let o = cairn(&["--db", path(&db), "import", path(&dump)]);
+    assert!(o.status.success(), "{:?}", text(&o));
+    db
 }
 
 /// stdout and stderr as text.
