@@ -47,20 +47,29 @@ fn masters(seed: &str) -> u64 {
         .unwrap()
 }
 
-#[test]
-fn a_cluster_database_answers_as_rocksdb_does() {
+/// The cluster `CAIRN_TEST_REDIS` names and a new database name on it (`None`, with a notice,
+/// when there is none).
+fn cluster(prefix: &str) -> Option<(String, String)> {
     let Some(seed) = std::env::var("CAIRN_TEST_REDIS")
         .ok()
         .filter(|s| !s.is_empty())
     else {
         eprintln!("skipped: set CAIRN_TEST_REDIS to a cluster (`.ci/run` does)");
-        return;
+        return None;
     };
     let nanos = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap()
         .as_nanos();
-    let url = format!("{seed}/derived{}x{nanos}", std::process::id());
+    Some((seed, format!("{prefix}{}x{nanos}", std::process::id())))
+}
+
+#[test]
+fn a_cluster_database_answers_as_rocksdb_does() {
+    let Some((seed, name)) = cluster("derived") else {
+        return;
+    };
+    let url = format!("{seed}/{name}");
     let dir = tempfile::tempdir().unwrap();
     let local = Cairn::open(dir.path()).unwrap();
     let remote = Cairn::open(&url).unwrap();
@@ -141,18 +150,9 @@ fn a_cluster_database_answers_as_rocksdb_does() {
 /// database's directory: the crash harness found `vectors.hnsw.tmp` left there.
 #[test]
 fn a_writable_open_removes_a_dead_writers_temporaries() {
-    let Some(seed) = std::env::var("CAIRN_TEST_REDIS")
-        .ok()
-        .filter(|s| !s.is_empty())
-    else {
-        eprintln!("skipped: set CAIRN_TEST_REDIS to a cluster (`.ci/run` does)");
+    let Some((seed, name)) = cluster("tidy") else {
         return;
     };
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .as_nanos();
-    let name = format!("tidy{}x{nanos}", std::process::id());
     let url = format!("{seed}/{name}");
     drop(Cairn::open(&url).unwrap());
     let local = std::env::temp_dir().join(format!("cairn-cluster-{name}"));
