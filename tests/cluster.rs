@@ -143,6 +143,9 @@ fn a_cluster_database_answers_as_rocksdb_does() {
     assert!(!kept.results.is_empty(), "the new author's co-authors");
     let fresh = NodeTable::build(remote.graph(), rid.id()).unwrap();
     assert_eq!(answer(&kept), answer(&run_on(&remote, &fresh, co)));
+    drop(remote);
+    // The handle's local directory (its vector index): not left in the temporary directory.
+    std::fs::remove_dir_all(std::env::temp_dir().join(format!("cairn-cluster-{name}"))).unwrap();
 }
 
 /// A writable open of a cluster database removes what a writer that died left in its local
