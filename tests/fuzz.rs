@@ -298,10 +298,11 @@ fn fuzz_record_decoders() {
     use cairn::format::records::{decode_id_range, decode_u64, decode_vector, encode_vector};
     use cairn::format::value::decode_ordered;
     use cairn::format::{
-        CatalogRecord, Degree, EdgeProps, EmbedderDef, ExternalKey, InEdgeKey, IndexDef, NodeKey,
-        OutEdgeKey, PropIndexKey, RelationDef,
+        Annotation, AnnotationsRecord, CatalogRecord, ChangeKey, ChangeRecord, Degree, EdgeProps,
+        EmbedderDef, ExternalKey, InEdgeKey, IndexDef, LinkingRecord, NodeKey, OutEdgeKey,
+        PropIndexKey, RelationDef,
     };
-    use cairn::{LabelId, NodeId, NodeRecord, PropKeyId, Value};
+    use cairn::{LabelId, NodeId, NodeRecord, PropKeyId, RelId, Value};
     let node = NodeRecord {
         label: LabelId(1),
         key: "a1".into(),
@@ -343,8 +344,44 @@ fn fuzz_record_decoders() {
             dim: 384,
         }),
     };
+    // The change log's entry (one per commit, replayed by the derived indexes) and the schema's
+    // annotations and linking records.
+    let change = ChangeRecord {
+        nodes_upserted: vec![NodeId(1), NodeId(7)],
+        nodes_removed: vec![NodeId(3)],
+        edges_added: vec![(NodeId(1), RelId(0), NodeId(7))],
+        edges_removed: vec![(NodeId(7), RelId(2), NodeId(1))],
+        props_touched: vec![NodeId(1)],
+        vectors_touched: vec![NodeId(7)],
+        imported: Some((100, 140)),
+        catalog_changed: true,
+    };
+    let annotations = AnnotationsRecord {
+        labels: vec![(
+            LabelId(0),
+            Annotation {
+                description: Some("a person".into()),
+                aliases: vec!["writer".into()],
+            },
+        )],
+        relations: vec![(
+            RelId(1),
+            Annotation {
+                description: None,
+                aliases: vec!["penned".into(), "wrote".into()],
+            },
+        )],
+        props: vec![],
+    };
+    let linking = LinkingRecord {
+        unlinked_labels: vec![LabelId(2), LabelId(5)],
+    };
     let seeds = vec![
         node.encode().unwrap(),
+        change.encode().unwrap(),
+        annotations.encode().unwrap(),
+        linking.encode().unwrap(),
+        ChangeKey(41).encode().to_vec(),
         edge.encode().unwrap(),
         catalog.encode().unwrap(),
         Degree { out: 2, inc: -1 }.encode().to_vec(),
@@ -368,6 +405,16 @@ fn fuzz_record_decoders() {
         let _ = decode_id_range(b);
         let _ = decode_vector(b, 2);
         let _ = decode_ordered(b);
+        let _ = ChangeKey::decode(b);
+        let _ = AnnotationsRecord::decode(b);
+        let _ = LinkingRecord::decode(b);
+        if let Ok(r) = ChangeRecord::decode(b) {
+            let bytes = r.encode().expect("a decoded change record encodes");
+            let again = ChangeRecord::decode(&bytes)
+                .ok()
+                .and_then(|x| x.encode().ok());
+            assert_eq!(again, Some(bytes), "ChangeRecord");
+        }
         // What decodes encodes to bytes that decode and encode to the same bytes (postcard
         // accepts over-long varints, so the input itself may differ; NaN != NaN as values).
         if let Ok(r) = NodeRecord::decode(b) {
