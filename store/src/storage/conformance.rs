@@ -6,7 +6,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use super::rocks::{RocksOptions, RocksStorage};
-use super::{Batch, KvRead, Scan, Space, Storage};
+use super::{Batch, BulkPart, BulkSink, KvRead, Scan, Space, Storage};
 use crate::error::{EngineError, Result};
 use cairn_storage_format::keys::{edge_prefix, edge_rel_prefix};
 use cairn_storage_format::{Degree, NodeId, NodeKey, OutEdgeKey, RelId};
@@ -114,6 +114,30 @@ fn commit(s: &dyn Storage, f: impl FnOnce(&mut Batch)) {
     let mut b = Batch::default();
     f(&mut b);
     s.commit(&b, false).unwrap();
+}
+
+/// Bulk parts `0..n` of `space`, each written by `fill(part, sink)` on a thread of its own.
+fn parts_on_threads(
+    s: &dyn Storage,
+    space: Space,
+    n: u64,
+    fill: impl Fn(u64, &mut dyn BulkSink) -> Result<()> + Sync,
+) -> Vec<BulkPart> {
+    let fill = &fill;
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..n)
+            .map(|part| {
+                scope.spawn(move || {
+                    s.bulk_write(space, part as usize, &mut |sink| fill(part, sink))
+                        .unwrap()
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().unwrap())
+            .collect()
+    })
 }
 
 /// Puts, deletes and overwrites; in one batch the later operation on a key wins; a key of one
@@ -498,27 +522,13 @@ fn bulk_parts_become_part_of_the_store_at_the_ingest() {
     for f in backends() {
         let s: &dyn Storage = &*f.storage;
         s.bulk_begin().unwrap();
-        let parts = std::thread::scope(|scope| {
-            let handles: Vec<_> = (0..3u64)
-                .map(|part| {
-                    scope.spawn(move || {
-                        s.bulk_write(Space::Out, part as usize, &mut |sink| {
-                            for id in part * 100..part * 100 + 50 {
-                                sink.put(&edge(id, 0, 1), &[])?;
-                                sink.put(&edge(id, 1, 0), &[7])?;
-                            }
-                            Ok(())
-                        })
-                        .unwrap()
-                    })
-                })
-                .collect();
-            handles
-                .into_iter()
-                .map(|h| h.join().unwrap())
-                .collect::<Vec<_>>()
+        let mut parts = parts_on_threads(s, Space::Out, 3, |part, sink| {
+            for id in part * 100..part * 100 + 50 {
+                sink.put(&edge(id, 0, 1), &[])?;
+                sink.put(&edge(id, 1, 0), &[7])?;
+            }
+            Ok(())
         });
-        let mut parts: Vec<_> = parts.into_iter().flatten().collect();
         assert_eq!(parts.len(), 3);
         assert_eq!(parts.iter().map(|p| p.keys()).sum::<u64>(), 300);
         parts.extend(
@@ -558,6 +568,116 @@ fn bulk_parts_become_part_of_the_store_at_the_ingest() {
         // deletion: RocksDB's prefix-extractor seek listed nothing there).
         commit(s, |b| b.delete_nodes(Space::Out, 0..150));
         assert_eq!(scan(s, Space::Out, Scan::All).len(), 100);
+    }
+}
+
+/// A node of high degree (a cluster chunks its adjacency past 128 edges, docs/FORMAT.md): its
+/// edges are listed whole and in key order, by relation, by key and in a batch read, while
+/// commits add, change and remove hundreds at once; a snapshot keeps the edges it saw; a bulk
+/// load whose parts share a node's edges holds all of them; a node-range deletion removes all.
+#[test]
+fn high_degree_adjacency_reads_and_writes_whole() {
+    fn edges_of(kv: &dyn KvRead, id: u64) -> Vec<(Vec<u8>, Vec<u8>)> {
+        let p = edge_prefix(NodeId(id));
+        scan(kv, Space::Out, Scan::prefix(&p, &super::successor(&p)))
+    }
+    let expected = |rels: &[(u32, std::ops::Range<u64>)], changed: u64| {
+        let mut out: Vec<(Vec<u8>, Vec<u8>)> = rels
+            .iter()
+            .flat_map(|(rel, dsts)| dsts.clone().map(move |d| (*rel, d)))
+            .map(|(rel, d)| {
+                let v = if d == changed { vec![9] } else { vec![] };
+                (edge(5, rel, d).to_vec(), v)
+            })
+            .collect();
+        out.sort();
+        out
+    };
+    for f in backends() {
+        let s = &*f.storage;
+        commit(s, |b| {
+            for d in 0..300 {
+                b.put(Space::Out, edge(5, 0, d), []);
+            }
+            for d in 0..40 {
+                b.put(Space::Out, edge(5, 2, d), []);
+            }
+            b.put(Space::Out, edge(6, 0, 1), []);
+        });
+        let first = expected(&[(0, 0..300), (2, 0..40)], u64::MAX);
+        assert_eq!(edges_of(s, 5), first, "{}: node 5's 340 edges", f.name);
+        let snap = s.snapshot();
+        commit(s, |b| {
+            for d in 0..100 {
+                b.delete(Space::Out, edge(5, 0, d));
+            }
+            b.put(Space::Out, edge(5, 0, 150), [9]);
+            for d in 300..1000 {
+                b.put(Space::Out, edge(5, 0, d), []);
+            }
+        });
+        let now = expected(&[(0, 100..1000), (2, 0..40)], 150);
+        assert_eq!(edges_of(s, 5), now, "{}: after the second commit", f.name);
+        assert_eq!(edges_of(&*snap, 5), first, "{}: the snapshot", f.name);
+        drop(snap);
+        let rel2 = edge_rel_prefix(NodeId(5), RelId(2));
+        let of_rel2 = scan(s, Space::Out, Scan::prefix(&rel2, &super::successor(&rel2)));
+        assert_eq!(of_rel2.len(), 40, "{}", f.name);
+        assert_eq!(get(s, Space::Out, &edge(5, 0, 150)), Some(vec![9]));
+        assert_eq!(get(s, Space::Out, &edge(5, 0, 99)), None);
+        assert_eq!(get(s, Space::Out, &edge(5, 0, 999)), Some(vec![]));
+        let mut batch = Vec::new();
+        s.multi_read(
+            &[
+                super::Read::Node(Space::Out, 5),
+                super::Read::Node(Space::Out, 6),
+            ],
+            &mut |i, k, _| {
+                batch.push((i, k.to_vec()));
+                Ok(())
+            },
+        )
+        .unwrap();
+        assert_eq!(batch.iter().filter(|(i, _)| *i == 0).count(), now.len());
+        assert_eq!(batch.iter().filter(|(i, _)| *i == 1).count(), 1);
+        // A bulk load whose three parts each hold part of node 20's edges, beside small nodes
+        // (10..14, 30..34) and a large one (40) of one part each.
+        s.bulk_begin().unwrap();
+        let parts = parts_on_threads(s, Space::Out, 3, |part, sink| {
+            if part == 0 {
+                for id in 10..14 {
+                    sink.put(&edge(id, 0, 1), &[])?;
+                }
+            }
+            let hub = [1..200, 1000..1100, 2000..2050];
+            for d in hub[part as usize].clone() {
+                sink.put(&edge(20, 1, d), &[])?;
+            }
+            if part == 2 {
+                for id in 30..34 {
+                    sink.put(&edge(id, 0, 1), &[])?;
+                }
+                for d in 0..200 {
+                    sink.put(&edge(40, 0, d), &[])?;
+                }
+            }
+            Ok(())
+        });
+        s.bulk_ingest(parts).unwrap();
+        s.bulk_end();
+        assert_eq!(
+            edges_of(s, 20).len(),
+            199 + 100 + 50,
+            "{}: the bulk hub",
+            f.name
+        );
+        assert_eq!(edges_of(s, 40).len(), 200, "{}", f.name);
+        for id in (10..14).chain(30..34) {
+            assert_eq!(edges_of(s, id).len(), 1, "{}: node {id}", f.name);
+        }
+        assert!(s.estimate_keys(Space::Out).unwrap() > 0);
+        commit(s, |b| b.delete_nodes(Space::Out, 0..50));
+        assert!(scan(s, Space::Out, Scan::All).is_empty(), "{}", f.name);
     }
 }
 

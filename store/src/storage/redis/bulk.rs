@@ -2,7 +2,8 @@
 
 use super::cluster::{self, Cluster, Routed};
 use super::layout::Cell;
-use super::reply::checked;
+use super::reply::{checked, eval};
+use super::scripts::{self, CHUNK};
 use super::{RedisStorage, BULK_FLUSH};
 use crate::error::Result;
 use crate::storage::{BulkPart, BulkSink, Space};
@@ -17,28 +18,47 @@ pub(super) struct Sink<'a> {
     cluster: Cluster,
     space: Space,
     pending: Vec<Routed>,
+    /// Keys in `pending`.
+    pending_keys: usize,
     keys: u64,
     /// The adjacency hash or ordered group being filled, and its fields so far: consecutive
     /// keys of one group go out as one command.
     group: Option<(Cell, Fields)>,
+    /// Whether a group was closed already: the part's first adjacency may continue the part
+    /// before's last.
+    closed_one: bool,
 }
 
 impl Sink<'_> {
-    fn close_group(&mut self) {
+    /// Queues the open group's command(s). `last`: the part's last group, which the next part
+    /// may continue.
+    fn close_group(&mut self, last: bool) {
         let Some((cell, fields)) = self.group.take() else {
             return;
         };
+        self.pending_keys += fields.len();
+        let first = !std::mem::replace(&mut self.closed_one, true);
         match cell {
+            // A node's adjacency: a plain hash when it is small and this part holds all of it;
+            // else the script that chunks it (`scripts::adjacency_lua`), which also finds what
+            // a neighbouring part wrote of it.
             Cell::Field(key, _) => {
-                let mut cmd = redis::cmd("HSET");
-                cmd.arg(&key);
-                for (f, v) in &fields {
-                    cmd.arg(f).arg(v);
+                let slot = cluster::slot(&key);
+                if first || last || fields.len() > CHUNK {
+                    let args: Vec<&[u8]> = fields
+                        .iter()
+                        .flat_map(|(f, v)| [f.as_slice(), v.as_slice()])
+                        .collect();
+                    let cmd = eval(scripts::ADJ_ADD, &[&key], &args);
+                    self.pending.push(Routed { slot, cmd });
+                } else {
+                    let mut cmd = redis::cmd("HSET");
+                    cmd.arg(&key);
+                    for (f, v) in &fields {
+                        cmd.arg(f).arg(v);
+                    }
+                    self.pending.push(Routed { slot, cmd });
                 }
-                self.pending.push(Routed {
-                    slot: cluster::slot(&key),
-                    cmd,
-                });
             }
             Cell::Ordered(z, h, _) => {
                 let slot = cluster::slot(&z);
@@ -57,9 +77,15 @@ impl Sink<'_> {
         }
     }
 
-    fn flush(&mut self) -> Result<()> {
-        self.close_group();
+    /// Sends what is queued. An ordered group is closed first (its members are added, not
+    /// replaced: it goes on in the next command); an adjacency stays open until it ends, so
+    /// that the part writes it as one command.
+    fn flush(&mut self, last: bool) -> Result<()> {
+        if last || matches!(self.group, Some((Cell::Ordered(..), _))) {
+            self.close_group(last);
+        }
         let cmds = std::mem::take(&mut self.pending);
+        self.pending_keys = 0;
         for reply in self.cluster.run(cmds)? {
             checked(&reply)?;
         }
@@ -72,10 +98,13 @@ impl BulkSink for Sink<'_> {
         let cell = self.storage.layout.cell(self.space, key);
         self.keys += 1;
         match cell {
-            Cell::Str(k) => self.pending.push(Routed {
-                slot: cluster::slot(&k),
-                cmd: redis::cmd("SET").arg(&k).arg(value).clone(),
-            }),
+            Cell::Str(k) => {
+                self.pending_keys += 1;
+                self.pending.push(Routed {
+                    slot: cluster::slot(&k),
+                    cmd: redis::cmd("SET").arg(&k).arg(value).clone(),
+                })
+            }
             Cell::Field(..) | Cell::Ordered(..) => {
                 let same = self.group.as_ref().is_some_and(|(c, _)| match (c, &cell) {
                     (Cell::Field(a, _), Cell::Field(b, _)) => a == b,
@@ -83,7 +112,7 @@ impl BulkSink for Sink<'_> {
                     _ => false,
                 });
                 if !same {
-                    self.close_group();
+                    self.close_group(false);
                 }
                 let member = match &cell {
                     Cell::Field(_, f) => f.clone(),
@@ -94,8 +123,12 @@ impl BulkSink for Sink<'_> {
                 group.1.push((member, value.to_vec()));
             }
         }
-        if self.pending.len() + self.group.as_ref().map_or(0, |g| g.1.len() / 64) >= BULK_FLUSH {
-            self.flush()?;
+        let open = match &self.group {
+            Some((Cell::Ordered(..), fields)) => fields.len(),
+            _ => 0,
+        };
+        if self.pending_keys + open >= BULK_FLUSH {
+            self.flush(false)?;
         }
         Ok(())
     }
@@ -112,11 +145,13 @@ pub(super) fn write(
         cluster: Cluster::connect(storage.seeds.clone())?,
         space,
         pending: Vec::new(),
+        pending_keys: 0,
         keys: 0,
         group: None,
+        closed_one: false,
     };
     fill(&mut sink)?;
-    sink.flush()?;
+    sink.flush(true)?;
     Ok((sink.keys > 0).then_some(BulkPart {
         space,
         file: None,

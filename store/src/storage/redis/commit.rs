@@ -3,7 +3,7 @@
 //! with its head, and rolling forward a commit its writer did not finish.
 
 use super::cluster::{self, fail, Routed};
-use super::layout::Cell;
+use super::layout::{Cell, Layout};
 use super::read::Read;
 use super::record::{self, Change, Changes};
 use super::reply::{bytes_of, checked, eval, u64_of};
@@ -170,12 +170,42 @@ impl RedisStorage {
         let mut next = ids.start;
         while next < ids.end {
             let stop = ids.end.min(next.saturating_add(BULK_FLUSH as u64));
-            let cmds = (next..stop)
-                .map(|id| {
-                    let key = self.layout.node_key(space, id);
+            let keys: Vec<Vec<u8>> = (next..stop)
+                .map(|id| self.layout.node_key(space, id))
+                .collect();
+            // An adjacency may be chunked: its chunk count says which chunks to delete too.
+            let chunks: Vec<u64> = if matches!(space, Space::Out | Space::In) {
+                let gets = keys
+                    .iter()
+                    .map(|k| Routed {
+                        slot: cluster::slot(k),
+                        cmd: redis::cmd("GET").arg(Layout::chunk_count(k)).clone(),
+                    })
+                    .collect();
+                self.cluster
+                    .run(gets)?
+                    .iter()
+                    .map(u64_of)
+                    .collect::<Result<_>>()?
+            } else {
+                Vec::new()
+            };
+            let cmds = keys
+                .iter()
+                .enumerate()
+                .map(|(i, key)| {
+                    let mut del = redis::cmd("DEL");
+                    del.arg(key);
+                    let n = chunks.get(i).copied().unwrap_or(0);
+                    if n > 0 {
+                        del.arg(Layout::chunk_count(key));
+                        for c in 0..n {
+                            del.arg(Layout::chunk(key, c));
+                        }
+                    }
                     Routed {
-                        slot: cluster::slot(&key),
-                        cmd: redis::cmd("DEL").arg(key).clone(),
+                        slot: cluster::slot(key),
+                        cmd: del,
                     }
                 })
                 .collect();

@@ -6,12 +6,15 @@
 //! |---|---|---|---|
 //! | `node` / `degree` / `vector` | `NS:n:{ID}` / `NS:d:{ID}` / `NS:v:{ID}` | string | the value |
 //! | `out` / `in` | `NS:o:{ID}` / `NS:i:{ID}` | hash | field `rel · other` → the edge's properties |
+//! | (a large adjacency) | `NS:o:{ID}:0` … `:N-1`, `NS:o:{ID}:n` | hashes, string | its chunks, and `N` |
 //! | `node_key` / `prop` / `name` | `NS:K:{GROUP}` / `NS:P:…` / `NS:W:…` + `:z`, `:h` | sorted set + hash | the group's keys (lexical order) and their values |
 //! | `meta` | `NS:M:{NS}:z`, `NS:M:{NS}:h` | sorted set + hash | as above, one group |
 //!
 //! `ID` is the node id in decimal: a node's record, degree, vector and both adjacency hashes
 //! share the tag, so they sit in one slot (one shard), and one request per shard fetches the
-//! facts and edges of a whole beam. `GROUP` is the group's bytes in hex (a label, a label and
+//! facts and edges of a whole beam. An adjacency past 128 fields is split into chunks by the
+//! scripts that write it (`scripts::adjacency_lua`); the client names only `NS:o:{ID}`.
+//! `GROUP` is the group's bytes in hex (a label, a label and
 //! property, a first word). The commit protocol's keys share the tag `{NS}` with `meta`.
 
 use crate::storage::{Grouping, Space};
@@ -131,7 +134,23 @@ impl Layout {
         }
     }
 
-    /// The node id of a node-keyed Redis key (`NS:x:{ID}`).
+    /// The chunk-count key of adjacency `key` (`NS:o:{ID}:n`).
+    pub(crate) fn chunk_count(key: &[u8]) -> Vec<u8> {
+        [key, b":n"].concat()
+    }
+
+    /// Chunk `i` of adjacency `key` (`NS:o:{ID}:I`).
+    pub(crate) fn chunk(key: &[u8], i: u64) -> Vec<u8> {
+        [key, format!(":{i}").as_bytes()].concat()
+    }
+
+    /// Whether a Redis key is an adjacency's chunk count rather than a hash.
+    pub(crate) fn is_chunk_count(key: &[u8]) -> bool {
+        key.ends_with(b"}:n")
+    }
+
+    /// The node id of a node-keyed Redis key (`NS:x:{ID}`, or an adjacency's chunk
+    /// `NS:x:{ID}:I` or chunk count `NS:x:{ID}:n`).
     pub(crate) fn id_of(key: &[u8]) -> Option<u64> {
         let open = key.iter().position(|b| *b == b'{')?;
         let close = key.iter().rposition(|b| *b == b'}')?;

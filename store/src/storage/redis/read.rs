@@ -71,7 +71,7 @@ impl RedisStorage {
             positions.push(i);
             match r {
                 Read::Get(Cell::Str(k)) => args.extend([b"g".to_vec(), k.clone()]),
-                Read::Get(Cell::Field(k, f)) => args.extend([b"f".to_vec(), k.clone(), f.clone()]),
+                Read::Get(Cell::Field(k, f)) => args.extend([b"e".to_vec(), k.clone(), f.clone()]),
                 Read::Get(Cell::Ordered(_, h, member)) => {
                     args.extend([b"f".to_vec(), h.clone(), member.clone()])
                 }
@@ -264,7 +264,8 @@ impl RedisStorage {
         Ok(())
     }
 
-    /// The entries of an adjacency hash (`now`: HGETALL's reply) as boundary keys of node `id`.
+    /// The entries of an adjacency (`now`: every field and value of its hash or chunks, in no
+    /// order) as boundary keys of node `id`.
     pub(super) fn hash_entries(id: u64, reply: Value) -> Result<Vec<(Vec<u8>, Vec<u8>)>> {
         let items = array(reply)?;
         let mut out = Vec::with_capacity(items.len() / 2);

@@ -2,14 +2,115 @@
 //! that what a master answers (or applies) is atomic on that master. They are flagged
 //! `allow-cross-slot-keys` (Redis 7): their keys lie in many slots, all served by the master.
 
+/// The adjacency of one node in one direction (docs/FORMAT.md, "On a Redis Cluster"), as Lua
+/// functions the scripts below share: the hash `K` while it holds at most [`CHUNK`] fields;
+/// past that, `N` chunk hashes `K:0` … `K:N-1` (`N` a power of two, in the string `K:n`), a
+/// field in chunk `hash(field) mod N` (`hash`: `h = (31 h + byte) mod 65521` over the field's
+/// bytes). A chunk that outgrows [`CHUNK`] doubles `N` (fields redistributed, at most 32,768
+/// chunks). Every key shares `K`'s hash tag, so one script still reads a node's edges; no
+/// hash grows past a few hundred fields, so each stays a compact listpack and no single
+/// command's work grows with a hub's degree.
+macro_rules! adjacency_lua {
+    () => {
+        r#"
+local CHUNK = 128
+local MAX_CHUNKS = 32768
+local function adj_n(k)
+  return tonumber(redis.call('GET', k .. ':n') or '0')
+end
+local function adj_hash(f)
+  local h = 0
+  for i = 1, #f do h = (h * 31 + string.byte(f, i)) % 65521 end
+  return h
+end
+local function adj_key(k, f, n)
+  if n == 0 then return k end
+  return k .. ':' .. (adj_hash(f) % n)
+end
+local function adj_get(k, f)
+  return redis.call('HGET', adj_key(k, f, adj_n(k)), f)
+end
+local function adj_all(k)
+  local n = adj_n(k)
+  if n == 0 then return redis.call('HGETALL', k) end
+  local out = {}
+  for i = 0, n - 1 do
+    local part = redis.call('HGETALL', k .. ':' .. i)
+    for j = 1, #part do out[#out + 1] = part[j] end
+  end
+  return out
+end
+local function adj_put(k, n, fv)
+  local by, keys = {}, {}
+  for i = 1, #fv, 2 do
+    local key = adj_key(k, fv[i], n)
+    local t = by[key]
+    if not t then t = {}; by[key] = t; keys[#keys + 1] = key end
+    t[#t + 1] = fv[i]
+    t[#t + 1] = fv[i + 1]
+  end
+  for _, key in ipairs(keys) do
+    local t = by[key]
+    for s = 1, #t, 1000 do
+      redis.call('HSET', key, unpack(t, s, math.min(s + 999, #t)))
+    end
+  end
+  return keys
+end
+local function adj_len(k, n)
+  if n == 0 then return redis.call('HLEN', k) end
+  local total = 0
+  for i = 0, n - 1 do total = total + redis.call('HLEN', k .. ':' .. i) end
+  return total
+end
+local function adj_split(k, n, total)
+  local m = math.max(2, n * 2)
+  while total > m * CHUNK / 2 and m < MAX_CHUNKS do m = m * 2 end
+  local all = adj_all(k)
+  if n == 0 then
+    redis.call('DEL', k)
+  else
+    for i = 0, n - 1 do redis.call('DEL', k .. ':' .. i) end
+  end
+  redis.call('SET', k .. ':n', m)
+  adj_put(k, m, all)
+  return m
+end
+local function adj_set(k, fv)
+  local n = adj_n(k)
+  if n == 0 and #fv > 2 * CHUNK then
+    n = adj_split(k, 0, redis.call('HLEN', k) + #fv / 2)
+  end
+  for _, key in ipairs(adj_put(k, n, fv)) do
+    if n < MAX_CHUNKS and redis.call('HLEN', key) > CHUNK then
+      adj_split(k, n, adj_len(k, n))
+      return
+    end
+  end
+end
+local function adj_del(k, f)
+  redis.call('HDEL', adj_key(k, f, adj_n(k)), f)
+end
+"#
+    };
+}
+
+/// Fields per adjacency hash or chunk before it is split (the `CHUNK` of `adjacency_lua`,
+/// Redis's default `hash-max-listpack-entries`).
+pub(crate) const CHUNK: usize = 128;
+
 /// Reads on one master, atomically with its head (the last commit that started applying there).
 /// `KEYS[1]` is the head key (the only declared key: it routes the script to its master; the
 /// others, in other slots the master serves, are in `ARGV`, which `allow-cross-slot-keys`
 /// permits). Then each op with its keys and arguments in order: `g key`: GET; `f key field`:
-/// HGET; `a key`: HGETALL; `r zset hash min max limit`: the members in the lexical range and
+/// HGET; `e key field`: an edge's field of adjacency `key`; `a key`: every field of adjacency
+/// `key` (all its chunks, as HGETALL answers); `r zset hash min max limit`: the members in the lexical range and
 /// their values, as `{members, values}`; `R …`: the same in descending order. Returns
 /// `{head, result1, result2, …}`.
-pub(crate) const READ: &str = r#"#!lua flags=no-writes,allow-cross-slot-keys
+pub(crate) const READ: &str = concat!(
+    "#!lua flags=no-writes,allow-cross-slot-keys",
+    adjacency_lua!(),
+    r#"
 local out = {redis.call('GET', KEYS[1]) or false}
 local a = 1
 while a <= #ARGV do
@@ -20,8 +121,11 @@ while a <= #ARGV do
   elseif code == 'f' then
     out[#out + 1] = redis.call('HGET', ARGV[a + 1], ARGV[a + 2]) or false
     a = a + 3
+  elseif code == 'e' then
+    out[#out + 1] = adj_get(ARGV[a + 1], ARGV[a + 2]) or false
+    a = a + 3
   elseif code == 'a' then
-    out[#out + 1] = redis.call('HGETALL', ARGV[a + 1])
+    out[#out + 1] = adj_all(ARGV[a + 1])
     a = a + 2
   elseif code == 'r' or code == 'R' then
     local members
@@ -40,13 +144,18 @@ while a <= #ARGV do
   end
 end
 return out
-"#;
+"#
+);
 
 /// Applies one commit's writes on one master, atomically with setting its head. `KEYS[1]` is
 /// the head key (as for [`READ`]), `ARGV[1]` the commit; then each op: `s key value`: SET;
-/// `d key`: DEL; `H key field value`: HSET; `D key field`: HDEL; `Z zset hash member value`:
+/// `d key`: DEL; `H key field value`: put an edge's field in adjacency `key`; `D key field`:
+/// remove it; `Z zset hash member value`:
 /// add to an ordered group; `X zset hash member`: remove.
-pub(crate) const APPLY: &str = r#"#!lua flags=allow-cross-slot-keys
+pub(crate) const APPLY: &str = concat!(
+    "#!lua flags=allow-cross-slot-keys",
+    adjacency_lua!(),
+    r#"
 redis.call('SET', KEYS[1], ARGV[1])
 local a = 2
 while a <= #ARGV do
@@ -58,10 +167,10 @@ while a <= #ARGV do
     redis.call('DEL', ARGV[a + 1])
     a = a + 2
   elseif code == 'H' then
-    redis.call('HSET', ARGV[a + 1], ARGV[a + 2], ARGV[a + 3])
+    adj_set(ARGV[a + 1], {ARGV[a + 2], ARGV[a + 3]})
     a = a + 4
   elseif code == 'D' then
-    redis.call('HDEL', ARGV[a + 1], ARGV[a + 2])
+    adj_del(ARGV[a + 1], ARGV[a + 2])
     a = a + 3
   elseif code == 'Z' then
     redis.call('ZADD', ARGV[a + 1], 0, ARGV[a + 3])
@@ -76,7 +185,20 @@ while a <= #ARGV do
   end
 end
 return 1
-"#;
+"#
+);
+
+/// Adds fields to one adjacency (a bulk part's edges of a node that may be chunked, or shared
+/// with the part before or after): `KEYS[1]` the adjacency key, `ARGV` field, value, field,
+/// value, …
+pub(crate) const ADJ_ADD: &str = concat!(
+    "#!lua",
+    adjacency_lua!(),
+    r#"
+adj_set(KEYS[1], ARGV)
+return 1
+"#
+);
 
 /// Writes a commit record to the log while the writer holds its lease: `KEYS` = lease, pending,
 /// record; `ARGV` = lease token, commit, record bytes, lease milliseconds.
