@@ -27,6 +27,7 @@ mod feedback;
 mod import;
 mod mutation;
 mod output;
+mod primitives;
 mod session;
 mod transaction;
 
@@ -60,6 +61,7 @@ pub use import::{ImportEmbedder, ImportOptions};
 pub use output::{
     Description, Done, IndexInfo, LabelRelation, Listing, Output, Plan, RelationInfo,
 };
+pub use primitives::{LabelInfo, NeighborView, Neighbors, NodeView, Schema, SchemaRelation};
 pub use session::Session;
 pub use transaction::{Transaction, TransactionOptions};
 

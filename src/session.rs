@@ -3,7 +3,6 @@
 
 use crate::db::Cairn;
 use crate::error::CairnError;
-use crate::mutation::apply;
 use crate::output::{Done, Output};
 use crate::transaction::{Transaction, TransactionOptions};
 use crate::{CancelToken, Savepoint};
@@ -81,15 +80,9 @@ impl<'c> Session<'c> {
             Compiled::Mutation(m) => match &mut self.tx {
                 Some(open) => {
                     // One statement is atomic inside the transaction too.
-                    let before = open.tx.savepoint();
-                    let result = apply(&mut open.tx, &m);
-                    if result.is_err() {
-                        open.tx.rollback_to(before)?;
-                    } else {
-                        open.statements += 1;
-                    }
-                    open.tx.release(before)?;
-                    result.map(Output::Done)
+                    let done = open.tx.apply_atomic(&m)?;
+                    open.statements += 1;
+                    Ok(Output::Done(done))
                 }
                 None => self.cairn.run(Compiled::Mutation(m), cancel, trace),
             },

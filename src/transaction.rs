@@ -3,9 +3,11 @@
 
 use crate::db::Cairn;
 use crate::error::CairnError;
+use crate::mutation::apply;
+use crate::output::{Done, Output};
 use crate::{Exploration, Writer};
 use cairn_exec::CancelToken;
-use cairn_query::Compiled;
+use cairn_query::{Compiled, Mutation};
 use cairn_storage_format::NodeId;
 use std::ops::{Deref, DerefMut};
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
@@ -77,6 +79,40 @@ impl Transaction<'_> {
                 "expected an EXPLORE statement".into(),
             )),
         }
+    }
+
+    /// Runs a data statement (`UPSERT`, `ADD EDGE`, `REMOVE …`) or an `EXPLORE` in this
+    /// transaction, its names resolved against the transaction (so it sees the labels and
+    /// relations it created). A data statement is atomic: one that fails leaves the transaction
+    /// as it was. Other statements run on the database ([`Cairn::execute`]) or need a
+    /// [`crate::Session`] (`BEGIN`, `COMMIT`, …), and are refused here.
+    pub fn execute(&mut self, statement: &str) -> Result<Output, CairnError> {
+        let catalog = cairn_exec::EngineCatalog(std::sync::Arc::new(self.writer.catalog().clone()));
+        match cairn_query::prepare(statement, &catalog)? {
+            Compiled::Mutation(m) => Ok(Output::Done(self.apply_atomic(&m)?)),
+            Compiled::Explore(plan) => Ok(Output::Exploration(self.run_plan(
+                &plan,
+                false,
+                &CancelToken::default(),
+            )?)),
+            _ => Err(CairnError::Transaction(
+                "only data statements (UPSERT, ADD EDGE, REMOVE …) and EXPLORE run inside a \
+                 transaction"
+                    .into(),
+            )),
+        }
+    }
+
+    /// Applies one data statement inside a savepoint of its own: on error the transaction is
+    /// rolled back to before it.
+    pub(crate) fn apply_atomic(&mut self, m: &Mutation) -> Result<Done, CairnError> {
+        let before = self.writer.savepoint();
+        let result = apply(&mut self.writer, m);
+        if result.is_err() {
+            self.writer.rollback_to(before)?;
+        }
+        self.writer.release(before)?;
+        result
     }
 
     /// Runs a compiled EXPLORE plan on the private copy (see [`Transaction::explore`]).
