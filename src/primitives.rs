@@ -39,12 +39,15 @@ pub struct NeighborView {
     pub name: String,
 }
 
-/// A node's neighbours, at most the limit asked for, and how many edges there were in all.
+/// A node's neighbours, at most the limit asked for, and how many edges there were in all, by
+/// relation type and direction (so a bounded listing still tells what lies beyond it).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Neighbors {
     pub items: Vec<NeighborView>,
     /// Edges that matched the direction and relations, before the limit.
     pub total: usize,
+    /// (relation, direction, edges) over all `total` edges, most first.
+    pub by_relation: Vec<(String, Direction, usize)>,
 }
 
 /// A label of the schema with its annotation.
@@ -149,6 +152,21 @@ impl Cairn {
         }
         let edges = graph.neighbors(id, direction, &rels)?;
         let total = edges.len();
+        let mut counts: std::collections::HashMap<(cairn_storage_format::RelId, bool), usize> =
+            Default::default();
+        for e in &edges {
+            *counts
+                .entry((e.rel, e.direction == Direction::Out))
+                .or_default() += 1;
+        }
+        let mut by_relation: Vec<(String, Direction, usize)> = counts
+            .into_iter()
+            .map(|((rel, out), n)| {
+                let name = catalog.relation_name(rel).unwrap_or("?").to_owned();
+                (name, if out { Direction::Out } else { Direction::In }, n)
+            })
+            .collect();
+        by_relation.sort_by(|a, b| b.2.cmp(&a.2).then_with(|| a.0.cmp(&b.0)));
         let shown = &edges[..total.min(limit)];
         let ids: Vec<NodeId> = shown.iter().map(|n| n.node).collect();
         let records = graph.nodes(&ids)?;
@@ -174,7 +192,11 @@ impl Cairn {
                 }
             })
             .collect();
-        Ok(Neighbors { items, total })
+        Ok(Neighbors {
+            items,
+            total,
+            by_relation,
+        })
     }
 
     /// The schema: labels and relation types with their annotations, property keys, the

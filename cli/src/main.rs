@@ -330,6 +330,35 @@ enum Command {
         #[arg(long)]
         apply: bool,
     },
+    /// Serve --db to LLM agents over the Model Context Protocol, on stdin/stdout.
+    ///
+    /// Tools: node, neighbors, node_details (the primitive operations of an exploring agent),
+    /// search, explore, ask and schema; write with --allow-writes. Read-only by default: the
+    /// database is opened read-only (beside any process that writes it) and statements that
+    /// write are refused. Every call is bounded in time and reply size, and each reply states
+    /// its bounds. Node text is returned as data. docs/MCP.md shows a desktop client's
+    /// configuration.
+    #[command(
+        after_help = "Examples:\n  cairn --db ./academic.cairn mcp\n  cairn --db ./academic.cairn mcp --allow-writes --timeout-ms 30000 --max-items 100"
+    )]
+    Mcp {
+        /// Open the database for writing and offer the `write` tool.
+        #[arg(long)]
+        allow_writes: bool,
+        /// Wall time one call may take, in milliseconds (an EXPLORE or ASK past it returns what
+        /// it found so far).
+        #[arg(long, default_value_t = 10_000, value_parser = clap::value_parser!(u64).range(1..=3_600_000))]
+        timeout_ms: u64,
+        /// Results, neighbours or nodes one reply lists at most.
+        #[arg(long, default_value_t = 50, value_parser = clap::value_parser!(u64).range(1..=10_000))]
+        max_items: u64,
+        /// Bytes of JSON one reply holds at most.
+        #[arg(long, default_value_t = 65_536, value_parser = clap::value_parser!(u64).range(1024..=67_108_864))]
+        max_bytes: u64,
+        /// Agents of `ask` that use the LLM of CAIRN_LLM_*: planner, judge, answerer, all.
+        #[arg(long)]
+        llm: Option<String>,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -635,12 +664,17 @@ fn run(cli: Cli) -> Result<(), Failure> {
             | Command::Explain { .. }
             | Command::Ask { .. }
             | Command::Repl { .. }
+            | Command::Mcp {
+                allow_writes: false,
+                ..
+            }
     );
     if cli.read_only && !reads_only {
         return Err(Failure {
             code: 2,
             report: miette::Report::msg(
-                "--read-only is for stats, query, explain, ask, export and repl; this command writes",
+                "--read-only is for stats, query, explain, ask, export, repl and mcp (without \
+                 --allow-writes); this command writes",
             ),
         });
     }
@@ -736,6 +770,29 @@ fn run(cli: Cli) -> Result<(), Failure> {
             misses,
         ),
         Command::Repl { history } => repl::run(&cli.db, history, read_only),
+        Command::Mcp {
+            allow_writes,
+            timeout_ms,
+            max_items,
+            max_bytes,
+            llm,
+        } => {
+            let options = cairn_mcp::Options {
+                allow_writes,
+                time_limit: Duration::from_millis(timeout_ms),
+                max_items: max_items as usize,
+                max_bytes: max_bytes as usize,
+                llm: ask_cli::llm_agents(llm.as_deref())?,
+                ..cairn_mcp::Options::new(&cli.db)
+            };
+            cairn_mcp::run_stdio(options).map_err(|e| match e {
+                cairn_mcp::McpError::Open(e) => Failure::from(e),
+                e => Failure {
+                    code: 1,
+                    report: miette::Report::msg(e.to_string()),
+                },
+            })
+        }
     }
 }
 

@@ -95,7 +95,7 @@ pub(crate) fn direction(name: &str) -> PyResult<Direction> {
     }
 }
 
-fn direction_name(d: Direction) -> &'static str {
+pub(crate) fn direction_name(d: Direction) -> &'static str {
     match d {
         Direction::Out => "out",
         Direction::In => "in",

@@ -394,7 +394,8 @@ impl Database {
         Ok(list.into_any())
     }
 
-    /// ([(relation, direction, id, label, key, name)], total before the limit).
+    /// ([(relation, direction, id, label, key, name)], total before the limit,
+    /// [(relation, direction, edges)] over all of them).
     #[pyo3(signature = (id, direction = "both", relations = None, limit = 100))]
     fn neighbors<'py>(
         &self,
@@ -415,7 +416,12 @@ impl Database {
         for n in &found.items {
             list.append(convert::neighbor(py, n)?)?;
         }
-        (list, found.total).into_pyobject(py)
+        let by_relation: Vec<(&str, &str, usize)> = found
+            .by_relation
+            .iter()
+            .map(|(r, d, n)| (r.as_str(), convert::direction_name(*d), *n))
+            .collect();
+        (list, found.total, by_relation).into_pyobject(py)
     }
 
     fn schema<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {

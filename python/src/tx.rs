@@ -89,6 +89,9 @@ impl TxHandle {
                     Ok(()) | Err(Stop::Rollback) => Ok(()),
                     Err(Stop::Failed(e)) => Err(e),
                 };
+                // The handle goes before the caller hears of the end, so that a close right
+                // after a commit closes the store.
+                drop(db);
                 if began {
                     let _ = done_tx.send(result);
                 } else {

@@ -335,13 +335,18 @@ class Neighbor(NamedTuple):
 
 class Neighbors(List[Neighbor]):
     """A node's neighbours (a list), at most the limit asked for; ``total`` is how many edges
-    matched before the limit."""
+    matched before the limit, ``by_relation`` (relation, direction, edges) counts them all by
+    relation type, most first."""
 
     total: int
+    by_relation: List[Tuple[str, str, int]]
 
-    def __init__(self, items: Iterable[Neighbor], total: int) -> None:
+    def __init__(
+        self, items: Iterable[Neighbor], total: int, by_relation: List[Tuple[str, str, int]]
+    ) -> None:
         super().__init__(items)
         self.total = total
+        self.by_relation = by_relation
 
     def to_pandas(self) -> Any:
         import pandas as pd
@@ -578,10 +583,10 @@ class Database:
         ``limit``: ``direction`` is ``"out"``, ``"in"`` or ``"both"``; ``relations`` keeps those
         types only (an unknown one is :class:`InvalidInputError`)."""
         node_id = node if isinstance(node, int) else node.id
-        items, total = self._native.neighbors(
+        items, total, by_relation = self._native.neighbors(
             node_id, direction, list(relations) if relations is not None else None, limit
         )
-        return Neighbors((Neighbor._make(n) for n in items), total)
+        return Neighbors((Neighbor._make(n) for n in items), total, by_relation)
 
     def schema(self) -> Schema:
         """Labels, relation types, property keys, the embedder and size estimates."""
