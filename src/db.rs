@@ -504,6 +504,53 @@ impl Cairn {
         Ok(Some(search.search(&query, labels.as_deref(), k)?))
     }
 
+    /// [`Cairn::index_search`] for a vector computed elsewhere (a database whose vectors were
+    /// supplied with the data, by the application's own model): it must have the dimension
+    /// the catalog records.
+    pub fn vector_search(
+        &self,
+        vector: &[f32],
+        label: Option<&str>,
+        k: usize,
+    ) -> Result<Option<Vec<(NodeId, f32)>>, CairnError> {
+        let catalog = self.graph.catalog();
+        match catalog.embedder() {
+            Some(e) if e.dim as usize == vector.len() => {}
+            Some(e) => {
+                return Err(CairnError::Unsupported(format!(
+                    "the query vector has {} dimensions; the database's vectors have {}",
+                    vector.len(),
+                    e.dim
+                )))
+            }
+            None => return Ok(None),
+        }
+        let labels = match label {
+            Some(name) => match catalog.label_id(name) {
+                Some(id) => Some(vec![id]),
+                None => return Ok(Some(Vec::new())),
+            },
+            None => None,
+        };
+        // The index of the vectors the catalog records, whichever embedder queries use: the
+        // caller's vector comes from the model that made them.
+        let recorded = catalog.embedder().map(|e| e.id.clone()).unwrap_or_default();
+        drop(catalog);
+        if let Refresh::Unavailable(why) = self.vectors.refresh(&self.graph, &recorded)? {
+            tracing::debug!("no vector index: {why}");
+            return Ok(None);
+        }
+        match self.vectors.search_now(vector, labels.as_deref(), k) {
+            Ok(Some(hits)) => Ok(Some(hits.into_iter().map(|h| (h.node, h.score)).collect())),
+            Ok(None) => Ok(None),
+            // a zero vector is near nothing
+            Err(VectorError::Degenerate(_)) => Ok(Some(Vec::new())),
+            Err(e) => Err(CairnError::Explore(ExploreError::Engine(EngineError::Invalid(
+                e.to_string(),
+            )))),
+        }
+    }
+
     /// The indexes as an entry search: the full-text index, and the vector index when the
     /// database has usable vectors (or `None` when exact search must answer instead). The
     /// vector index is brought up to date now when its vectors are semantic (SEARCH fuses

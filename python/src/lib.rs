@@ -340,30 +340,51 @@ impl Database {
         k: usize,
     ) -> PyResult<Bound<'py, PyAny>> {
         let db = self.db(py)?;
-        let found = detached(py, None, || {
-            let Some(hits) = db.index_search(text, label, k)? else {
-                return Ok(None);
-            };
-            let ids: Vec<NodeId> = hits.iter().map(|(id, _)| *id).collect();
-            let views = db.node_views(&ids)?;
-            Ok(Some(
-                views
-                    .into_iter()
-                    .zip(hits)
-                    .filter_map(|(v, (_, score))| v.map(|v| (v, score)))
-                    .collect::<Vec<_>>(),
-            ))
+        let found = detached(py, None, || match db.index_search(text, label, k)? {
+            None => Ok(None),
+            Some(hits) => views_with_scores(&db, hits).map(Some),
         })?;
-        match found {
-            None => Ok(py.None().into_bound(py)),
-            Some(hits) => {
-                let list = PyList::empty(py);
-                for (view, score) in &hits {
-                    list.append((convert::node(py, view)?, *score))?;
-                }
-                Ok(list.into_any())
-            }
+        hits_to_py(py, found)
+    }
+
+    /// Like `search`, for a vector computed elsewhere (a database of supplied vectors).
+    #[pyo3(signature = (vector, label = None, k = 10))]
+    fn vector_search<'py>(
+        &self,
+        py: Python<'py>,
+        vector: Vec<f32>,
+        label: Option<&str>,
+        k: usize,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let db = self.db(py)?;
+        let found = detached(py, None, || match db.vector_search(&vector, label, k)? {
+            None => Ok(None),
+            Some(hits) => views_with_scores(&db, hits).map(Some),
+        })?;
+        hits_to_py(py, found)
+    }
+
+    /// Nodes of `label` whose property equals `value` (an index lookup when one is declared,
+    /// else a scan of the label's nodes).
+    fn find<'py>(
+        &self,
+        py: Python<'py>,
+        label: &str,
+        property: &str,
+        value: Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let db = self.db(py)?;
+        let value = convert::to_value(&value, property)?;
+        let views = detached(py, None, || {
+            use cairn::GraphRead;
+            let ids = db.graph().find_eq(label, property, &value)?;
+            Ok(db.node_views(&ids)?.into_iter().flatten().collect::<Vec<_>>())
+        })?;
+        let list = PyList::empty(py);
+        for v in &views {
+            list.append(convert::node(py, v)?)?;
         }
+        Ok(list.into_any())
     }
 
     fn node<'py>(&self, py: Python<'py>, id: u64) -> PyResult<Bound<'py, PyAny>> {
@@ -449,6 +470,35 @@ impl Database {
             handle: Mutex::new(Some(handle)),
         })
     }
+}
+
+/// The nodes of search hits, with their scores, best first.
+fn views_with_scores(
+    db: &Cairn,
+    hits: Vec<(NodeId, f32)>,
+) -> Result<Vec<(cairn::NodeView, f32)>, CairnError> {
+    let ids: Vec<NodeId> = hits.iter().map(|(id, _)| *id).collect();
+    Ok(db
+        .node_views(&ids)?
+        .into_iter()
+        .zip(hits)
+        .filter_map(|(v, (_, score))| v.map(|v| (v, score)))
+        .collect())
+}
+
+/// Hits as [(node dict, score)], or None (no usable index).
+fn hits_to_py<'py>(
+    py: Python<'py>,
+    hits: Option<Vec<(cairn::NodeView, f32)>>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let Some(hits) = hits else {
+        return Ok(py.None().into_bound(py));
+    };
+    let list = PyList::empty(py);
+    for (view, score) in &hits {
+        list.append((convert::node(py, view)?, *score))?;
+    }
+    Ok(list.into_any())
 }
 
 /// Directories expand to the dump files they hold, sorted by name (as `cairn import` does).

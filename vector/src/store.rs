@@ -104,9 +104,11 @@ enum State {
         /// Vectors changed after the file's stamp (from the change log), searched beside it.
         delta: Option<Arc<Delta>>,
     },
-    /// No usable index as of counter `commits` (no vectors, another embedder).
+    /// No usable index as of counter `commits` for queries of `embedder_id` (no vectors,
+    /// another embedder).
     Unavailable {
         commits: u64,
+        embedder_id: String,
         why: String,
     },
 }
@@ -217,9 +219,11 @@ impl VectorStore {
                 embedder_id: id,
                 ..
             } if *commits == now && id == embedder_id => return Ok(Refresh::OnFile),
-            State::Unavailable { commits, why } if *commits == now => {
-                return Ok(Refresh::Unavailable(why.clone()))
-            }
+            State::Unavailable {
+                commits,
+                embedder_id: id,
+                why,
+            } if *commits == now && id == embedder_id => return Ok(Refresh::Unavailable(why.clone())),
             _ => {}
         }
         let mut state = self.state.write();
@@ -447,6 +451,7 @@ impl VectorStore {
             Ok((
                 State::Unavailable {
                     commits: now,
+                    embedder_id: embedder_id.to_owned(),
                     why: why.clone(),
                 },
                 Refresh::Unavailable(why),

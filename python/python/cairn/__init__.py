@@ -556,7 +556,23 @@ class Database:
             raise DatabaseError("the database has no usable vector index for search")
         return [SearchHit(Node(**n), score) for n, score in hits]
 
+    def vector_search(
+        self, vector: Sequence[float], *, label: Optional[str] = None, k: int = 10
+    ) -> List[SearchHit]:
+        """:meth:`search` for a vector computed elsewhere: on a database whose vectors were
+        supplied with the data (``import_records`` with ``"vector"`` and
+        ``embedder="none"``), by the same model. The dimension must match."""
+        hits = self._native.vector_search(list(vector), label, k)
+        if hits is None:
+            raise DatabaseError("the database has no usable vector index for search")
+        return [SearchHit(Node(**n), score) for n, score in hits]
+
     # -- the primitive operations --
+
+    def find(self, label: str, prop: str, value: Value) -> List[Node]:
+        """Nodes of ``label`` whose property ``prop`` equals ``value``: an index lookup when
+        ``CREATE INDEX ON label(prop)`` declared one, else a scan of the label's nodes."""
+        return [Node(**n) for n in self._native.find(label, prop, value)]
 
     def node(self, node: Union[int, str], key: Optional[str] = None) -> Optional[Node]:
         """A node by id (``db.node(42)``) or by label and key (``db.node("Author", "a1")``),
