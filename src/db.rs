@@ -545,9 +545,9 @@ impl Cairn {
             Ok(None) => Ok(None),
             // a zero vector is near nothing
             Err(VectorError::Degenerate(_)) => Ok(Some(Vec::new())),
-            Err(e) => Err(CairnError::Explore(ExploreError::Engine(EngineError::Invalid(
-                e.to_string(),
-            )))),
+            Err(e) => Err(CairnError::Explore(ExploreError::Engine(
+                EngineError::Invalid(e.to_string()),
+            ))),
         }
     }
 

@@ -234,11 +234,12 @@ impl Cairn {
                 let label = |l| c.label_name(l).unwrap_or("?").to_owned();
                 SchemaRelation {
                     name: r.name.clone(),
-                    parent: r
-                        .parent
-                        .and_then(|p| c.relation_name(p))
-                        .map(str::to_owned),
-                    endpoints: r.endpoints.iter().map(|(s, d)| (label(*s), label(*d))).collect(),
+                    parent: r.parent.and_then(|p| c.relation_name(p)).map(str::to_owned),
+                    endpoints: r
+                        .endpoints
+                        .iter()
+                        .map(|(s, d)| (label(*s), label(*d)))
+                        .collect(),
                     description,
                     aliases,
                 }

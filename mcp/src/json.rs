@@ -3,8 +3,7 @@
 
 use cairn::agent::AskOutcome;
 use cairn::{
-    Cairn, CairnError, Direction, Exploration, Neighbors, NodeId, NodeView, PathStep, Schema,
-    Value,
+    Cairn, CairnError, Direction, Exploration, Neighbors, NodeId, NodeView, PathStep, Schema, Value,
 };
 use serde_json::{json, Map, Value as Json};
 
@@ -84,7 +83,11 @@ fn path(db: &Cairn, steps: &[PathStep], end: Option<NodeId>) -> Result<(String, 
 
 /// An exploration's results (at most `max`), stop, sufficiency and counters; the second value
 /// is how many results there were.
-pub(crate) fn exploration(db: &Cairn, e: &Exploration, max: usize) -> Result<(Json, usize), CairnError> {
+pub(crate) fn exploration(
+    db: &Cairn,
+    e: &Exploration,
+    max: usize,
+) -> Result<(Json, usize), CairnError> {
     let mut results = Vec::new();
     for r in e.results.iter().take(max) {
         let (evidence, steps) = path(db, &r.path, Some(r.node))?;

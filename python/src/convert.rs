@@ -4,8 +4,7 @@
 use cairn::agent::AskOutcome;
 use cairn::exec::TraceEvent;
 use cairn::{
-    Direction, Exploration, ImportSummary, NeighborView, NodeId, NodeView, PathStep, Schema,
-    Value,
+    Direction, Exploration, ImportSummary, NeighborView, NodeId, NodeView, PathStep, Schema, Value,
 };
 use pyo3::exceptions::{PyOverflowError, PyTypeError, PyValueError};
 use pyo3::prelude::*;

@@ -100,9 +100,7 @@ fn engine_error(e: EngineError) -> Raised {
     };
     let mut message = e.to_string();
     if class == "DatabaseLockedError" {
-        message.push_str(
-            "; open it with read_only=True to read beside the process that writes it",
-        );
+        message.push_str("; open it with read_only=True to read beside the process that writes it");
     }
     Raised::new(class, message)
 }
@@ -131,8 +129,8 @@ fn import_error(e: ImportError) -> Raised {
 fn query_error(q: &QueryError, statement: Option<&str>) -> Raised {
     let kind = q.kind();
     let span = q.span();
-    let mut raised = Raised::new("QueryError", q.to_string())
-        .with("code", Detail::Text(kind.code().to_owned()));
+    let mut raised =
+        Raised::new("QueryError", q.to_string()).with("code", Detail::Text(kind.code().to_owned()));
     if let Some(help) = kind.help() {
         raised = raised.with("help", Detail::Text(help));
     }
@@ -141,11 +139,7 @@ fn query_error(q: &QueryError, statement: Option<&str>) -> Raised {
         let end = floor_boundary(text, span.end.max(span.start));
         let before = &text[..at];
         let line = before.matches('\n').count() as u64 + 1;
-        let column = before
-            .rsplit('\n')
-            .next()
-            .map_or(0, |l| l.chars().count()) as u64
-            + 1;
+        let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) as u64 + 1;
         raised = raised
             .with("statement", Detail::Text(text.to_owned()))
             .with("position", Detail::Int(before.chars().count() as u64))

@@ -59,7 +59,11 @@ impl Database {
     /// itself for ever): the store's rule for one thread, kept across the worker thread.
     fn writable_here(&self) -> Result<(), CairnError> {
         let me = std::thread::current().id();
-        let held = self.holders.lock().map(|h| h.contains(&me)).unwrap_or(false);
+        let held = self
+            .holders
+            .lock()
+            .map(|h| h.contains(&me))
+            .unwrap_or(false);
         if held {
             return Err(CairnError::Engine(EngineError::WriterBusy {
                 path: self.path.clone(),
@@ -87,7 +91,9 @@ fn writes(c: &Compiled) -> bool {
 fn embedder(name: &str) -> PyResult<ImportEmbedder> {
     match name {
         "database" => Ok(ImportEmbedder::Database),
-        "hash" => Ok(ImportEmbedder::Use(Arc::new(cairn::HashEmbedder::default()))),
+        "hash" => Ok(ImportEmbedder::Use(
+            Arc::new(cairn::HashEmbedder::default()),
+        )),
         "none" => Ok(ImportEmbedder::None),
         other => Err(PyValueError::new_err(format!(
             "embedder must be \"database\", \"hash\" or \"none\", not {other:?}"
@@ -258,9 +264,7 @@ impl Database {
             ..ImportOptions::default()
         };
         let parsed = py.detach(|| records(&lines));
-        let parsed = parsed.map_err(|e| {
-            error::Raised::new("ImportDataError", e).into_pyerr(py)
-        })?;
+        let parsed = parsed.map_err(|e| error::Raised::new("ImportDataError", e).into_pyerr(py))?;
         let summary = detached(py, None, || {
             self.writable_here()?;
             db.import_records(parsed, options)
@@ -378,7 +382,11 @@ impl Database {
         let views = detached(py, None, || {
             use cairn::GraphRead;
             let ids = db.graph().find_eq(label, property, &value)?;
-            Ok(db.node_views(&ids)?.into_iter().flatten().collect::<Vec<_>>())
+            Ok(db
+                .node_views(&ids)?
+                .into_iter()
+                .flatten()
+                .collect::<Vec<_>>())
         })?;
         let list = PyList::empty(py);
         for v in &views {
@@ -453,7 +461,12 @@ impl Database {
 
     /// Starts a transaction; `wait`: seconds to wait for another thread's writer.
     #[pyo3(signature = (sync = None, wait = None))]
-    fn begin(&self, py: Python<'_>, sync: Option<bool>, wait: Option<f64>) -> PyResult<Transaction> {
+    fn begin(
+        &self,
+        py: Python<'_>,
+        sync: Option<bool>,
+        wait: Option<f64>,
+    ) -> PyResult<Transaction> {
         let db = self.db(py)?;
         let wait = wait
             .map(|w| {
@@ -671,7 +684,9 @@ impl Transaction {
     }
 
     fn lookup(&self, py: Python<'_>, label: String, key: String) -> PyResult<Option<u64>> {
-        self.call(py, None, move |tx| Ok(tx.lookup(&label, &key)?.map(|id| id.0)))
+        self.call(py, None, move |tx| {
+            Ok(tx.lookup(&label, &key)?.map(|id| id.0))
+        })
     }
 
     /// A data statement or EXPLORE inside the transaction: ("text", str) | ("exploration", tuple).

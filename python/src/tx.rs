@@ -102,7 +102,11 @@ impl TxHandle {
         match started.recv() {
             Ok(Ok(())) => {}
             Ok(Err(e)) => return Err(e),
-            Err(_) => return Err(CairnError::Transaction("the transaction could not start".into())),
+            Err(_) => {
+                return Err(CairnError::Transaction(
+                    "the transaction could not start".into(),
+                ))
+            }
         }
         if let Ok(mut h) = holders.lock() {
             h.insert(owner);
@@ -124,9 +128,7 @@ impl TxHandle {
         let job: Job = Box::new(move |tx| {
             let _ = reply.send(f(tx));
         });
-        self.jobs
-            .send(Message::Run(job))
-            .map_err(|_| finished())?;
+        self.jobs.send(Message::Run(job)).map_err(|_| finished())?;
         answer.recv().map_err(|_| finished())?
     }
 

@@ -223,7 +223,9 @@ impl VectorStore {
                 commits,
                 embedder_id: id,
                 why,
-            } if *commits == now && id == embedder_id => return Ok(Refresh::Unavailable(why.clone())),
+            } if *commits == now && id == embedder_id => {
+                return Ok(Refresh::Unavailable(why.clone()))
+            }
             _ => {}
         }
         let mut state = self.state.write();

@@ -122,7 +122,7 @@ class ResultNode(NamedTuple):
     """Entry → … → this node."""
 
 
-def _result(t: tuple) -> ResultNode:
+def _result(t: Tuple[Any, ...]) -> ResultNode:
     return ResultNode(t[0], t[1], t[2], t[3], t[4], t[5], t[6], [PathStep._make(s) for s in t[7]])
 
 
@@ -178,7 +178,7 @@ class Exploration(_Paths):
     trace: List[Dict[str, Any]]
     """Every search decision, with ``trace=True`` or ``RETURN TRACE``."""
 
-    def __init__(self, raw: tuple, db: "Database") -> None:
+    def __init__(self, raw: Tuple[Any, ...], db: "Database") -> None:
         results, self.stop, self.sufficiency, self.stats, self.returns, self.count, self.trace = raw
         self.results = [_result(r) for r in results]
         self._db = db
@@ -418,7 +418,7 @@ def _output(kind: str, payload: Any, db: "Database") -> Union[Exploration, Answe
         return Exploration(payload, db)
     if kind == "answer":
         return Answer(payload, db)
-    return payload
+    return str(payload)
 
 
 # ---- the database -------------------------------------------------------------------------
@@ -581,6 +581,8 @@ class Database:
             if not isinstance(node, int):
                 raise TypeError("node(id) takes an int; node(label, key) two str")
             return _node(self._native.node(node))
+        if not isinstance(node, str):
+            raise TypeError("node(label, key) takes two str; node(id) an int")
         return _node(self._native.node_by_key(node, key))
 
     def nodes(self, ids: Iterable[int]) -> List[Optional[Node]]:
@@ -627,7 +629,7 @@ class Transaction:
     a transaction dropped unfinished rolls back.
     """
 
-    def __init__(self, native: Any, db: Database) -> None:
+    def __init__(self, native: "_native.Transaction", db: Database) -> None:
         self._native = native
         self._db = db
 

@@ -101,7 +101,7 @@ class CairnPropertyGraphStore(PropertyGraphStore):
                     found.append(node)
         return found
 
-    def _matching(self, properties: Optional[dict], ids: Optional[List[str]]) -> List["cairn.Node"]:
+    def _matching(self, properties: Optional[Dict[Any, Any]], ids: Optional[List[str]]) -> List["cairn.Node"]:
         """Nodes with one of `ids` (all of them when None) and all of `properties`."""
         if ids is not None:
             nodes = self._find(ids)
@@ -125,7 +125,7 @@ class CairnPropertyGraphStore(PropertyGraphStore):
             del props["name"]
         return EntityNode(name=node.key, label=node.label, properties=props)
 
-    def get(self, properties: Optional[dict] = None, ids: Optional[List[str]] = None) -> List[LabelledNode]:
+    def get(self, properties: Optional[Dict[Any, Any]] = None, ids: Optional[List[str]] = None) -> List[LabelledNode]:
         """Nodes with the given ids and/or properties (none without either)."""
         return [self._labelled(n) for n in self._matching(properties, ids)]
 
@@ -133,7 +133,7 @@ class CairnPropertyGraphStore(PropertyGraphStore):
         self,
         entity_names: Optional[List[str]] = None,
         relation_names: Optional[List[str]] = None,
-        properties: Optional[dict] = None,
+        properties: Optional[Dict[Any, Any]] = None,
         ids: Optional[List[str]] = None,
     ) -> List[Triplet]:
         """The edges (in their stored direction) at the nodes named by ``entity_names`` or
@@ -278,7 +278,7 @@ class CairnPropertyGraphStore(PropertyGraphStore):
         self,
         entity_names: Optional[List[str]] = None,
         relation_names: Optional[List[str]] = None,
-        properties: Optional[dict] = None,
+        properties: Optional[Dict[Any, Any]] = None,
         ids: Optional[List[str]] = None,
     ) -> None:
         """Removes the matching triplets' edges, then the nodes with ``ids`` or
