@@ -221,6 +221,18 @@ impl Database {
         py.detach(move || drop(handle));
     }
 
+    /// Builds the in-memory node table and loads the vector index now; returns the seconds
+    /// it took.
+    fn warm(&self, py: Python<'_>) -> PyResult<f64> {
+        let db = self.db(py)?;
+        detached(py, None, || {
+            let start = std::time::Instant::now();
+            db.node_table()?;
+            db.refresh_index()?;
+            Ok(start.elapsed().as_secs_f64())
+        })
+    }
+
     fn catch_up(&self, py: Python<'_>) -> PyResult<bool> {
         let db = self.db(py)?;
         detached(py, None, || db.catch_up())

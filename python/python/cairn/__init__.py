@@ -472,6 +472,12 @@ class Database:
         state = "closed" if self.closed else ("read-only" if self.read_only else "read-write")
         return f"<cairn.Database {self.path!r} {state}>"
 
+    def warm(self) -> float:
+        """Builds the in-memory node table and loads the vector index now (a service does this
+        at start; otherwise the first queries start the build in the background and read the
+        store until it is ready). Returns the seconds it took."""
+        return self._native.warm()
+
     def catch_up(self) -> bool:
         """Brings a read-only handle up to the writer's latest commit; whether anything
         changed."""
