@@ -445,12 +445,8 @@ impl Cairn {
         label: Option<&str>,
         k: usize,
     ) -> Result<Vec<(NodeId, f32)>, CairnError> {
-        let labels = match label {
-            Some(name) => match self.graph.catalog().label_id(name) {
-                Some(id) => Some(vec![id]),
-                None => return Ok(Vec::new()),
-            },
-            None => None,
+        let Some(labels) = self.label_filter(label) else {
+            return Ok(Vec::new());
         };
         self.text.refresh()?;
         Ok(self.text.search(text, labels.as_deref(), k)?)
@@ -484,12 +480,8 @@ impl Cairn {
         label: Option<&str>,
         k: usize,
     ) -> Result<Option<Vec<(NodeId, f32)>>, CairnError> {
-        let labels = match label {
-            Some(name) => match self.graph.catalog().label_id(name) {
-                Some(id) => Some(vec![id]),
-                None => return Ok(Some(Vec::new())),
-            },
-            None => None,
+        let Some(labels) = self.label_filter(label) else {
+            return Ok(Some(Vec::new()));
         };
         let Some(search) = self.entry_search()? else {
             return Ok(None);
@@ -502,6 +494,37 @@ impl Cairn {
             .embed(text)
             .map_err(|e| CairnError::Explore(ExploreError::Embed(e)))?;
         Ok(Some(search.search(&query, labels.as_deref(), k)?))
+    }
+
+    /// The labels a search of `label` keeps (`Some(None)`: every label), or `None` when the
+    /// schema has no such label (the search finds nothing).
+    fn label_filter(&self, label: Option<&str>) -> Option<Option<Vec<LabelId>>> {
+        match label {
+            Some(name) => self.graph.catalog().label_id(name).map(|id| Some(vec![id])),
+            None => Some(None),
+        }
+    }
+
+    /// The `k` nodes (of `label`, if given) a `SEARCH "text"` entry starts from, best first:
+    /// the full-text index's ranking of the words, with the vectors fused in or filling in as
+    /// docs/SEARCH.md says. The scores only order the hits.
+    pub fn search(
+        &self,
+        text: &str,
+        label: Option<&str>,
+        k: usize,
+    ) -> Result<Vec<(NodeId, f32)>, CairnError> {
+        let Some(labels) = self.label_filter(label) else {
+            return Ok(Vec::new());
+        };
+        let Some(search) = self.entry_search()? else {
+            return Ok(Vec::new());
+        };
+        let query = self
+            .embedder()
+            .embed(text)
+            .map_err(|e| CairnError::Explore(ExploreError::Embed(e)))?;
+        Ok(search.search_text(text, &query, labels.as_deref(), k)?)
     }
 
     /// [`Cairn::index_search`] for a vector computed elsewhere (a database whose vectors were
@@ -525,12 +548,8 @@ impl Cairn {
             }
             None => return Ok(None),
         }
-        let labels = match label {
-            Some(name) => match catalog.label_id(name) {
-                Some(id) => Some(vec![id]),
-                None => return Ok(Some(Vec::new())),
-            },
-            None => None,
+        let Some(labels) = self.label_filter(label) else {
+            return Ok(Some(Vec::new()));
         };
         // The index of the vectors the catalog records, whichever embedder queries use: the
         // caller's vector comes from the model that made them.

@@ -437,7 +437,7 @@ impl CairnServer {
     }
 
     #[tool(
-        description = "The nodes (of `label`, if given) nearest to a text by the vector index, best first with their similarity: where FROM SEARCH enters.",
+        description = "The nodes (of `label`, if given) a text finds, best first: by the words of their names, descriptions and properties (full-text), with their vectors; where FROM SEARCH enters. Scores only order the hits.",
         annotations(read_only_hint = true)
     )]
     async fn search(&self, Parameters(args): Parameters<SearchArgs>) -> CallToolResult {
@@ -445,11 +445,7 @@ impl CairnServer {
         let k = self.items(args.k, 10);
         let ran = self
             .bounded(None, move |db, _| {
-                let Some(hits) = db.index_search(&args.text, args.label.as_deref(), k)? else {
-                    return Err(CairnError::Unsupported(
-                        "the database has no usable vector index".into(),
-                    ));
-                };
+                let hits = db.search(&args.text, args.label.as_deref(), k)?;
                 let ids: Vec<NodeId> = hits.iter().map(|(id, _)| *id).collect();
                 Ok(db
                     .node_views(&ids)?

@@ -346,7 +346,7 @@ impl Database {
         })
     }
 
-    /// [(node dict, score)] best first; `None` when the database has no usable vector index.
+    /// [(node dict, score)] best first: where a SEARCH entry starts.
     #[pyo3(signature = (text, label = None, k = 10))]
     fn search<'py>(
         &self,
@@ -356,9 +356,8 @@ impl Database {
         k: usize,
     ) -> PyResult<Bound<'py, PyAny>> {
         let db = self.db(py)?;
-        let found = detached(py, None, || match db.index_search(text, label, k)? {
-            None => Ok(None),
-            Some(hits) => views_with_scores(&db, hits).map(Some),
+        let found = detached(py, None, || {
+            views_with_scores(&db, db.search(text, label, k)?).map(Some)
         })?;
         hits_to_py(py, found)
     }

@@ -355,7 +355,7 @@ class Neighbors(List[Neighbor]):
 
 
 class SearchHit(NamedTuple):
-    """A node the vector index found near a text, with its cosine similarity."""
+    """A node a search found, with its score (an order: higher is better)."""
 
     node: Node
     score: float
@@ -554,13 +554,10 @@ class Database:
         self._native.feedback(answer_id, correct)
 
     def search(self, text: str, *, label: Optional[str] = None, k: int = 10) -> List[SearchHit]:
-        """The ``k`` nodes (of ``label``, if given) nearest to ``text`` by the vector index, best
-        first: where ``FROM SEARCH`` enters. :class:`DatabaseError` when the database has no
-        usable index (a read-only handle whose writer never built one)."""
-        hits = self._native.search(text, label, k)
-        if hits is None:
-            raise DatabaseError("the database has no usable vector index for search")
-        return [SearchHit(Node(**n), score) for n, score in hits]
+        """The ``k`` nodes (of ``label``, if given) that ``FROM SEARCH "text"`` enters at, best
+        first: the full-text index's ranking of the words, with the vectors fused in or filling
+        in (docs/SEARCH.md). The scores order the hits; they are not similarities."""
+        return [SearchHit(Node(**n), score) for n, score in self._native.search(text, label, k) or []]
 
     def vector_search(
         self, vector: Sequence[float], *, label: Optional[str] = None, k: int = 10
