@@ -7,8 +7,10 @@
 #   redis-server, redis-tools
 #                   Redis 7.0 for the cluster backend's tests (scripts/redis-cluster.sh starts a
 #                   local cluster on loopback ports; nothing else runs it)
+#   python3-venv    a virtual environment to install the Python package into (docs/PYTHON.md;
+#                   Debian's Python refuses `pip install` outside one)
 set -euo pipefail
-packages=(librocksdb-dev libclang-dev wordnet-base redis-server redis-tools)
+packages=(librocksdb-dev libclang-dev wordnet-base redis-server redis-tools python3-venv)
 missing=()
 for p in "${packages[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

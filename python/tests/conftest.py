@@ -18,6 +18,16 @@ import cairn
 REPO = Path(__file__).resolve().parents[2]
 
 
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """With CAIRN_NO_SKIPS=1 (CI), a skipped test fails the run: the MCP client, LlamaIndex and
+    mypy are skipped where they are not installed, and CI installs them to run those tests."""
+    reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+    skipped = reporter.stats.get("skipped", []) if reporter else []
+    if os.environ.get("CAIRN_NO_SKIPS") == "1" and skipped:
+        print(f"\nCAIRN_NO_SKIPS=1 and {len(skipped)} skipped: {[r.nodeid for r in skipped]}")
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
 @pytest.fixture(scope="session")
 def cairn_bin() -> str:
     path = os.environ.get("CAIRN_BIN") or str(REPO / "target" / "debug" / "cairn")
