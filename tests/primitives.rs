@@ -106,7 +106,7 @@ fn statements_inside_a_transaction_see_its_writes_and_fail_alone() {
     let (_dir, db) = small();
     let result: Result<(), CairnError> = db.transaction(|tx| {
         let out = tx.execute(r#"UPSERT Author "a3" SET name = "Cy""#)?;
-        assert!(matches!(out, Output::Text(t) if t.contains("added")));
+        assert!(matches!(out, Output::Done(d) if d.outcome == "added"));
         tx.execute(r#"ADD EDGE Author "a3" -[AUTHORED]-> Paper "p2""#)?;
         let found =
             match tx.execute(r#"EXPLORE "papers" FROM Author "a3" VIA AUTHORED TARGET Paper"#)? {

@@ -500,8 +500,9 @@ impl CairnServer {
                         let cancelled = e.stop == cairn::StopReason::Cancelled;
                         Ok((body, total, cancelled))
                     }
-                    Output::Text(t) => Ok((json!({"text": t}), 0, false)),
                     Output::Answer(_) => Err(CairnError::Unsupported("unexpected answer".into())),
+                    // SHOW, DESCRIBE, EXPLAIN: the text the REPL prints
+                    other => Ok((json!({"text": other.text().unwrap_or_default()}), 0, false)),
                 }
             })
             .await;
@@ -560,7 +561,7 @@ impl CairnServer {
                     ));
                 }
                 match db.execute(&statement, cancel)? {
-                    Output::Text(t) => Ok(t),
+                    Output::Done(done) => Ok(done.message),
                     _ => Err(CairnError::Unsupported("unexpected output".into())),
                 }
             })

@@ -548,7 +548,8 @@ fn output<'py>(py: Python<'py>, out: Output) -> PyResult<Bound<'py, PyTuple>> {
     match out {
         Output::Exploration(e) => ("exploration", convert::exploration(py, &e)?).into_pyobject(py),
         Output::Answer(a) => ("answer", convert::answer(py, &a)?).into_pyobject(py),
-        Output::Text(t) => ("text", t).into_pyobject(py),
+        // SHOW, DESCRIBE, EXPLAIN and data statements: the text the REPL prints
+        other => ("text", other.text().unwrap_or_default()).into_pyobject(py),
     }
 }
 
