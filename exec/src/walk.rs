@@ -108,8 +108,9 @@ pub struct End {
     pub node: NodeId,
     /// Distinct paths reaching it (0 when paths were not tracked).
     pub paths: u64,
-    level: usize,
-    index: usize,
+    // u32 as the parents' indexes: a candidate list of a million ends stays small
+    level: u32,
+    index: u32,
 }
 
 /// The result of [`walk`].
@@ -129,23 +130,26 @@ impl Walked {
     /// The end nodes, in the order first reached: a path's last level (none when the walk did
     /// not get there), or every level after the entries for a set.
     pub fn ends(&self) -> Vec<End> {
-        let levels: Vec<usize> = match self.shape {
-            WalkShape::Path if self.levels.len() == self.hops + 1 => vec![self.hops],
-            WalkShape::Path => Vec::new(),
-            WalkShape::Set { .. } => (1..self.levels.len()).collect(),
+        self.each_end().collect()
+    }
+
+    /// The end nodes as [`Walked::ends`] lists them, without collecting them (a walk of a
+    /// million ends need not allocate a second million-entry array to be read once).
+    pub fn each_end(&self) -> impl Iterator<Item = End> + '_ {
+        let levels = match self.shape {
+            WalkShape::Path if self.levels.len() == self.hops + 1 => self.hops..self.hops + 1,
+            WalkShape::Path => 0..0,
+            WalkShape::Set { .. } => 1..self.levels.len(),
         };
-        levels
-            .into_iter()
-            .flat_map(|l| {
-                let level = &self.levels[l];
-                level.nodes.iter().enumerate().map(move |(k, n)| End {
-                    node: *n,
-                    paths: level.paths.get(k).copied().unwrap_or(0),
-                    level: l,
-                    index: k,
-                })
+        levels.flat_map(move |l| {
+            let level = &self.levels[l];
+            level.nodes.iter().enumerate().map(move |(k, n)| End {
+                node: *n,
+                paths: level.paths.get(k).copied().unwrap_or(0),
+                level: l as u32,
+                index: k as u32,
             })
-            .collect()
+        })
     }
 
     /// How many distinct nodes the walk ends at.
@@ -183,8 +187,8 @@ impl Walked {
 
     /// One path from an entry to `end` (the first found), when paths were tracked.
     pub fn evidence(&self, end: &End) -> Vec<Hop> {
-        let mut hops = Vec::with_capacity(end.level);
-        let (mut level, mut index) = (end.level, end.index);
+        let mut hops = Vec::with_capacity(end.level as usize);
+        let (mut level, mut index) = (end.level as usize, end.index as usize);
         while level > 0 {
             let Some(&(prev, rel, reversed)) = self.levels[level].parent.get(index) else {
                 return Vec::new();
@@ -276,6 +280,26 @@ impl Marks {
                 h.remove(&node);
             }
         }
+    }
+}
+
+/// A set of node ids: a bitset when the source's ids are dense (a table of a million nodes
+/// in 128 KiB, no hashing), a hash set otherwise.
+pub(crate) struct NodeSet(Marks);
+
+impl NodeSet {
+    pub(crate) fn new(source: &dyn NodeSource) -> NodeSet {
+        NodeSet(Marks::new(source, false))
+    }
+
+    #[inline]
+    pub(crate) fn insert(&mut self, node: NodeId) {
+        self.0.set(node, 0);
+    }
+
+    #[inline]
+    pub(crate) fn contains(&self, node: NodeId) -> bool {
+        self.0.get(node).is_some()
     }
 }
 

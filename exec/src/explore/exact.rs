@@ -15,7 +15,7 @@
 use super::*;
 use crate::result::{AggregateRow, GroupValue, NodeRow};
 use crate::value::{sort_cmp, Accumulator};
-use crate::walk::{walk, End, WalkBounds, WalkCut, WalkShape, WalkStep, Walked};
+use crate::walk::{walk, End, NodeSet, WalkBounds, WalkCut, WalkShape, WalkStep, Walked};
 use cairn_query::ast::{AggFunc, ReturnKind};
 use cairn_query::limits::MAX_COUNT_EDGES;
 use cairn_query::{GroupKey, PropAt, SortBy, ViaPlan};
@@ -27,8 +27,9 @@ pub(super) const RECORD_CHUNK: usize = 4096;
 /// What one side of the pattern reaches.
 struct Reach {
     walked: Option<Walked>,
-    /// (node, distinct paths reaching it, where the walk has it).
-    ends: Vec<(NodeId, u64, Option<End>)>,
+    /// Each end: its node, the distinct paths reaching it (0 when the plan needs no path
+    /// counts, see [`Run::counts_paths`]) and where the walk has it.
+    ends: Vec<Cand>,
 }
 
 /// One candidate: its node, its path count (support) and where its evidence is.
@@ -186,7 +187,7 @@ impl Run<'_, '_> {
         for side in &self.plan.except {
             let (entries, _) = self.entries(&side.entries)?;
             let reach = self.reach(&entries, &side.via, None, cancel, &mut spent)?;
-            gone.extend(reach.ends.iter().map(|e| e.0));
+            gone.extend(reach.ends.iter().map(|e| e.node));
         }
         Ok(gone)
     }
@@ -218,16 +219,19 @@ impl Run<'_, '_> {
         let main = if plan.is_selection() {
             Reach {
                 walked: None,
-                ends: entries.iter().map(|n| (*n, 1, None)).collect(),
+                ends: entries
+                    .iter()
+                    .map(|&node| Cand {
+                        node,
+                        count: 1,
+                        end: None,
+                    })
+                    .collect(),
             }
         } else {
             self.reach(entries, &plan.via, Some(searched), cancel, spent)?
         };
-        let mut cands: Vec<Cand> = main
-            .ends
-            .iter()
-            .map(|&(node, count, end)| Cand { node, count, end })
-            .collect();
+        let mut cands = main.ends;
         self.main_walk = main.walked;
         for side in &plan.meet {
             if cands.is_empty() {
@@ -235,7 +239,8 @@ impl Run<'_, '_> {
             }
             let (side_entries, _) = self.entries(&side.entries)?;
             let reach = self.reach(&side_entries, &side.via, None, cancel, spent)?;
-            let counts: HashMap<NodeId, u64> = reach.ends.iter().map(|e| (e.0, e.1)).collect();
+            let counts: HashMap<NodeId, u64> =
+                reach.ends.iter().map(|e| (e.node, e.count)).collect();
             cands.retain_mut(|c| match counts.get(&c.node) {
                 Some(n) => {
                     c.count = c.count.saturating_mul(*n);
@@ -249,13 +254,23 @@ impl Run<'_, '_> {
             cands.retain(|c| !gone.contains(&c.node));
         }
         if !plan.targets.is_empty() {
-            let ids: Vec<NodeId> = cands.iter().map(|c| c.node).collect();
-            let mut labels = Vec::with_capacity(ids.len());
-            self.ex.table.labels_into(&ids, &mut labels)?;
-            let mut keep = labels
-                .into_iter()
-                .map(|l| l.is_some_and(|l| plan.targets.iter().any(|t| t.id == l)));
-            cands.retain(|_| keep.next().unwrap_or(false));
+            // In chunks, in place: no second array as long as the candidates.
+            let (mut ids, mut labels) = (Vec::new(), Vec::new());
+            let mut kept = 0;
+            for start in (0..cands.len()).step_by(RECORD_CHUNK) {
+                let end = (start + RECORD_CHUNK).min(cands.len());
+                ids.clear();
+                ids.extend(cands[start..end].iter().map(|c| c.node));
+                labels.clear();
+                self.ex.table.labels_into(&ids, &mut labels)?;
+                for (k, l) in labels.iter().enumerate() {
+                    if l.is_some_and(|l| plan.targets.iter().any(|t| t.id == l)) {
+                        cands[kept] = cands[start + k];
+                        kept += 1;
+                    }
+                }
+            }
+            cands.truncate(kept);
         }
         let result_filters: Vec<&Filter> = plan.filters.iter().filter(|f| f.at.is_none()).collect();
         if !result_filters.is_empty() {
@@ -271,6 +286,14 @@ impl Run<'_, '_> {
             cands = kept;
         }
         Ok(cands)
+    }
+
+    /// Whether the plan reads how many paths reach a candidate (its `COUNT` as a result's
+    /// support, `ORDER BY COUNT` of nodes) or where the walk reached it (evidence paths, values
+    /// on the path): a count of nodes or an aggregate reads neither, and its walks keep only
+    /// the nodes of each level.
+    fn counts_paths(&self) -> bool {
+        !matches!(self.plan.ret, ReturnKind::Count | ReturnKind::Aggregate)
     }
 
     /// Walks one side exhaustively from `entries`: an ordered path to its end, a relation set
@@ -313,18 +336,27 @@ impl Run<'_, '_> {
             .filter(|(_, o)| !**o)
             .map(|(s, _)| walk_step(s))
             .collect();
-        let walked = self.walk_steps(entries, &steps, shape, 0, main, true, cancel, spent)?;
+        let track = self.counts_paths();
+        let walked = self.walk_steps(entries, &steps, shape, 0, main, track, cancel, spent)?;
         let entry_set: HashSet<NodeId> = entries.iter().copied().collect();
-        let mut ends: Vec<(NodeId, u64, Option<End>)> = Vec::new();
-        for e in walked.ends() {
+        let mut ends: Vec<Cand> = Vec::with_capacity(walked.end_count());
+        for e in walked.each_end() {
             if entry_set.contains(&e.node) {
                 // A path's end that is also an entry: only the other entries' paths count.
                 let n = self.paths_from_others(e.node, &entry_set, &steps, shape, main, spent)?;
                 if n > 0 {
-                    ends.push((e.node, n, None));
+                    ends.push(Cand {
+                        node: e.node,
+                        count: n,
+                        end: None,
+                    });
                 }
             } else {
-                ends.push((e.node, e.paths, Some(e)));
+                ends.push(Cand {
+                    node: e.node,
+                    count: e.paths,
+                    end: Some(e),
+                });
             }
         }
         if let WalkShape::Set { .. } = shape {
@@ -336,7 +368,11 @@ impl Run<'_, '_> {
                     self.paths_from_others(n, &entry_set, &steps, shape, main, spent)?
                 };
                 if count > 0 {
-                    ends.push((n, count, None));
+                    ends.push(Cand {
+                        node: n,
+                        count,
+                        end: None,
+                    });
                 }
             }
         }
@@ -719,8 +755,25 @@ impl Run<'_, '_> {
                 aggs.push(a.clone());
             }
         }
-        let ends: Vec<Option<NodeId>> = rows.iter().map(|r| Some(r.1)).collect();
-        let bound: Vec<Option<NodeId>> = rows.iter().map(|r| Some(r.0)).collect();
+        // The nodes values are read from, listed only when some key or aggregate reads one.
+        let reads_bound = out
+            .group_by
+            .iter()
+            .any(|k| matches!(k, GroupKey::Property(p) if hop_of(p).is_some()));
+        let reads_end = aggs.iter().any(|a| a.property.is_some())
+            || out
+                .group_by
+                .iter()
+                .any(|k| matches!(k, GroupKey::Property(p) if hop_of(p).is_none()));
+        let column = |on: bool, pick: fn(&(NodeId, NodeId)) -> NodeId| -> Vec<Option<NodeId>> {
+            if on {
+                rows.iter().map(|r| Some(pick(r))).collect()
+            } else {
+                Vec::new()
+            }
+        };
+        let ends = column(reads_end, |r| r.1);
+        let bound = column(reads_bound, |r| r.0);
         // Group keys per row.
         let mut key_cols: Vec<Vec<Option<Value>>> = Vec::with_capacity(out.group_by.len());
         for k in &out.group_by {
@@ -747,27 +800,31 @@ impl Run<'_, '_> {
         }
         let mut groups: Vec<Group> = Vec::new();
         let mut index: HashMap<Vec<KeyVal>, usize> = HashMap::new();
+        // One key buffer for every row: a row allocates only when it starts a group.
+        let mut key: Vec<KeyVal> = Vec::with_capacity(out.group_by.len());
         for (r, row) in rows.iter().enumerate() {
-            let mut key = Vec::with_capacity(out.group_by.len());
-            let mut shown = Vec::with_capacity(out.group_by.len());
+            key.clear();
             for (j, k) in out.group_by.iter().enumerate() {
-                match k {
-                    GroupKey::Node(_) => {
-                        key.push(KeyVal::Node(row.0));
-                        shown.push(None);
-                    }
-                    GroupKey::Property(_) => {
-                        key.push(key_val(key_cols[j][r].as_ref()));
-                        shown.push(key_cols[j][r].clone());
-                    }
-                }
+                key.push(match k {
+                    GroupKey::Node(_) => KeyVal::Node(row.0),
+                    GroupKey::Property(_) => key_val(key_cols[j][r].as_ref()),
+                });
             }
-            let g = match index.get(&key) {
+            let g = match index.get(key.as_slice()) {
                 Some(g) => *g,
                 None => {
+                    let shown = out
+                        .group_by
+                        .iter()
+                        .enumerate()
+                        .map(|(j, k)| match k {
+                            GroupKey::Node(_) => None,
+                            GroupKey::Property(_) => key_cols[j][r].clone(),
+                        })
+                        .collect();
                     index.insert(key.clone(), groups.len());
                     groups.push(Group {
-                        key,
+                        key: key.clone(),
                         shown,
                         accs: aggs.iter().map(|a| Accumulator::new(a.func)).collect(),
                     });
@@ -878,6 +935,16 @@ impl Run<'_, '_> {
             }
         }
         let shown_aggs = out.aggregates.len();
+        // The shown groups' nodes, read in one batch rather than one lookup per row.
+        let shown_nodes: Vec<NodeId> = idx[..end]
+            .iter()
+            .flat_map(|&g| groups[g].key.iter())
+            .filter_map(|k| match k {
+                KeyVal::Node(n) => Some(*n),
+                _ => None,
+            })
+            .collect();
+        self.ensure_records(&shown_nodes)?;
         let mut result = Vec::with_capacity(end);
         for &g in &idx[..end] {
             let mut keys = Vec::with_capacity(out.group_by.len());
@@ -910,7 +977,10 @@ impl Run<'_, '_> {
         if plan.is_selection() || (plan.via.mode == ViaMode::Path && hop >= steps_len) {
             return Ok(cands.iter().map(|c| (c.node, c.node)).collect());
         }
-        let wanted: HashSet<NodeId> = cands.iter().map(|c| c.node).collect();
+        let mut wanted = NodeSet::new(self.ex.table);
+        for c in cands {
+            wanted.insert(c.node);
+        }
         let sources: Vec<NodeId> = if hop == 0 {
             entries.to_vec()
         } else {
@@ -934,7 +1004,7 @@ impl Run<'_, '_> {
         };
         let filtered = has_level_filters(plan);
         let mut out = Vec::new();
-        let mut buf = Vec::new();
+        let (mut buf, mut ends) = (Vec::new(), Vec::new());
         for x in sources {
             // One step to go and nothing to filter on the way: the neighbours, deduplicated.
             if steps.len() == 1 && (shape == WalkShape::Path || plan.depth == 1) && !filtered {
@@ -949,13 +1019,14 @@ impl Run<'_, '_> {
                         limit: MAX_COUNT_EDGES,
                     });
                 }
-                let mut ends: Vec<NodeId> = buf.iter().map(|(n, _, _)| *n).collect();
+                ends.clear();
+                ends.extend(buf.iter().map(|(n, _, _)| *n));
                 ends.sort_unstable();
                 ends.dedup();
                 out.extend(
-                    ends.into_iter()
-                        .filter(|e| wanted.contains(e))
-                        .map(|e| (x, e)),
+                    ends.iter()
+                        .filter(|e| wanted.contains(**e))
+                        .map(|e| (x, *e)),
                 );
                 continue;
             }
@@ -964,7 +1035,7 @@ impl Run<'_, '_> {
                 walked
                     .end_nodes()
                     .into_iter()
-                    .filter(|e| *e != x && wanted.contains(e))
+                    .filter(|e| *e != x && wanted.contains(*e))
                     .map(|e| (x, e)),
             );
         }
