@@ -5,14 +5,19 @@
 //!   beam, the budget or the stop rule (the search once deepened itself when insufficient);
 //! - `RETURN COUNT` and `RETURN NODES` agree on a pattern: a search that runs to the end of its
 //!   pattern returns exactly the nodes the count counts, as does the exact `ORDER BY COUNT`
-//!   form, for ordered paths, relation sets, selections, `SEARCH` entries, `TARGET` and `WHERE`.
+//!   form, for ordered paths, relation sets, selections, `SEARCH` entries, `TARGET` and `WHERE`;
+//! - `RETURN COUNT GROUP BY` counts the distinct (bound node, result) pairs of each group, grouped
+//!   by the alias, its property or the result's property (checked against a walk written here).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use cairn_embed::{Embedder, HashEmbedder};
-use cairn_exec::{CancelToken, EngineCatalog, Exploration, Explorer, NodeTable, TraceEvent};
+use cairn_exec::{
+    CancelToken, EngineCatalog, Exploration, Explorer, GroupValue, NodeTable, TraceEvent,
+};
 use cairn_query::{prepare, Compiled};
+use cairn_storage_format::Value;
 use proptest::prelude::*;
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 mod common;
 
@@ -150,6 +155,90 @@ proptest! {
         // The exact form: the same nodes.
         let exact = run(&db, &format!("{base} RETURN NODES ORDER BY COUNT DESC LIMIT 10000"));
         prop_assert_eq!(keys(&exact), keys(&search), "{}", base);
+    }
+}
+
+/// The nodes an ordered path of `steps` reaches from node `x` (each level deduplicated).
+fn path_ends(s: &Spec, x: usize, steps: &[Step]) -> BTreeSet<usize> {
+    let mut level = BTreeSet::from([x]);
+    for &(r, d) in steps {
+        let mut next = BTreeSet::new();
+        for &(a, rel, b) in &s.edges {
+            if rel != r {
+                continue;
+            }
+            if d != 1 && level.contains(&a) {
+                next.insert(b);
+            }
+            if d != 0 && level.contains(&b) {
+                next.insert(a);
+            }
+        }
+        level = next;
+    }
+    level
+}
+
+/// A grouped aggregate's rows as (the keys' text, the count).
+fn group_rows(e: &Exploration) -> BTreeMap<String, i64> {
+    e.rows
+        .iter()
+        .map(|r| {
+            let keys: Vec<String> = r
+                .keys
+                .iter()
+                .map(|k| match k {
+                    GroupValue::Node(n) => n.key.clone(),
+                    GroupValue::Value(Value::Int(i)) => i.to_string(),
+                    GroupValue::Value(v) => format!("{v:?}"),
+                })
+                .collect();
+            let count = match r.values.first() {
+                Some(Value::Int(i)) => *i,
+                other => panic!("a count: {other:?}"),
+            };
+            (keys.join(","), count)
+        })
+        .collect()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, .. ProptestConfig::default() })]
+
+    #[test]
+    fn a_grouped_count_counts_the_pairs_of_each_group(
+        s in spec(),
+        steps in prop::collection::vec((0usize..2, 0u8..3), 1..4),
+    ) {
+        let db = build(&s);
+        let via: Vec<String> = steps.iter().map(|st| step_text(*st)).collect();
+        let base = format!("EXPLORE \"x\" FROM A AS a VIA {} TARGET B RETURN COUNT", via.join(" -> "));
+        // From every A node (the entries), the B nodes its path reaches: the results are B,
+        // never an entry, so every pair counts.
+        let mut by_a: BTreeMap<String, i64> = BTreeMap::new();
+        let mut by_a_rank: BTreeMap<String, i64> = BTreeMap::new();
+        let mut results = BTreeSet::new();
+        for x in (0..s.labels.len()).filter(|&x| s.labels[x] == 0) {
+            let ends: Vec<usize> = path_ends(&s, x, &steps)
+                .into_iter()
+                .filter(|&e| s.labels[e] == 1)
+                .collect();
+            if !ends.is_empty() {
+                by_a.insert(format!("n{x}"), ends.len() as i64);
+                *by_a_rank.entry(((x * 7 % 5) as i64).to_string()).or_insert(0) += ends.len() as i64;
+            }
+            results.extend(ends);
+        }
+        let mut by_rank: BTreeMap<String, i64> = BTreeMap::new();
+        for e in &results {
+            *by_rank.entry(((e * 7 % 5) as i64).to_string()).or_insert(0) += 1;
+        }
+        let q = format!("{base} GROUP BY a LIMIT 1000");
+        prop_assert_eq!(group_rows(&run(&db, &q)), by_a, "{}", q);
+        let q = format!("{base} GROUP BY a.rank LIMIT 1000");
+        prop_assert_eq!(group_rows(&run(&db, &q)), by_a_rank, "{}", q);
+        let q = format!("{base} GROUP BY rank LIMIT 1000");
+        prop_assert_eq!(group_rows(&run(&db, &q)), by_rank, "{}", q);
     }
 }
 
