@@ -405,7 +405,18 @@ impl<'g> Planner<'g> {
                     else {
                         continue;
                     };
-                    Operand::Of(Box::new(Chain::from(e.source())), c.property.clone())
+                    let mut operand = Chain::from(e.source());
+                    for r in &c.operand_ranks {
+                        if let KeySpec::Property(p) = &r.key {
+                            operand.ops.push(Op::Rank {
+                                key: RankKey::Property(p.clone()),
+                                descending: r.descending,
+                                k: r.k,
+                                word: Some(r.word.clone()),
+                            });
+                        }
+                    }
+                    Operand::Of(Box::new(operand), c.property.clone())
                 }
             };
             built.chain.ops.push(Op::Compare {

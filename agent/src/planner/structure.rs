@@ -99,6 +99,9 @@ pub(crate) struct CompareSpec {
     pub(crate) property: String,
     pub(crate) cmp: Cmp,
     pub(crate) against: Against,
+    /// Ranks of the operand's nodes before its value is read ("a higher price than the
+    /// *cheapest* Atlas"): the superlatives between "than" and the mention.
+    pub(crate) operand_ranks: Vec<RankSpec>,
 }
 
 /// What the answer reports.
@@ -518,7 +521,10 @@ impl Reader<'_> {
                     self.s.want_words = (p.span.0..p.span.1).collect();
                     self.s.used.extend(p.span.0..p.span.1);
                 }
-                _ => self.s.want = Want::Count,
+                _ => {
+                    self.s.want = Want::Count;
+                    self.counted_type_word(h + 2);
+                }
             }
         }
         // "number of X" and "count" (not "the largest number of …", a rank).
@@ -595,6 +601,30 @@ impl Reader<'_> {
                 }
                 return;
             }
+        }
+    }
+
+    /// The noun right after "how many" that names no label, property or relation ("how many
+    /// *movies* did X direct" where the label is `Film`) says what kind of thing is counted, not
+    /// a hop: no hop reads it (else an unnamed hop there and back to X is invented for it and
+    /// X is counted), and it is reported as unused, so the count is uncertain.
+    fn counted_type_word(&mut self, at: usize) {
+        if !self.free(at) || is_stopword(self.norm(at)) || self.s.used.contains(&at) {
+            return;
+        }
+        let w = &self.words[at];
+        if AUXILIARIES.contains(&w.norm.as_str()) {
+            return;
+        }
+        let names_relation = self.catalog.relations().any(|(id, _)| {
+            element_match(
+                w,
+                &vocab::element_words(self.catalog, cairn_store::Element::Relation(id)),
+            ) > 0.0
+        });
+        if !names_relation {
+            self.s.used.insert(at);
+            self.s.opaque.push(at);
         }
     }
 
@@ -889,6 +919,7 @@ impl Reader<'_> {
                 _ => None,
             };
             let Some(prop) = prop else { continue };
+            let mut operand_ranks = Vec::new();
             let against =
                 if let Some(n) = self.words.get(j).and_then(|x| self.numbers.get(&x.group)) {
                     self.s.used.insert(j);
@@ -898,6 +929,17 @@ impl Reader<'_> {
                     .iter()
                     .position(|m| m.span.0 >= j && m.span.0 <= j + 4)
                 {
+                    // The words between "than" and the mention describe the operand's value
+                    // ("higher than *the highest point in* colorado", "than the *cheapest*
+                    // Atlas"): they rank the operand's nodes, not the answer, and name no hop.
+                    let start = self.mentions[m].span.0;
+                    let (inside, outside): (Vec<RankSpec>, Vec<RankSpec>) =
+                        std::mem::take(&mut self.s.ranks)
+                            .into_iter()
+                            .partition(|r| r.at >= j && r.at < start);
+                    self.s.ranks = outside;
+                    operand_ranks = inside;
+                    self.s.used.extend(j..start);
                     Against::Mention(m)
                 } else {
                     continue;
@@ -915,6 +957,7 @@ impl Reader<'_> {
                 property: prop,
                 cmp,
                 against,
+                operand_ranks,
             });
         }
     }
