@@ -27,8 +27,11 @@ pub const MAX_RECENT: usize = 1024;
 /// How much a fully confirmed choice adds to a candidate path's score (a word that names a
 /// relation by its stem adds 1.0).
 const CHOICE_WEIGHT: f64 = 0.8;
-/// How much a fully confirmed plan shape adds.
-const SHAPE_WEIGHT: f64 = 0.2;
+/// Question shape → hop pairs kept.
+pub const MAX_TEMPLATE_HOPS: usize = 4096;
+/// How much a fully confirmed hop of a question shape adds: as much as a word naming the
+/// relation by its stem, so that a refuted reading of a shape gives way to its runner-up.
+const TEMPLATE_WEIGHT: f64 = 1.0;
 
 /// A strategy record that cannot be used.
 #[derive(Debug, Error)]
@@ -79,6 +82,19 @@ pub struct Decision {
     pub qtype: String,
     pub shape: String,
     pub choices: Vec<(String, String)>,
+    /// The question's shape: its words with every linked mention as `#` ("through which
+    /// states does # run"), the same for every entity asked about that way.
+    #[serde(default)]
+    pub template: String,
+    /// Every hop of the reading (as [`path_shape`] writes it), which the template's lessons
+    /// are about.
+    #[serde(default)]
+    pub hops: Vec<String>,
+    /// Per hop, the question's pattern and the path as that pattern names it (see the
+    /// planner's `question_pattern`: "what does # 's @ do", `@ -> profession`), lessons kept
+    /// beside the template's.
+    #[serde(default)]
+    pub patterns: Vec<(String, String)>,
 }
 
 /// The learned strategies of one database.
@@ -88,6 +104,9 @@ pub struct Strategies {
     shapes: BTreeMap<String, BTreeMap<String, Counts>>,
     /// Question word (stem) → relation → outcomes.
     choices: BTreeMap<String, BTreeMap<String, Counts>>,
+    /// Question shape ([`Decision::template`]) → hop → outcomes.
+    #[serde(default)]
+    templates: BTreeMap<String, BTreeMap<String, Counts>>,
     #[serde(skip)]
     recent: VecDeque<Recorded>,
     #[serde(skip)]
@@ -111,7 +130,7 @@ impl Strategies {
 
     /// Nothing learned.
     pub fn is_empty(&self) -> bool {
-        self.shapes.is_empty() && self.choices.is_empty()
+        self.shapes.is_empty() && self.choices.is_empty() && self.templates.is_empty()
     }
 
     /// Records an answer; returns the id feedback names it by.
@@ -156,12 +175,13 @@ impl Strategies {
             .map_or(0.0, |c| CHOICE_WEIGHT * c.prior())
     }
 
-    /// The prior of a plan shape for a question type.
-    pub(crate) fn shape_prior(&self, qtype: &str, shape: &str) -> f64 {
-        self.shapes
-            .get(qtype)
+    /// The prior of a hop for questions of one shape (`template`): what feedback on other
+    /// questions asked that way, about other entities, said of reading a hop as `shape`.
+    pub(crate) fn template_prior(&self, template: &str, shape: &str) -> f64 {
+        self.templates
+            .get(template)
             .and_then(|m| m.get(shape))
-            .map_or(0.0, |c| SHAPE_WEIGHT * c.prior())
+            .map_or(0.0, |c| TEMPLATE_WEIGHT * c.prior())
     }
 
     /// What `SHOW STRATEGIES` prints: shapes per type, then phrase → relation choices, most
@@ -185,6 +205,20 @@ impl Strategies {
                     c.accepted, c.correct, c.wrong
                 );
             }
+        }
+        let _ = writeln!(out, "question shape -> hop (accepted / correct / wrong):");
+        let mut rows: Vec<_> = self
+            .templates
+            .iter()
+            .flat_map(|(t, m)| m.iter().map(move |(h, c)| (t, h, c)))
+            .collect();
+        rows.sort_by_key(|(t, h, c)| (std::cmp::Reverse(c.weight()), t.as_str(), h.as_str()));
+        for (t, h, c) in rows {
+            let _ = writeln!(
+                out,
+                "  {t:?} -> {h}: {} / {} / {}",
+                c.accepted, c.correct, c.wrong
+            );
         }
         let _ = writeln!(out, "phrase -> relation (accepted / correct / wrong):");
         let mut rows: Vec<_> = self
@@ -218,8 +252,30 @@ impl Strategies {
                 .entry(rel.clone())
                 .or_default());
         }
+        if !r.decision.template.is_empty() {
+            let mut hops = r.decision.hops.clone();
+            hops.sort();
+            hops.dedup();
+            for h in hops {
+                f(self
+                    .templates
+                    .entry(r.decision.template.clone())
+                    .or_default()
+                    .entry(h)
+                    .or_default());
+            }
+        }
+        for (p, h) in &r.decision.patterns {
+            f(self
+                .templates
+                .entry(p.clone())
+                .or_default()
+                .entry(h.clone())
+                .or_default());
+        }
         bound(&mut self.shapes, MAX_SHAPES);
         bound(&mut self.choices, MAX_CHOICES);
+        bound(&mut self.templates, MAX_TEMPLATE_HOPS);
     }
 }
 
@@ -259,4 +315,43 @@ fn bound(map: &mut BTreeMap<String, BTreeMap<String, Counts>>, max: usize) {
 pub fn path_shape<S: ToString>(steps: &[S]) -> String {
     let steps: Vec<String> = steps.iter().map(ToString::to_string).collect();
     steps.join(" -> ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn decision(template: &str, hop: &str) -> Decision {
+        Decision {
+            qtype: "relation".into(),
+            shape: hop.into(),
+            template: template.into(),
+            hops: vec![hop.into()],
+            ..Default::default()
+        }
+    }
+
+    /// A lesson belongs to the question shape it was learned on: refuting `<BORDER` for
+    /// "through which states does # run" leaves "which states border #" as it was, and the
+    /// record keeps both through a save.
+    #[test]
+    fn one_question_shape_does_not_overwrite_another() -> Result<(), StrategyError> {
+        let mut s = Strategies::default();
+        for _ in 0..3 {
+            s.learn(decision("which states border #", "<BORDER"), true);
+            s.learn(
+                decision("through which states does # run", "<BORDER"),
+                false,
+            );
+        }
+        assert!(s.template_prior("which states border #", "<BORDER") > 0.9);
+        assert!(s.template_prior("through which states does # run", "<BORDER") < -0.9);
+        assert_eq!(s.template_prior("which rivers cross #", "<BORDER"), 0.0);
+        let back = Strategies::decode(Some(&s.encode()?))?;
+        assert!(back.template_prior("which states border #", "<BORDER") > 0.9);
+        // A record written before question shapes were kept still reads.
+        let old = br#"{"shapes":{},"choices":{}}"#;
+        assert!(Strategies::decode(Some(old))?.is_empty());
+        Ok(())
+    }
 }

@@ -181,3 +181,76 @@ fn a_damaged_strategy_record_is_set_aside() {
     let stderr = String::from_utf8_lossy(&o.stderr);
     assert!(stderr.contains("strategy record is not valid"), "{stderr}");
 }
+
+/// Feedback transfers across entities and relations of one question shape: "what does X 's
+/// parent do ?" first reads as the `parent` hop ("do" names nothing), which is wrong; feedback
+/// on questions about four people's parents teaches the pattern ("what does # @ do": the named
+/// hop, then `profession`), and "what does ada 's spouse do ?" — another person, another
+/// relation, never fed back — is then read as `spouse -> profession`.
+#[test]
+fn feedback_teaches_a_question_shape_for_other_entities() {
+    let dir = tempfile::tempdir().unwrap();
+    let kb = dir.path().join("kb.txt");
+    let db = dir.path().join("db");
+    let db_s = db.to_str().unwrap();
+    let people = [
+        ("ada", "bo", "painter", "oslo"),
+        ("cy", "di", "baker", "rome"),
+        ("ed", "fay", "potter", "lima"),
+        ("gus", "hal", "weaver", "kyiv"),
+        ("ivy", "jo", "mason", "riga"),
+    ];
+    let mut triples = String::new();
+    for (child, parent, job, town) in people {
+        triples.push_str(&format!(
+            "{child}\tparent\t{parent}\n{parent}\tprofession\t{job}\n{parent}\tbirthplace\t{town}\n"
+        ));
+    }
+    triples.push_str("ada\tspouse\tkim\nkim\tprofession\tjudge\nkim\tbirthplace\tbern\n");
+    std::fs::write(&kb, triples).unwrap();
+    out(&cairn(&[
+        "--db",
+        db_s,
+        "import",
+        kb.to_str().unwrap(),
+        "--format",
+        "triples",
+    ]));
+    let via = |q: &str| -> String {
+        let plan = out(&cairn(&["--db", db_s, "ask", "--explain", q]));
+        plan.lines()
+            .find(|l| l.contains("VIA"))
+            .unwrap_or("")
+            .trim()
+            .to_owned()
+    };
+    let held_out = "what does ada 's spouse do ?";
+    assert!(!via(held_out).contains("profession"), "{}", via(held_out));
+    // Feedback on the other four, twice over (the first wrong readings are how it learns).
+    let questions = dir.path().join("q.tsv");
+    let lines: String = people[1..]
+        .iter()
+        .map(|(child, _, job, _)| format!("what does {child} 's parent do ?\t{job}\n"))
+        .collect();
+    std::fs::write(&questions, format!("{lines}{lines}")).unwrap();
+    out(&cairn(&[
+        "--db",
+        db_s,
+        "eval",
+        "--questions",
+        questions.to_str().unwrap(),
+        "--feedback",
+    ]));
+    let after = via(held_out);
+    assert!(
+        after.contains("spouse") && after.contains("profession"),
+        "{after}"
+    );
+    let answer = out(&cairn(&["--db", db_s, "ask", held_out]));
+    assert!(answer.contains("judge"), "{answer}");
+    let shown = out(&cairn(&["--db", db_s, "query", "-e", "SHOW STRATEGIES"]));
+    assert!(
+        shown.contains("\"pattern: what does # @ do\" -> @ -> profession"),
+        "{shown}"
+    );
+}

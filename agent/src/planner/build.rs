@@ -28,6 +28,8 @@ pub(super) struct Build<'a> {
     /// Words no path may read as a hop (the structure's, and the mentions').
     pub(super) consumed: &'a HashSet<usize>,
     pub(super) props: &'a LabelProps,
+    /// The question's shape, for what feedback taught ([`super::paths::PathQuery::template`]).
+    pub(super) template: &'a str,
 }
 
 /// One place in the question the tree is made of.
@@ -631,6 +633,7 @@ impl<'g> Planner<'g> {
             meaning: b.meaning,
             min: 1,
             max: MAX_PATH,
+            template: b.template,
         })?;
         if open {
             // A hop of the root only when a word names it.
@@ -1108,6 +1111,10 @@ impl<'g> Planner<'g> {
             plan: super::compile::placeholder_plan(),
             llm: false,
             choices: Vec::new(),
+            template: b.template.to_owned(),
+            // A reading's hops are read from parts of the question; its lessons are the
+            // template's (patterns of parts met questions of other shapes and misled them).
+            patterns: Vec::new(),
             unused,
             doubts,
             reading: Some(crate::reading::Reading {

@@ -212,6 +212,11 @@ pub struct QueryPlan {
     /// Which question word was read as which relation of the path (stem, relation): what
     /// feedback on the answer confirms or refutes (see [`crate::strategy`]).
     pub choices: Vec<(String, String)>,
+    /// The question's shape: its words with each linked mention as `#`, which feedback keys
+    /// its lessons on hops by (see [`crate::strategy::Decision::template`]).
+    pub template: String,
+    /// Per hop, the hop's words as a pattern and the path as it names it, for feedback.
+    pub patterns: Vec<(String, String)>,
     /// The question read as a chain of set operations, which the answerer computes exactly
     /// where the statement does not say all of it (`None`: a semantic exploration answers).
     pub reading: Option<Reading>,
@@ -259,8 +264,67 @@ impl QueryPlan {
                 None => path_shape(&self.path),
             },
             choices: self.choices.clone(),
+            template: self.template.clone(),
+            patterns: self.patterns.clone(),
+            hops: self
+                .hops()
+                .iter()
+                .map(|p| path_shape(p))
+                // A property read from the entity itself: that one, and any property (`.`),
+                // for "where is #" whichever property a place has.
+                .chain(
+                    self.attribute
+                        .iter()
+                        .filter(|_| self.path.is_empty())
+                        .flat_map(|a| [format!(".{a}"), ".".to_owned()]),
+                )
+                .collect(),
         }
     }
+
+    /// Every hop the plan takes: the reading's (those of the chains inside it too), else the
+    /// path and the conjunct's.
+    fn hops(&self) -> Vec<Vec<Step>> {
+        fn of(chain: &Chain, out: &mut Vec<Vec<Step>>) {
+            for op in &chain.ops {
+                match op {
+                    Op::Hop { path, .. } => out.push(path.clone()),
+                    Op::Keep(c) | Op::Drop(c) => of(c, out),
+                    Op::Compare {
+                        value: crate::reading::Operand::Of(c, _),
+                        ..
+                    } => of(c, out),
+                    _ => {}
+                }
+            }
+        }
+        let mut out = Vec::new();
+        match &self.reading {
+            Some(r) => of(&r.chain, &mut out),
+            None => out.push(self.path.clone()),
+        }
+        if let Some((_, p)) = &self.conjunct {
+            out.push(p.clone());
+        }
+        out.retain(|p| !p.is_empty());
+        out
+    }
+}
+
+/// A question's shape: its words, each run of words a linked mention covers as one `#`
+/// ("through which states does # run").
+fn question_template(words: &[Word], covered: &HashSet<usize>) -> String {
+    let mut out: Vec<&str> = Vec::new();
+    for (i, w) in words.iter().enumerate() {
+        if covered.contains(&i) {
+            if i == 0 || !covered.contains(&(i - 1)) {
+                out.push("#");
+            }
+        } else {
+            out.push(&w.norm);
+        }
+    }
+    out.join(" ")
 }
 
 /// The planner.
@@ -396,6 +460,7 @@ impl<'g> Planner<'g> {
         let entity = entities.first().cloned();
         let others: Vec<Entity> = entities.iter().skip(1).cloned().collect();
         let covered: HashSet<usize> = entities.iter().flat_map(|e| e.span.0..e.span.1).collect();
+        let template = question_template(&words, &covered);
         let free: Vec<(usize, &Word)> = words
             .iter()
             .enumerate()
@@ -425,6 +490,7 @@ impl<'g> Planner<'g> {
                     meaning,
                     consumed: &consumed,
                     props: &props,
+                    template: &template,
                 };
                 let all: Vec<Entity> = mentions.iter().filter_map(|m| m.first().cloned()).collect();
                 if let Some(plan) = self.plan_structured(question, &b, &all, sizes)? {
@@ -442,6 +508,27 @@ impl<'g> Planner<'g> {
                     analysis.apply_llm(qtype, target);
                 }
                 Err(e) => tracing::warn!(error = %e, "LLM planner failed; using the offline plan"),
+            }
+        }
+        // A property asked by a wh-word alone ("*where* is #": a place property) that feedback
+        // refuted for questions of this shape gives way to a path from the entity.
+        if let (Some(QuestionType::Attribute), Some(prop), Some(_)) =
+            (analysis.qtype, analysis.attribute.as_deref(), &entity)
+        {
+            let named = free.iter().any(|(_, w)| {
+                !vocab::is_stopword(&w.norm)
+                    && words::element_match(w, &vocab::schema_words(prop)) >= 0.6
+            });
+            let refuted = self
+                .strategies
+                .and_then(|m| m.lock().ok())
+                .is_some_and(|l| {
+                    l.template_prior(&template, &format!(".{prop}")) < 0.0
+                        || l.template_prior(&template, ".") < 0.0
+                });
+            if !named && refuted {
+                analysis.qtype = None;
+                analysis.attribute = None;
             }
         }
         let mut conjunct = None;
@@ -466,6 +553,7 @@ impl<'g> Planner<'g> {
                         meaning,
                         min,
                         max,
+                        template: &template,
                     })
                 };
                 let mut ranked = rank(analysis.target.as_deref())?;
@@ -494,6 +582,7 @@ impl<'g> Planner<'g> {
                         meaning,
                         min: 1,
                         max: 2,
+                        template: &template,
                     })?;
                     // Each constraint is short ("in club X", "from country Y"): at most two
                     // hops from either entity.
@@ -547,13 +636,21 @@ impl<'g> Planner<'g> {
             }
             (t, None) => (t.unwrap_or(QuestionType::Relation), Vec::new()),
         };
-        let choices = match &entity {
+        let (choices, patterns) = match &entity {
             Some(e) if !path.is_empty() => {
                 let (cues, matches, _) =
                     self.read_cues(&free, &words, e, &analysis.consumed, &catalog, meaning);
-                path_choices(&path, &cues, &matches)
+                let asks_place = free.iter().any(|(_, w)| w.norm == "where");
+                let read = paths::read_path(&path, &cues, &matches, &words, asks_place);
+                (
+                    path_choices(&path, &cues, &matches),
+                    vec![(
+                        paths::question_pattern(&words, &free, &cues, &matches),
+                        paths::pattern_hop(&path, &read.named_hops),
+                    )],
+                )
             }
-            _ => Vec::new(),
+            _ => (Vec::new(), Vec::new()),
         };
         // What the path leaves unexplained, and a runner-up that came close.
         let (mut unused, mut doubts) = match &entity {
@@ -621,6 +718,7 @@ impl<'g> Planner<'g> {
                     meaning,
                     min: 1,
                     max: MAX_PATH,
+                    template: &template,
                 })?;
                 if let Some((_, p)) = ranked.first() {
                     doubts.push(Doubt {
@@ -658,6 +756,8 @@ impl<'g> Planner<'g> {
             plan: placeholder_plan(),
             llm: used_llm,
             choices,
+            template,
+            patterns,
             reading: None,
             unused,
             doubts,

@@ -4,7 +4,7 @@
 
 use super::analysis::label_of;
 use super::words::{best_word_match, element_match};
-use super::{normalize, Entity, Planner, QuestionType, Step, Word};
+use super::{normalize, Entity, Planner, Step, Word};
 use crate::semantic::Meaning;
 use crate::strategy::{path_shape, Strategies};
 use crate::vocab::{self, is_stopword, lexicon, schema_words, word_match, SchemaWord};
@@ -273,6 +273,7 @@ impl<'g> Planner<'g> {
             meaning,
             min,
             max,
+            template,
         } = *q;
         let target = target.and_then(|t| catalog.label_id(t));
         let (cues, matches, label_words) =
@@ -297,12 +298,14 @@ impl<'g> Planner<'g> {
         let asks_person = free
             .iter()
             .any(|(_, w)| matches!(w.norm.as_str(), "who" | "whom"));
+        let pattern = question_pattern(words, free, &cues, &matches);
         let mut ranked: Vec<RankedPath> = Vec::new();
         for (steps, labels, ends) in self.data_paths(&entity.nodes, max, catalog)? {
             if steps.len() < min || target.is_some_and(|t| !labels.contains(&t)) {
                 continue;
             }
-            let mut score = path_score(&steps, &cues, &matches, words, asks_place);
+            let read = read_path(&steps, &cues, &matches, words, asks_place);
+            let mut score = read.score;
             // An unnamed hop through a relation named after its label is the plain link.
             score += 0.2
                 * steps
@@ -315,7 +318,8 @@ impl<'g> Planner<'g> {
                     })
                     .count() as f64;
             if let Some(l) = &learned {
-                score += learned_prior(l, &steps, &cues, &matches);
+                score += learned_prior(l, &steps, &cues, &matches, template);
+                score += l.template_prior(&pattern, &pattern_hop(&steps, &read.named_hops));
             }
             if asks_person && target.is_none() {
                 if let Some(last) = steps.last() {
@@ -369,6 +373,9 @@ pub(super) struct PathQuery<'a, 'w> {
     pub(super) meaning: Option<&'a Meaning>,
     pub(super) min: usize,
     pub(super) max: usize,
+    /// The question's shape ([`crate::strategy::Decision::template`]), for what feedback on
+    /// questions of that shape taught.
+    pub(super) template: &'a str,
 }
 
 /// A relation sequence found in the data, with the labels of the nodes it ends at and a few
@@ -479,6 +486,8 @@ pub(super) struct PathRead {
     pub(super) read: Vec<usize>,
     /// Word positions of the cues that name a hop.
     pub(super) named: Vec<usize>,
+    /// Per hop, whether a cue names it.
+    pub(super) named_hops: Vec<bool>,
 }
 
 /// [`read_path`]'s score.
@@ -573,21 +582,30 @@ pub(super) fn read_path(
         unknown_starts.push(usize::MAX);
     }
     let unknown_groups = unknown_starts.len();
+    // A hop no word names that goes back through the relation just taken
+    // (`place_of_death -> <place_of_death`) only returns to where the path was: it stands for
+    // no unknown word ("*where* did X's daughter die" asks for the place the path reached).
+    let back = |h: usize| {
+        h > 0
+            && steps[h].relation == steps[h - 1].relation
+            && steps[h].reversed != steps[h - 1].reversed
+    };
     // An unknown phrase stands for an unnamed hop between the named hops around it (in the
     // question's order); with no such hop the path reads the words out of order.
     for u in &unknown_starts {
         let lo = matched.iter().filter(|(o, _)| o < u).map(|(_, h)| *h).max();
         let hi = matched.iter().filter(|(o, _)| o > u).map(|(_, h)| *h).min();
         let fits = (0..steps.len())
-            .any(|h| !named[h] && lo.is_none_or(|l| h > l) && hi.is_none_or(|x| h < x));
+            .any(|h| !named[h] && !back(h) && lo.is_none_or(|l| h > l) && hi.is_none_or(|x| h < x));
         if !fits {
             score -= 0.3;
         }
     }
     let unnamed = named.iter().filter(|n| !**n).count();
-    let explained = unnamed.min(unknown_groups);
+    let onward = (0..steps.len()).filter(|h| !named[*h] && !back(*h)).count();
+    let explained = onward.min(unknown_groups);
     score -= 0.2 * explained as f64 + 0.7 * (unnamed - explained) as f64;
-    score -= 0.3 * unknown_groups.saturating_sub(unnamed) as f64;
+    score -= 0.3 * unknown_groups.saturating_sub(onward) as f64;
     for (i, a) in matched.iter().enumerate() {
         for b in &matched[i + 1..] {
             if (a.0 < b.0 && a.1 > b.1) || (a.0 > b.0 && a.1 < b.1) {
@@ -621,6 +639,7 @@ pub(super) fn read_path(
         unknown: unknown_at,
         read: read_at,
         named: named_at,
+        named_hops: named,
     }
 }
 
@@ -668,25 +687,70 @@ pub(super) fn path_choices(
     out
 }
 
-/// What feedback says of a candidate path: its choices' priors and its shape's.
+/// What feedback says of a candidate path: its choices' priors and what questions of the same
+/// shape (`template`) taught of it. A plan shape alone, whatever the question, teaches nothing
+/// here: "which states border #" must not make "through which states does # run" a border.
 pub(super) fn learned_prior(
     l: &Strategies,
     steps: &[Step],
     cues: &[Cue<'_>],
     matches: &CueMatches,
+    template: &str,
 ) -> f64 {
-    let choices: f64 = path_choices(steps, cues, matches)
+    // Each word counts once, by its best pairing: a word no relation names is paired with
+    // every unnamed hop, and a longer path must not collect its lesson once per hop.
+    let mut by_word: HashMap<String, f64> = HashMap::new();
+    for (w, r) in path_choices(steps, cues, matches) {
+        let p = l.choice_prior(&w, &r);
+        by_word.entry(w).and_modify(|b| *b = b.max(p)).or_insert(p);
+    }
+    by_word.values().sum::<f64>() + l.template_prior(template, &path_shape(steps))
+}
+
+/// A question's pattern: its shape ([`crate::strategy::Decision::template`]) with every word
+/// that names some relation as `@` as well ("what does # 's @ do"), so that what feedback
+/// taught of "what does X's father do" (the hop after the named one: `profession`) reaches
+/// "what does Y's husband do". `free`: the words no mention covers.
+pub(super) fn question_pattern(
+    words: &[Word],
+    free: &[(usize, &Word)],
+    cues: &[Cue<'_>],
+    matches: &CueMatches,
+) -> String {
+    let naming: HashSet<usize> = cues
         .iter()
-        .map(|(w, r)| l.choice_prior(w, r))
-        .sum();
-    // The question type is not known while paths are ranked: a path of one step answers a
-    // relation question, a longer one a multi-hop question.
-    let qtype = if steps.len() <= 1 {
-        QuestionType::Relation
-    } else {
-        QuestionType::MultiHop
-    };
-    choices + l.shape_prior(qtype.name(), &path_shape(steps))
+        .enumerate()
+        .filter(|(ci, _)| {
+            matches
+                .values()
+                .any(|m| m.get(*ci).is_some_and(|x| x.0 > 0.0))
+        })
+        .map(|(_, c)| c.at)
+        .collect();
+    let mut out: Vec<&str> = Vec::new();
+    for (i, w) in words.iter().enumerate() {
+        if !free.iter().any(|(j, _)| *j == i) {
+            if out.last() != Some(&"#") {
+                out.push("#");
+            }
+        } else if naming.contains(&i) {
+            out.push("@");
+        } else {
+            out.push(&w.norm);
+        }
+    }
+    format!("pattern: {}", out.join(" "))
+}
+
+/// A path as a pattern's lesson names it: each hop a word names as `@`, the others as they
+/// are (`@ -> profession`).
+pub(super) fn pattern_hop(steps: &[Step], named: &[bool]) -> String {
+    let hops: Vec<String> = steps
+        .iter()
+        .zip(named)
+        .map(|(s, n)| if *n { "@".to_owned() } else { s.to_string() })
+        .collect();
+    hops.join(" -> ")
 }
 
 /// A candidate path: score, steps and a few of the nodes it ends at.
@@ -862,6 +926,33 @@ pub(super) mod tests {
         );
         assert!(right > reversed_order, "{right} vs {reversed_order}");
         assert!(right > unnamed, "{right} vs {unnamed}");
+    }
+
+    #[test]
+    fn a_hop_back_the_way_it_came_stands_for_no_unknown_word() {
+        // "where did X 's daughter die": the place of death is the place asked; going back to
+        // the others who died there is no hop "where" asks for.
+        let words = question_words("where did X 's daughter die");
+        let (cues, matches) = read(&words, (2, 4), &["children", "place_of_death"]);
+        let there = path_score(
+            &[step("children", false), step("place_of_death", false)],
+            &cues,
+            &matches,
+            &words,
+            true,
+        );
+        let and_back = path_score(
+            &[
+                step("children", false),
+                step("place_of_death", false),
+                step("place_of_death", true),
+            ],
+            &cues,
+            &matches,
+            &words,
+            true,
+        );
+        assert!(there > and_back, "{there} vs {and_back}");
     }
 
     #[test]
