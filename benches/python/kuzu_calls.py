@@ -41,6 +41,6 @@ for _ in range(rounds):
         micros.append((time.perf_counter() - t) * 1e6)
 print(json.dumps({
     "system": "kuzu", "calls": len(micros), "p50_us": statistics.median(micros),
-    "mean_us": statistics.fmean(micros), "results": results,
+    "mean_us": statistics.fmean(micros), "results": results, "rows": results,
     "loadavg": " ".join(open("/proc/loadavg").read().split()[:3]),
 }))
