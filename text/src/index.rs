@@ -86,11 +86,22 @@ fn schema() -> (Schema, Fields) {
 /// Words as the index sees them: split at anything but letters and digits, at most
 /// [`MAX_TOKEN`] bytes, lower-cased, accents folded to ASCII.
 pub(crate) fn analyzer() -> TextAnalyzer {
-    TextAnalyzer::builder(SimpleTokenizer::default())
+    analyzer_with(None)
+}
+
+/// The one filter chain of the index's words, and of a query's with `stop` words dropped
+/// (after lower-casing, before folding, as tantivy's list is written).
+fn analyzer_with(stop: Option<StopWordFilter>) -> TextAnalyzer {
+    let builder = TextAnalyzer::builder(SimpleTokenizer::default())
         .filter(RemoveLongFilter::limit(MAX_TOKEN))
         .filter(LowerCaser)
-        .filter(AsciiFoldingFilter)
-        .build()
+        .dynamic();
+    match stop {
+        Some(stop) => builder.filter_dynamic(stop),
+        None => builder,
+    }
+    .filter_dynamic(AsciiFoldingFilter)
+    .build()
 }
 
 /// What a node is found by.
@@ -359,15 +370,7 @@ pub(crate) fn words(text: &str) -> Vec<String> {
     let Some(stop) = StopWordFilter::new(Language::English) else {
         return all;
     };
-    let content = tokens(
-        TextAnalyzer::builder(SimpleTokenizer::default())
-            .filter(RemoveLongFilter::limit(MAX_TOKEN))
-            .filter(LowerCaser)
-            .filter(stop)
-            .filter(AsciiFoldingFilter)
-            .build(),
-        text,
-    );
+    let content = tokens(analyzer_with(Some(stop)), text);
     if content.is_empty() {
         all
     } else {
