@@ -123,3 +123,32 @@ fn search_ranks_by_words_and_fusion_by_reciprocal_rank() {
     let ids: Vec<u64> = fused.iter().map(|h| h.0 .0).collect();
     assert_eq!(ids, [2, 1, 4]);
 }
+
+#[test]
+fn an_import_without_indexes_leaves_them_to_the_first_search() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("db");
+    let dump = dir.path().join("nodes.jsonl");
+    std::fs::write(
+        &dump,
+        "{\"type\":\"node\",\"label\":\"Paper\",\"key\":\"p1\",\"props\":{\"title\":\"Wombat burrow acoustics\"}}\n\
+         {\"type\":\"node\",\"label\":\"Paper\",\"key\":\"p2\",\"props\":{\"title\":\"Lattice sieving\"}}\n",
+    )
+    .unwrap();
+    cairn(&db, &["import", dump.to_str().unwrap(), "--no-index"]);
+    // not indexed on close either: `--no-index` costs no index work
+    assert!(!cairn::text_dir(&db).exists());
+    let out = cairn(
+        &db,
+        &[
+            "query",
+            "-e",
+            "EXPLORE \"w\" FROM SEARCH \"wombat acoustics\" IN Paper TOP 1 DEPTH 1",
+        ],
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("p1"));
+    // a later one-shot write on a current index is saved on exit: the next open replays nothing
+    cairn(&db, &["query", "-e", "UPSERT Paper \"p3\" SET title = \"Numbat gait\""]);
+    let c = Cairn::open(&db).unwrap();
+    assert_eq!(c.refresh_text().unwrap(), cairn::TextRefresh::Opened);
+}

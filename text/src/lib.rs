@@ -299,7 +299,9 @@ impl TextStore {
 
     /// Brings the directory up to the store's latest commit when this process committed
     /// anything since the index's stamp (also done on drop), so that the next process opens a
-    /// current index without replaying. Returns whether it wrote.
+    /// current index without replaying. Returns whether it wrote. Only what costs about what
+    /// the commits changed is done here: with no saved index, or after an import (`cairn
+    /// import --no-index`), indexing waits for the first SEARCH, whose process needs it.
     pub fn save(&self) -> Result<bool, TextError> {
         if !self.persist {
             return Ok(false);
@@ -307,9 +309,12 @@ impl TextStore {
         self.absorb();
         let behind = match &*self.state.read() {
             State::Open(o) => !o.saved || o.commits < self.graph.commits(),
-            State::Closed { opened_at } => *opened_at < self.graph.commits(),
+            State::Closed { opened_at } => {
+                *opened_at < self.graph.commits() && self.saved_stamp()?.is_some()
+            }
         };
-        if !behind {
+        let imported = self.inbox.lock().pending.iter().any(|c| c.imported.is_some());
+        if !behind || imported {
             return Ok(false);
         }
         self.refresh()?;
