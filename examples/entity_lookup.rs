@@ -8,7 +8,7 @@
 //! cargo run --release --example entity_lookup -- DB MENTIONS.tsv
 //! ```
 
-use cairn::Cairn;
+use cairn::{Cairn, FUSE_DEPTH};
 use cairn_store::describe::normalize_name;
 use std::time::Instant;
 
@@ -20,7 +20,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let cairn = Cairn::open_read_only(db)?;
     let lines = std::fs::read_to_string(mentions)?;
     let rows: Vec<(&str, &str)> = lines.lines().filter_map(|l| l.split_once('\t')).collect();
-    let (mut text_ok, mut vec_ok, mut vec_n) = (0usize, 0usize, 0usize);
+    let (mut text_ok, mut vec_ok, mut fused_ok, mut vec_n) = (0usize, 0usize, 0usize, 0usize);
     let (mut text_us, mut vec_us) = (Vec::new(), Vec::new());
     // first calls open (or build) the indexes: not timed
     cairn.text_search("warm", None, 1)?;
@@ -41,16 +41,24 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             if first_is(&cairn, &hits, &gold)? {
                 vec_ok += 1;
             }
+            let words = cairn.text_search(mention, None, FUSE_DEPTH)?;
+            let near = cairn
+                .index_search(mention, None, FUSE_DEPTH)?
+                .unwrap_or_default();
+            if first_is(&cairn, &cairn::fuse(&[&words, &near], 1), &gold)? {
+                fused_ok += 1;
+            }
         }
     }
     let n = rows.len().max(1) as f64;
     println!(
-        "{{\"mentions\": {}, \"text_p_at_1\": {:.4}, \"text_us_p50\": {}, \"vector_p_at_1\": {}, \"vector_us_p50\": {}}}",
+        "{{\"mentions\": {}, \"text_p_at_1\": {:.4}, \"text_us_p50\": {}, \"vector_p_at_1\": {}, \"vector_us_p50\": {}, \"fused_p_at_1\": {}}}",
         rows.len(),
         text_ok as f64 / n,
         median(&mut text_us),
         if vec_n > 0 { format!("{:.4}", vec_ok as f64 / vec_n as f64) } else { "null".into() },
         median(&mut vec_us),
+        if vec_n > 0 { format!("{:.4}", fused_ok as f64 / vec_n as f64) } else { "null".into() },
     );
     Ok(())
 }

@@ -342,14 +342,14 @@ impl Cairn {
     ) -> Result<ImportSummary, CairnError> {
         self.graph.ensure_writable()?;
         let embedder = match &options.embedder {
-            ImportEmbedder::Database => {
-                let supplied = self
-                    .graph
-                    .catalog()
-                    .embedder()
-                    .is_some_and(|e| e.id == SUPPLIED_EMBEDDER);
-                (!supplied).then(|| self.embedder())
-            }
+            // A database without vectors stays without (SEARCH's words come from the
+            // full-text index); one whose vectors were supplied stores only supplied ones.
+            ImportEmbedder::Database => self
+                .graph
+                .catalog()
+                .embedder()
+                .is_some_and(|e| e.id != SUPPLIED_EMBEDDER)
+                .then(|| self.embedder()),
             ImportEmbedder::Use(e) => Some(Arc::clone(e)),
             ImportEmbedder::None => None,
         };
@@ -389,14 +389,17 @@ impl Cairn {
     /// with the database's embedder, so that SEARCH finds them as soon as the batch commits
     /// (synchronously at commit rather than in a background queue: a commit is then visible to
     /// SEARCH exactly when it is visible to everything else, and one description costs
-    /// microseconds with the hash embedder, milliseconds with MiniLM). A database whose vectors
-    /// come from another embedder (supplied with the data) is left alone: mixing models would
-    /// make scores meaningless; such nodes stay outside the index.
+    /// microseconds with the hash embedder, milliseconds with MiniLM). A database that records
+    /// no embedder (the default: SEARCH's words are the full-text index's) is left without
+    /// vectors, and one whose vectors come from another embedder (supplied with the data) is
+    /// left alone: mixing models would make scores meaningless; such nodes stay outside the
+    /// index.
     pub(crate) fn embed_pending(&self, writer: &mut Writer<'_>) -> Result<(), CairnError> {
         let embedder = self.embedder();
         match writer.catalog().embedder() {
-            Some(def) if def.id != embedder.id() => return Ok(()),
-            _ => {}
+            Some(def) if def.id == embedder.id() => {}
+            // no vectors (the default: words are the full-text index's), or supplied ones
+            _ => return Ok(()),
         }
         let todo = writer.unembedded()?;
         if todo.is_empty() {
@@ -406,12 +409,6 @@ impl Cairn {
         let vectors = embedder
             .embed_batch(&texts)
             .map_err(|e| CairnError::Explore(ExploreError::Embed(e)))?;
-        if writer.catalog().embedder().is_none() {
-            writer.set_embedder(Some(cairn_storage_format::EmbedderDef {
-                id: embedder.id().to_owned(),
-                dim: embedder.dim() as u32,
-            }));
-        }
         for ((id, _), v) in todo.iter().zip(&vectors) {
             writer.set_vector(*id, v)?;
         }
@@ -977,7 +974,7 @@ fn is_hash(e: &dyn Embedder) -> bool {
 pub const RRF_K: f32 = 60.0;
 /// How many of each ranking fusion reads for a top k: a node that is k-th in one ranking and
 /// just below it in the other should still be considered.
-const FUSE_DEPTH: usize = 4;
+pub const FUSE_DEPTH: usize = 4;
 
 /// SEARCH entries answered by the full-text index and the HNSW index (or, in a one-shot
 /// process, a walk of its file). Locks are taken per search, not held for the whole

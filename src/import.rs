@@ -11,9 +11,10 @@ use std::sync::Arc;
 /// Which embedder computes vectors for the new nodes of an import that bring none.
 #[derive(Clone, Debug, Default)]
 pub enum ImportEmbedder {
-    /// The one the database records, which its queries embed with; the default hash embedder
-    /// for a database without vectors yet. A database whose vectors were supplied with the data
-    /// stays that way: only supplied vectors are stored.
+    /// The one the database records, which its queries embed with; none for a database
+    /// without vectors (a new one: SEARCH's words are the full-text index's, docs/SEARCH.md),
+    /// which stores only vectors supplied with the data. A database whose vectors were supplied
+    /// with the data stays that way: only supplied vectors are stored.
     #[default]
     Database,
     /// This one, recorded in the catalog; refused ([`crate::ImportError::EmbedderMismatch`])

@@ -55,7 +55,7 @@ pub use cairn_store::{
 };
 pub use cairn_text::{text_dir, TextBuildReport, TextRefresh};
 pub use cairn_vector::{BuildReport, Refresh};
-pub use db::{annotation_statement, fuse, Cairn, CairnOptions, RRF_K};
+pub use db::{annotation_statement, fuse, Cairn, CairnOptions, FUSE_DEPTH, RRF_K};
 pub use error::CairnError;
 pub use import::{ImportEmbedder, ImportOptions};
 pub use output::{

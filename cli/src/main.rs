@@ -263,8 +263,9 @@ enum Command {
         /// Skip up to this many bad lines (each is reported) instead of aborting.
         #[arg(long, default_value_t = 0)]
         max_errors: usize,
-        /// How to embed node descriptions. Default: the embedder the database records, `hash`
-        /// for a new one. `minilm` needs a binary built with `--features minilm` and
+        /// How to embed node descriptions. Default: the embedder the database records, none
+        /// for a new one (SEARCH ranks by words in the full-text index; `hash` adds vectors
+        /// that fill in for misspellings, `minilm` vectors fused by meaning). `minilm` needs a binary built with `--features minilm` and
         /// CAIRN_MINILM_DIR set to the model directory (scripts/fetch-minilm.sh prints it);
         /// otherwise it fails with exit code 2.
         #[arg(long, value_enum)]

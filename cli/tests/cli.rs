@@ -473,46 +473,42 @@ fn import_triples_with_inferred_labels_and_refuse_unguessed_txt() {
     );
 }
 
-/// `import --embedder none` stores only the vectors the dump supplies (here none); without
-/// `--embedder` the next import embeds with the database's embedder and says which.
+/// `import --embedder none` stores only the vectors the dump supplies (here none); so does an
+/// import without `--embedder` into a database without vectors (the default: SEARCH's words
+/// are the full-text index's); `--embedder hash` embeds and records the embedder, which the
+/// next import without `--embedder` keeps.
 #[test]
-fn import_embedder_none_then_the_database_default() {
+fn import_embedder_none_and_the_default_store_no_vectors_until_one_is_chosen() {
     let dir = tempfile::tempdir().unwrap();
-    let first = dir.path().join("first.jsonl");
-    std::fs::write(
-        &first,
-        r#"{"type":"node","label":"Paper","key":"p1","props":{"title":"Plain"}}"#,
-    )
-    .unwrap();
     let db = dir.path().join("db");
-    let o = cairn(&[
-        "--db",
-        path(&db),
-        "import",
-        path(&first),
-        "--embedder",
-        "none",
-    ]);
-    let (out, err) = text(&o);
-    assert!(o.status.success(), "{out}{err}");
-    assert!(!out.contains("embedded"), "{out}");
-    assert!(out.contains("vector index: not built"), "{out}");
-    {
+    let import = |n: usize, extra: &[&str]| {
+        let file = dir.path().join(format!("{n}.jsonl"));
+        std::fs::write(
+            &file,
+            format!(r#"{{"type":"node","label":"Paper","key":"p{n}","props":{{"title":"Title {n}"}}}}"#),
+        )
+        .unwrap();
+        let mut args = vec!["--db", path(&db), "import", path(&file)];
+        args.extend_from_slice(extra);
+        let o = cairn(&args);
+        let (out, err) = text(&o);
+        assert!(o.status.success(), "{out}{err}");
+        out
+    };
+    let no_vectors = |out: &str| {
+        assert!(!out.contains("embedded"), "{out}");
+        assert!(out.contains("vector index: not built"), "{out}");
         let c = cairn::Cairn::open(&db).unwrap();
         assert!(c.graph().catalog().embedder().is_none());
-    }
-    let second = dir.path().join("second.jsonl");
-    std::fs::write(
-        &second,
-        r#"{"type":"node","label":"Paper","key":"p2","props":{"title":"Embedded"}}"#,
-    )
-    .unwrap();
-    let o = cairn(&["--db", path(&db), "import", path(&second)]);
-    let (out, err) = text(&o);
-    assert!(o.status.success(), "{out}{err}");
+    };
+    no_vectors(&import(1, &["--embedder", "none"]));
+    no_vectors(&import(2, &[]));
     let hash = cairn::Embedder::id(&cairn::HashEmbedder::default()).to_owned();
-    assert!(
-        out.contains("embedded 1 node descriptions") && out.contains(&hash),
-        "{out}"
-    );
+    for (n, extra) in [(3, &["--embedder", "hash"][..]), (4, &[][..])] {
+        let out = import(n, extra);
+        assert!(
+            out.contains("embedded 1 node descriptions") && out.contains(&hash),
+            "{out}"
+        );
+    }
 }

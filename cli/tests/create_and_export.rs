@@ -37,10 +37,17 @@ const MOVIES: &str = r#"{"type":"node","label":"Person","key":"nolan","props":{"
 "#;
 
 fn movies(dir: &Path) -> std::path::PathBuf {
+    movies_with(dir, &[])
+}
+
+/// [`movies`] imported with `extra` arguments.
+fn movies_with(dir: &Path, extra: &[&str]) -> std::path::PathBuf {
     let dump = dir.join("movies.jsonl");
     std::fs::write(&dump, MOVIES).unwrap();
     let db = dir.join("db");
-    let o = cairn(&["--db", path(&db), "import", path(&dump)]);
+    let mut args = vec!["--db", path(&db), "import", path(&dump)];
+    args.extend_from_slice(extra);
+    let o = cairn(&args);
     assert!(o.status.success(), "{:?}", text(&o));
     db
 }
@@ -127,7 +134,8 @@ fn a_failed_first_import_leaves_no_database() {
 #[test]
 fn a_failed_import_into_a_database_leaves_it_as_it_was() {
     let dir = tempfile::tempdir().unwrap();
-    let db = movies(dir.path());
+    // with hash vectors, so that vectors of another embedder are refused
+    let db = movies_with(dir.path(), &["--embedder", "hash"]);
     let before = contents(&db);
     let files_before: std::collections::BTreeSet<_> = std::fs::read_dir(&db)
         .unwrap()

@@ -299,7 +299,15 @@ fn every_statement_kind_prints_its_json_document() {
     let dump = dir.path().join("movies.jsonl");
     std::fs::write(&dump, GRAPH).unwrap();
     let db = dir.path().join("db");
-    let o = cairn(&["--db", path(&db), "import", path(&dump)]);
+    // hash vectors (not the default), so that the documents show a semantic score too
+    let o = cairn(&[
+        "--db",
+        path(&db),
+        "import",
+        path(&dump),
+        "--embedder",
+        "hash",
+    ]);
     assert!(o.status.success(), "{:?}", text(&o));
     let update = std::env::var_os("UPDATE_GOLDEN").is_some();
     let golden = golden_dir();

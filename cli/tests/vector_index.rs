@@ -18,9 +18,13 @@ const QUERIES: &[(&str, Option<&str>)] = &[
     ("computer vision", None),
 ];
 
+/// Imports with hash vectors (a new database has none by default).
 fn import(db: &Cairn, records: Vec<DumpRecord>) {
-    db.import_records(records, ImportOptions::default())
-        .unwrap();
+    let options = ImportOptions {
+        embedder: cairn::ImportEmbedder::Use(std::sync::Arc::new(cairn::HashEmbedder::default())),
+        ..Default::default()
+    };
+    db.import_records(records, options).unwrap();
 }
 
 fn academic(db: &Cairn) {
@@ -359,7 +363,15 @@ fn cli_index_build_and_import_flag() {
     assert!(o.status.success(), "{o:?}");
 
     let plain = dir.path().join("plain");
-    let o = cairn_cli(&["--db", p(&plain), "import", p(&dump), "--no-index"]);
+    let o = cairn_cli(&[
+        "--db",
+        p(&plain),
+        "import",
+        p(&dump),
+        "--no-index",
+        "--embedder",
+        "hash",
+    ]);
     assert!(o.status.success(), "{o:?}");
     assert!(!index_path(&plain).exists());
 
@@ -371,7 +383,7 @@ fn cli_index_build_and_import_flag() {
     assert!(index_path(&plain).exists());
 
     let with = dir.path().join("with");
-    let o = cairn_cli(&["--db", p(&with), "import", p(&dump)]);
+    let o = cairn_cli(&["--db", p(&with), "import", p(&dump), "--embedder", "hash"]);
     assert!(o.status.success(), "{o:?}");
     assert!(String::from_utf8_lossy(&o.stdout).contains("vector index:"));
     assert!(index_path(&with).exists());

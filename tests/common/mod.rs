@@ -4,10 +4,13 @@
 #![allow(dead_code, clippy::unwrap_used)]
 
 use cairn::agent::{Explorer, NodeSource};
-use cairn::{Cairn, CancelToken, DumpRecord, Exploration, ImportOptions};
+use cairn::{
+    Cairn, CancelToken, DumpRecord, Exploration, HashEmbedder, ImportEmbedder, ImportOptions,
+};
 use cairn_generate::{Academic, AcademicConfig};
 
-/// Imports the generated academic graph of `nodes` nodes (seed 7) into `db`.
+/// Imports the generated academic graph of `nodes` nodes (seed 7) into `db`, with hash vectors
+/// (not the default), so that the node table's and the vector index's vectors are compared too.
 pub fn academic(db: &Cairn, nodes: usize) {
     let g = Academic::generate(&AcademicConfig::with_nodes(nodes, 7));
     let records: Vec<DumpRecord> = g
@@ -15,8 +18,11 @@ pub fn academic(db: &Cairn, nodes: usize) {
         .map(DumpRecord::Node)
         .chain(g.edges().map(DumpRecord::Edge))
         .collect();
-    db.import_records(records, ImportOptions::default())
-        .unwrap();
+    let options = ImportOptions {
+        embedder: ImportEmbedder::Use(std::sync::Arc::new(HashEmbedder::default())),
+        ..Default::default()
+    };
+    db.import_records(records, options).unwrap();
 }
 
 /// What must agree between two runs of one statement (statistics such as cache hits or round

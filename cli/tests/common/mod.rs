@@ -86,10 +86,18 @@ pub fn item_dump(dir: &Path, n: usize, chain: bool) -> std::path::PathBuf {
     file
 }
 
-/// The database `dir/db`, made by importing `dump`.
+/// The database `dir/db`, made by importing `dump` with hash vectors (not the default), so
+/// that the vector index's paths are exercised too.
 pub fn imported(dir: &Path, dump: &Path) -> std::path::PathBuf {
     let db = dir.join("db");
-    let o = cairn(&["--db", path(&db), "import", path(dump)]);
+    let o = cairn(&[
+        "--db",
+        path(&db),
+        "import",
+        path(dump),
+        "--embedder",
+        "hash",
+    ]);
     assert!(o.status.success(), "{:?}", text(&o));
     db
 }
