@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # SEARCH at scale on a generated graph (default 1,000,000 nodes), release build, with the load:
-#  1. imports interleaved, RUNS times: Cairn data only (`--no-index`), Cairn default (data, the
-#     full-text index and, while hash vectors are the default, the vector index), Kuzu 0.11.3
-#     `COPY FROM` (no index); medians and ratios;
+#  1. imports interleaved, RUNS times: Cairn data only (`--no-index`), Cairn default (data and
+#     the full-text index; a new database stores no vectors), Kuzu 0.11.3 `COPY FROM` (no
+#     index); medians and ratios;
 #  2. on the default import: a one-shot `UPSERT` then a one-shot SEARCH in a new process (the
 #     second command timed, the written node looked for), RUNS times; then 1,000 one-shot
 #     writes in a row and the same SEARCH;
@@ -28,7 +28,7 @@ if [ "$(cat "$WORK/dump.nodes" 2>/dev/null)" != "$NODES" ]; then
 fi
 EDGES=$(( $(cat "$WORK"/dump/{authored,published_in,has_topic,cites}.csv | wc -l) - 4 ))
 line() { # system run -> JSON line from the last `timed`
-  python3 -c 'import json,sys; n,i,t0,t1,rss,e,load=sys.argv[1:8]; s=float(t1)-float(t0); print(json.dumps({"system":n,"run":int(i),"seconds":round(s,2),"edges_per_sec":round(int(e)/s),"peak_rss_mib":round(int(rss)/1024),"loadavg":load}))' "$1" "$2" "$T0" "$T1" "$RSS_KB" "$EDGES" "$LOAD"
+  python3 -c 'import json,sys; n,i,t0,t1,rss,e,load,cpu=sys.argv[1:9]; s=float(t1)-float(t0); print(json.dumps({"system":n,"run":int(i),"seconds":round(s,2),"cpu_seconds":float(cpu),"edges_per_sec":round(int(e)/s),"peak_rss_mib":round(int(rss)/1024),"loadavg":load}))' "$1" "$2" "$T0" "$T1" "$RSS_KB" "$EDGES" "$LOAD" "$CPU_S"
 }
 LINES=()
 for i in $(seq 1 "$RUNS"); do
@@ -51,10 +51,11 @@ print(json.dumps({"import_median_seconds": med, "default_over_no_index_time": ro
                   "no_index_over_kuzu_edges_per_sec": round(eps["no-index"] / eps["kuzu"], 3)}))'
 # the database of the last default run is gone: import once more for the query part
 rm -rf "$WORK/db"; "$BIN" --db "$WORK/db" import "$WORK/dump" > /dev/null 2>&1
-search() { # title -> one-shot SEARCH for it, timed; prints seconds and whether it found the key
+search() { # title -> one-shot SEARCH for it, timed; prints wall seconds, CPU seconds and
+  # whether it found the key
   local key=$1 words=$2
   timed search "$BIN" --db "$WORK/db" query --format json -e "EXPLORE \"x\" FROM SEARCH \"$words\" IN Paper TOP 3 DEPTH 1"
-  python3 -c 'import sys; print(round(float(sys.argv[1])-float(sys.argv[2]),3), sys.argv[3] in open(sys.argv[4]).read())' "$T1" "$T0" "\"$key\"" "$WORK/out"
+  python3 -c 'import sys; print(round(float(sys.argv[1])-float(sys.argv[2]),3), "cpu", sys.argv[5], sys.argv[3] in open(sys.argv[4]).read())' "$T1" "$T0" "\"$key\"" "$WORK/out" "$CPU_S"
 }
 for i in $(seq 1 "$RUNS"); do
   "$BIN" --db "$WORK/db" query -e "UPSERT Paper \"bench-w$i\" SET title = \"Wombat$i lattice cryptography survey\"" > /dev/null
@@ -71,7 +72,7 @@ for i in $(seq 1 "$RUNS"); do
 done
 for i in $(seq 1 "$RUNS"); do
   timed search "$BIN" --db "$WORK/db" query -e 'EXPLORE "graph neural networks" FROM SEARCH "graph neural networks" IN Paper TOP 3 DEPTH 1'
-  echo "{\"one_shot_fulltext_search_seconds\": $(python3 -c "print(round($T1-$T0,3))"), \"stats\": \"$(tail -n 1 "$WORK/out" | cut -c1-120)\", \"loadavg\": \"$LOAD\"}"
+  echo "{\"one_shot_fulltext_search_seconds\": $(python3 -c "print(round($T1-$T0,3))"), \"cpu_seconds\": $CPU_S, \"stats\": \"$(tail -n 1 "$WORK/out" | cut -c1-120)\", \"loadavg\": \"$LOAD\"}"
 done
 # 2,000 names and titles of the dump as mentions of themselves
 python3 - "$WORK/dump" > "$WORK/mentions.tsv" <<'PY'

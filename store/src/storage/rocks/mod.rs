@@ -142,8 +142,9 @@ impl std::fmt::Debug for RocksStorage {
 
 impl Drop for RocksStorage {
     /// A writable handle that leaves more than a little in its memtables flushes them, so the
-    /// next open, and every read-only one, does not replay a large log (`settle.rs`). A failure
-    /// costs only that replay, so it is logged, not raised.
+    /// next open, and every read-only one, does not replay a large log, and merges the small
+    /// table files that piled up (`settle.rs`). A failure costs only that replay or those
+    /// files' opening, so it is logged, not raised.
     fn drop(&mut self) {
         if self.secondary.is_some() {
             return;
@@ -154,6 +155,9 @@ impl Drop for RocksStorage {
             if let Err(e) = settle::flush_for_readers(&self.db) {
                 tracing::warn!("flushing the memtables on close: {e}");
             }
+        }
+        if let Err(e) = settle::merge_small_files(&self.db) {
+            tracing::warn!("compacting small table files on close: {e}");
         }
     }
 }

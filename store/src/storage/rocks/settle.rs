@@ -66,6 +66,41 @@ pub(crate) fn memtable_bytes(db: &DB) -> Result<u64> {
     Ok(total)
 }
 
+/// Small table files of one column family past which a writable handle merges them on close.
+/// Every open of a database that a process wrote and closed replays that process's log and
+/// writes what it held as one small level-0 file per column family it touched; RocksDB's
+/// compaction moves such files down whole when their keys overlap nothing below (new ids,
+/// new names), so they are never merged. 1,000 one-shot writes left about 4,000 table files,
+/// every one of which the next open opens (`max_open_files = -1`): 0.5–0.9 s at 1M nodes.
+pub(crate) const CLOSE_MERGE_SMALL_FILES: usize = 32;
+/// A table file below this size counts as small.
+const SMALL_FILE_BYTES: usize = 1 << 20;
+
+/// Merges the small table files of every column family that has more than
+/// [`CLOSE_MERGE_SMALL_FILES`] of them: one manual compaction, forced down to the last level,
+/// over the key range they span only (larger files are rewritten only where that range
+/// overlaps them). Returns the number of column families compacted.
+pub(crate) fn merge_small_files(db: &DB) -> Result<usize> {
+    let files = db.live_files().map_err(err)?;
+    let mut opts = rocksdb::CompactOptions::default();
+    opts.set_bottommost_level_compaction(rocksdb::BottommostLevelCompaction::Force);
+    let mut merged = 0;
+    for space in Space::ALL {
+        let small: Vec<_> = files
+            .iter()
+            .filter(|f| f.column_family_name == space.name() && f.size < SMALL_FILE_BYTES)
+            .collect();
+        if small.len() <= CLOSE_MERGE_SMALL_FILES {
+            continue;
+        }
+        let start = small.iter().filter_map(|f| f.start_key.as_deref()).min();
+        let end = small.iter().filter_map(|f| f.end_key.as_deref()).max();
+        db.compact_range_cf_opt(family(db, space)?, start, end, &opts);
+        merged += 1;
+    }
+    Ok(merged)
+}
+
 fn family(db: &DB, space: Space) -> Result<&ColumnFamily> {
     db.cf_handle(space.name())
         .ok_or_else(|| EngineError::Invalid(format!("column family `{}` is missing", space.name())))
