@@ -485,7 +485,9 @@ fn import_embedder_none_and_the_default_store_no_vectors_until_one_is_chosen() {
         let file = dir.path().join(format!("{n}.jsonl"));
         std::fs::write(
             &file,
-            format!(r#"{{"type":"node","label":"Paper","key":"p{n}","props":{{"title":"Title {n}"}}}}"#),
+            format!(
+                r#"{{"type":"node","label":"Paper","key":"p{n}","props":{{"title":"Title {n}"}}}}"#
+            ),
         )
         .unwrap();
         let mut args = vec!["--db", path(&db), "import", path(&file)];

@@ -148,7 +148,14 @@ fn an_import_without_indexes_leaves_them_to_the_first_search() {
     );
     assert!(String::from_utf8_lossy(&out.stdout).contains("p1"));
     // a later one-shot write on a current index is saved on exit: the next open replays nothing
-    cairn(&db, &["query", "-e", "UPSERT Paper \"p3\" SET title = \"Numbat gait\""]);
+    cairn(
+        &db,
+        &[
+            "query",
+            "-e",
+            "UPSERT Paper \"p3\" SET title = \"Numbat gait\"",
+        ],
+    );
     let c = Cairn::open(&db).unwrap();
     assert_eq!(c.refresh_text().unwrap(), cairn::TextRefresh::Opened);
 }

@@ -313,7 +313,12 @@ impl TextStore {
                 *opened_at < self.graph.commits() && self.saved_stamp()?.is_some()
             }
         };
-        let imported = self.inbox.lock().pending.iter().any(|c| c.imported.is_some());
+        let imported = self
+            .inbox
+            .lock()
+            .pending
+            .iter()
+            .any(|c| c.imported.is_some());
         if !behind || imported {
             return Ok(false);
         }
