@@ -153,9 +153,15 @@ fn random_op(rng: &mut Rng, base: &State, gid: &mut i64, exists: bool) -> Op {
                 ));
                 group.push(Effect::Edge(w[0].clone(), w[1].clone()));
             }
+            // The database records hash vectors (not the default), so that the vector
+            // index's write paths are crashed too; later imports and writes embed with them.
+            let mut args = vec!["import".into(), "@FILE".into()];
+            if matches!(kind, Kind::Create) {
+                args.extend(["--embedder".into(), "hash".into()]);
+            }
             Op {
                 kind,
-                args: vec!["import".into(), "@FILE".into()],
+                args,
                 file: Some(("dump.jsonl".into(), body)),
                 groups: vec![group],
             }
