@@ -7,7 +7,7 @@
 # (default: shared/datasets/kgqa-dev beside the repository, where the development machines keep it).
 #   usage: bash benches/qa/run.sh [work-dir]   (LABELS="--infer-labels" to infer labels; default one Entity label;
 #   EMBEDDER=minilm to import with MiniLM — CAIRN pointing at a binary built with `--features minilm`
-#   and CAIRN_MINILM_DIR set; default: the embedder a new database gets, hash)
+#   and CAIRN_MINILM_DIR set, EMBEDDER=hash for hash vectors; default: what a new database gets, no vectors)
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/../.." && pwd)"
 data="${KGQA_DATA:-$repo/../shared/datasets/kgqa-dev}"
