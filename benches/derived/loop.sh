@@ -8,7 +8,7 @@
 # one line with the medians over runs of each p50/p99 and the ratio of the round p50s.
 #
 # Usage: bash benches/derived/loop.sh [ROUNDS] [RUNS]      (defaults 1000 rounds, 3 runs)
-# Needs CAIRN_BENCH_DIR=DIR holding dump/, cairn-db/ (the default import: hash embedder and vector
+# Needs CAIRN_BENCH_DIR=DIR holding dump/, cairn-db/ (imported with `--embedder hash`: hash vectors and vector
 # index) and kuzu-db/ (benches/import/kuzu_import.py); they are built when missing (NODES, default
 # 1,000,000) and only read. The copies live in LOOP_TMP (default /tmp/loop-run, ~3 GB at 1M).
 # Setup (once): pip install kuzu==0.11.3
