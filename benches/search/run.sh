@@ -53,11 +53,11 @@ search() { # title -> one-shot SEARCH for it, timed; prints wall seconds, CPU se
   # whether it found the key
   local key=$1 words=$2
   timed search "$BIN" --db "$WORK/db" query --format json -e "EXPLORE \"x\" FROM SEARCH \"$words\" IN Paper TOP 3 DEPTH 1"
-  python3 -c 'import sys; print(round(float(sys.argv[1])-float(sys.argv[2]),3), "cpu", sys.argv[5], sys.argv[3] in open(sys.argv[4]).read())' "$T1" "$T0" "\"$key\"" "$WORK/out" "$CPU_S"
+  python3 -c 'import sys; print(round(float(sys.argv[1])-float(sys.argv[2]),3), "cpu", sys.argv[5], sys.argv[3] in open(sys.argv[4]).read(), "load", sys.argv[6])' "$T1" "$T0" "\"$key\"" "$WORK/out" "$CPU_S" "$LOAD"
 }
 for i in $(seq 1 "$RUNS"); do
   "$BIN" --db "$WORK/db" query -e "UPSERT Paper \"bench-w$i\" SET title = \"Wombat$i lattice cryptography survey\"" > /dev/null
-  echo "{\"one_shot_search_after_write\": \"$(search "bench-w$i" "wombat$i lattice")\", \"loadavg\": \"$LOAD\"}"
+  echo "{\"one_shot_search_after_write\": \"$(search "bench-w$i" "wombat$i lattice")\"}"
 done
 started=$(date +%s.%N)
 for j in $(seq 1 1000); do
@@ -66,7 +66,7 @@ done
 ended=$(date +%s.%N)
 echo "{\"thousand_one_shot_writes_seconds\": $(python3 -c "print(round($ended-$started,1))"), \"loadavg\": \"$(cut -d' ' -f1-3 /proc/loadavg)\"}"
 for i in $(seq 1 "$RUNS"); do
-  echo "{\"one_shot_search_after_1000_writes\": \"$(search "bench-r1000" "numbat1000 tensor")\", \"loadavg\": \"$LOAD\"}"
+  echo "{\"one_shot_search_after_1000_writes\": \"$(search "bench-r1000" "numbat1000 tensor")\"}"
 done
 for i in $(seq 1 "$RUNS"); do
   timed search "$BIN" --db "$WORK/db" query -e 'EXPLORE "graph neural networks" FROM SEARCH "graph neural networks" IN Paper TOP 3 DEPTH 1'
