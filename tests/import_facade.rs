@@ -37,16 +37,15 @@ fn vector_count(db: &Cairn) -> usize {
 }
 
 #[test]
-fn the_database_embedder_is_the_default() {
+fn a_new_database_stores_no_vectors_by_default() {
     let dir = tempfile::tempdir().unwrap();
     let db = Cairn::open(dir.path()).unwrap();
     let s = db
         .import_records([paper("beams", None)], ImportOptions::default())
         .unwrap();
-    assert_eq!((s.nodes_created, s.vectors_computed), (1, 1));
-    let default_id = HashEmbedder::default().id().to_owned();
-    assert_eq!(recorded(&db), Some(default_id));
-    assert_eq!(vector_count(&db), 1);
+    assert_eq!((s.nodes_created, s.vectors_computed), (1, 0));
+    assert_eq!(recorded(&db), None);
+    assert_eq!(vector_count(&db), 0);
 }
 
 #[test]
@@ -151,14 +150,26 @@ fn an_import_that_changes_a_description_replaces_its_vector() {
     let dir = tempfile::tempdir().unwrap();
     let db = Cairn::open(dir.path()).unwrap();
     let hash = HashEmbedder::default();
-    // The first text embedded; then the new text of the existing node (the database's
-    // embedder); then the same text again, which keeps its vector.
-    for text in [
+    // The first text embedded with the chosen embedder; then the new text of the existing
+    // node (the database's embedder); then the same text again, which keeps its vector.
+    for (i, text) in [
         "beams over graphs",
         "proteins that fold",
         "proteins that fold",
-    ] {
-        db.import_records([described("p", text, None)], ImportOptions::default())
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        // the first import chooses hash vectors (a new database has none by default)
+        let options = if i == 0 {
+            ImportOptions {
+                embedder: ImportEmbedder::Use(Arc::new(HashEmbedder::default())),
+                ..Default::default()
+            }
+        } else {
+            ImportOptions::default()
+        };
+        db.import_records([described("p", text, None)], options)
             .unwrap();
         assert_eq!(
             stored_vector(&db, "p"),

@@ -5,8 +5,8 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use cairn::{
-    AsyncCairn, Cairn, CairnError, CancelToken, Direction, EngineError, GraphRead, ImportOptions,
-    NodeId, TransactionOptions, Value,
+    AsyncCairn, Cairn, CairnError, CancelToken, Direction, Embedder, EngineError, GraphRead,
+    HashEmbedder, ImportOptions, NodeId, TransactionOptions, Value,
 };
 use proptest::prelude::*;
 use std::collections::{BTreeMap, BTreeSet};
@@ -16,6 +16,20 @@ use std::time::Duration;
 
 fn open(dir: &Path) -> Cairn {
     Cairn::open(dir).unwrap()
+}
+
+/// A new database that records hash vectors (not the default), so that commits and imports
+/// embed their nodes; its first commit records the embedder.
+fn open_with_vectors(dir: &Path) -> Cairn {
+    let db = open(dir);
+    let hash = HashEmbedder::default();
+    let mut w = db.graph().writer().unwrap();
+    w.set_embedder(Some(cairn::format::EmbedderDef {
+        id: hash.id().to_owned(),
+        dim: hash.dim() as u32,
+    }));
+    w.commit().unwrap();
+    db
 }
 
 fn seed(db: &Cairn) -> (NodeId, NodeId) {
@@ -226,7 +240,7 @@ async fn the_async_face_writes_on_the_blocking_pool() {
 #[test]
 fn facade_commits_and_imports_emit_change_sets() {
     let dir = tempfile::tempdir().unwrap();
-    let db = open(dir.path());
+    let db = open_with_vectors(dir.path());
     let rx = db.graph().subscribe();
     let (a, _) = seed(&db);
     let dump = tempfile::tempdir().unwrap();
@@ -259,7 +273,7 @@ fn facade_commits_and_imports_emit_change_sets() {
         [a],
         "the renamed author's vector follows its text"
     );
-    // The seed's commit embedded its two new nodes and recorded the embedder.
+    // The seed's commit embedded its two new nodes with the recorded embedder.
     let (a1, p1) = (a, db.graph().node_id("Paper", "p1").unwrap().unwrap());
     assert_eq!(sets[0].vectors_touched, [a1, p1]);
     assert!(db.graph().catalog().embedder().is_some());
@@ -479,10 +493,10 @@ proptest! {
     fn transactions_and_imports_match_the_model(steps in proptest::collection::vec(step(), 1..10)) {
         let dir = tempfile::tempdir().unwrap();
         let dumps = tempfile::tempdir().unwrap();
-        let db = open(dir.path());
+        let db = open_with_vectors(dir.path());
         let rx = db.graph().subscribe();
         let mut model = Model::default();
-        let mut commits = 0u64;
+        let mut commits = db.graph().commits();
         for (n, step) in steps.iter().enumerate() {
             match step {
                 Step::Transaction(ops, end) => {
