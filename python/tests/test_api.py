@@ -72,8 +72,19 @@ def test_import_files_of_a_generated_dump(academic) -> None:
     rels = {r["name"]: r for r in schema.relations}
     assert set(rels) == {"AUTHORED", "PUBLISHED_IN", "HAS_TOPIC", "CITES"}
     assert ["Author", "Paper"] in [list(e) for e in rels["AUTHORED"]["endpoints"]]
-    assert schema.embedder and schema.embedder.startswith("cairn-hash-v1/")
+    assert schema.embedder is None  # no vectors unless an embedder is chosen: SEARCH is full-text
     assert schema.approx_nodes > 2000
+
+
+def test_import_with_the_hash_embedder_records_it(tmp_path: Path, dump: Path) -> None:
+    with cairn.open(tmp_path / "h.cairn") as db:
+        db.import_files(dump, embedder="hash")
+        assert (db.schema().embedder or "").startswith("cairn-hash-v1/")
+        # a later import embeds with what the database records
+        db.import_records([{"type": "node", "label": "Topic", "key": "tx", "props": {"name": "x"}}])
+        assert (db.schema().embedder or "").startswith("cairn-hash-v1/")
+        hits = db.search("data mining", label="Topic", k=1)
+        assert hits and "data mining" in (hits[0].node.name or "").lower()
 
 
 def test_import_records_in_memory(tmp_path: Path) -> None:

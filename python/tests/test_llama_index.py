@@ -104,7 +104,8 @@ def test_delete_and_structured_query(store: CairnPropertyGraphStore) -> None:
 def test_a_database_cairn_embeds_answers_query_text(tmp_path: Path) -> None:
     with cairn.open(tmp_path / "own.cairn") as db:
         db.import_records([{"type": "node", "label": "Topic", "key": "t1", "props": {"name": "data mining"}},
-                           {"type": "node", "label": "Topic", "key": "t2", "props": {"name": "compilers"}}])
+                           {"type": "node", "label": "Topic", "key": "t2", "props": {"name": "compilers"}}],
+                          embedder="hash")
     s = CairnPropertyGraphStore(str(tmp_path / "own.cairn"))
     s.upsert_nodes([EntityNode(name="t3", label="Topic", properties={}, embedding=[0.1] * 8)])
     assert s.client.node("Topic", "t3").name == "t3"  # embedded by Cairn, the vector not taken

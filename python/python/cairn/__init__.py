@@ -495,7 +495,9 @@ class Database:
         """Bulk-imports dump files (JSON Lines, CSV, triples, gzipped or not; a directory means
         the files in it). All or nothing: a bad line aborts with :class:`ImportDataError` and
         the database unchanged, unless ``max_errors`` lets that many be skipped. ``embedder``:
-        ``"database"`` (the one the database records), ``"hash"`` or ``"none"``."""
+        ``"database"`` (the one the database records; a new database records none and stores
+        only supplied vectors, SEARCH's words being the full-text index's), ``"hash"`` or
+        ``"none"``."""
         if isinstance(paths, (str, PathLike)):
             paths = [paths]
         return ImportSummary(**self._native.import_files(list(paths), max_errors, embedder))

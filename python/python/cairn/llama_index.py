@@ -230,7 +230,8 @@ class CairnPropertyGraphStore(PropertyGraphStore):
     def upsert_nodes(self, nodes: Sequence[LabelledNode]) -> None:
         """Adds or updates nodes in one import (all or nothing)."""
         # LlamaIndex's model embeds: its vectors are stored as given ("vectors supplied"). A
-        # database that Cairn embeds itself (made by `cairn import`) keeps doing so instead.
+        # database that Cairn embeds itself (imported with an embedder chosen, e.g.
+        # `cairn import --embedder hash`) keeps doing so instead.
         recorded = self._db.schema().embedder
         own = recorded is not None and recorded != "supplied"
         records = []
