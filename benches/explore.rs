@@ -22,7 +22,7 @@ use cairn::{Direction, Graph, GraphOptions, GraphRead, NodeId, RelId};
 use cairn_agent::{CancelToken, EngineCatalog, Explorer, NodeTable, StopReason};
 use cairn_embed::{Embedder, HashEmbedder};
 use cairn_generate::{author_key, Academic, AcademicConfig};
-use cairn_import::{dump::DumpRecord, import_records, ImportOptions};
+use cairn_import::{import_records, ImportOptions};
 use cairn_query::{prepare, Compiled};
 use std::collections::{HashSet, VecDeque};
 use std::sync::Arc;
@@ -43,10 +43,7 @@ fn main() {
     let dir = tempfile::tempdir().unwrap();
     let graph = Graph::open(dir.path(), GraphOptions::default()).unwrap();
     let embedder: Arc<dyn Embedder> = Arc::new(HashEmbedder::default());
-    let records = academic
-        .nodes()
-        .map(DumpRecord::Node)
-        .chain(academic.edges().map(DumpRecord::Edge));
+    let records = academic.records();
     let summary = import_records(
         &graph,
         records,

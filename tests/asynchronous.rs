@@ -2,7 +2,7 @@
 //! give the same answers as the synchronous handle.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use cairn::{AsyncCairn, Cairn, CancelToken, DumpRecord, ImportOptions};
+use cairn::{AsyncCairn, Cairn, CancelToken, ImportOptions};
 use cairn_generate::{Academic, AcademicConfig};
 
 #[test]
@@ -11,10 +11,7 @@ fn concurrent_async_explorations_match_the_sync_handle() {
     let graph = Academic::generate(&AcademicConfig::small(9));
     {
         let db = Cairn::open(dir.path()).unwrap();
-        let records = graph
-            .nodes()
-            .map(DumpRecord::Node)
-            .chain(graph.edges().map(DumpRecord::Edge));
+        let records = graph.records();
         db.import_records(records, ImportOptions::default())
             .unwrap();
     }

@@ -12,7 +12,6 @@ use cairn_agent::{
 };
 use cairn_embed::{Embedder, HashEmbedder};
 use cairn_generate::{author_key, paper_key, venue_key, Academic, AcademicConfig};
-use cairn_import::dump::DumpRecord;
 use cairn_import::{import_records, ImportOptions};
 use cairn_query::{prepare, Compiled};
 use cairn_storage_format::Value;
@@ -32,10 +31,7 @@ fn fixture(config: AcademicConfig) -> Fixture {
     let graph = Graph::open(dir.path(), GraphOptions::default()).unwrap();
     let academic = Academic::generate(&config);
     let embedder = HashEmbedder::default();
-    let records = academic
-        .nodes()
-        .map(DumpRecord::Node)
-        .chain(academic.edges().map(DumpRecord::Edge));
+    let records = academic.records();
     let options = ImportOptions {
         embedder: Some(Arc::new(HashEmbedder::default())),
         ..Default::default()

@@ -8,7 +8,6 @@ use cairn::{Cairn, CairnError, CancelToken, Graph, GraphOptions};
 use cairn_agent::eval::{evaluate, questions};
 use cairn_embed::{Embedder, HashEmbedder};
 use cairn_generate::{Academic, AcademicConfig};
-use cairn_import::dump::DumpRecord;
 use cairn_import::{import_records, ImportOptions};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -220,10 +219,7 @@ fn eval_in(
 ) -> Result<(), Failure> {
     let graph = Graph::open(dir, GraphOptions::default())?;
     let embedder: Arc<dyn Embedder> = Arc::new(HashEmbedder::default());
-    let records = academic
-        .nodes()
-        .map(DumpRecord::Node)
-        .chain(academic.edges().map(DumpRecord::Edge));
+    let records = academic.records();
     let options = ImportOptions {
         embedder: Some(Arc::clone(&embedder)),
         ..Default::default()

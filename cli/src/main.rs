@@ -16,8 +16,8 @@ use cairn::{
     OpenMode, Output,
 };
 use cairn::{
-    DumpRecord, ExportFormat, ImportEmbedder, ImportError, ImportOptions, Phase, Progress,
-    ProgressFn, Selection, TriplesOptions,
+    ExportFormat, ImportEmbedder, ImportError, ImportOptions, Phase, Progress, ProgressFn,
+    Selection, TriplesOptions,
 };
 use cairn_embed::{minilm_from_env, EmbedError, Embedder, HashEmbedder};
 use cairn_generate::{Academic, AcademicConfig};
@@ -1413,10 +1413,7 @@ fn demo(db: &Path, nodes: usize) -> Result<(), Failure> {
     let graph = Academic::generate(&AcademicConfig::with_nodes(nodes, 42));
     let cairn = Cairn::open(db)?;
     outln!("Cairn demo: a generated academic graph in {}", db.display());
-    let records = graph
-        .nodes()
-        .map(DumpRecord::Node)
-        .chain(graph.edges().map(DumpRecord::Edge));
+    let records = graph.records();
     let s = cairn.import_records(records, ImportOptions::default())?;
     outln!(
         "  {} nodes and {} edges ({} new nodes, {} new edges) imported in {:.2}s\n",

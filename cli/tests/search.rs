@@ -4,8 +4,11 @@
 //! entries.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use cairn::{fuse, Cairn, DumpRecord, ImportOptions, NodeId};
-use cairn_generate::{Academic, AcademicConfig};
+#[path = "../../tests/common/mod.rs"]
+mod facade;
+
+use cairn::{fuse, Cairn, ImportEmbedder, NodeId};
+use facade::academic_with;
 use std::path::Path;
 use std::process::{Command, Output};
 
@@ -24,24 +27,13 @@ fn cairn(db: &Path, args: &[&str]) -> Output {
     out
 }
 
-fn academic(db: &Cairn, nodes: usize) {
-    let g = Academic::generate(&AcademicConfig::with_nodes(nodes, 7));
-    let records: Vec<DumpRecord> = g
-        .nodes()
-        .map(DumpRecord::Node)
-        .chain(g.edges().map(DumpRecord::Edge))
-        .collect();
-    db.import_records(records, ImportOptions::default())
-        .unwrap();
-}
-
 #[test]
 fn a_one_shot_write_is_found_by_the_next_one_shot_search_without_a_rebuild() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("db");
     {
         let c = Cairn::open(&db).unwrap();
-        academic(&c, 600);
+        academic_with(&c, 600, ImportEmbedder::Database);
         c.refresh_text().unwrap();
         c.refresh_index().unwrap();
     }
@@ -79,7 +71,7 @@ fn a_one_shot_write_is_found_by_the_next_one_shot_search_without_a_rebuild() {
 fn depth_one_expands_the_entries_and_nothing_more() {
     let dir = tempfile::tempdir().unwrap();
     let c = Cairn::open(dir.path()).unwrap();
-    academic(&c, 3000);
+    academic_with(&c, 3000, ImportEmbedder::Database);
     let found = c
         .explore(
             r#"EXPLORE "graph neural networks" FROM SEARCH "graph neural networks" IN Paper TOP 3 DEPTH 1"#,
@@ -100,7 +92,7 @@ fn depth_one_expands_the_entries_and_nothing_more() {
 fn search_ranks_by_words_and_fusion_by_reciprocal_rank() {
     let dir = tempfile::tempdir().unwrap();
     let c = Cairn::open(dir.path()).unwrap();
-    academic(&c, 1000);
+    academic_with(&c, 1000, ImportEmbedder::Database);
     let hits = c
         .text_search("graph neural networks", Some("Paper"), 5)
         .unwrap();

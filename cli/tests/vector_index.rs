@@ -29,11 +29,7 @@ fn import(db: &Cairn, records: Vec<DumpRecord>) {
 
 fn academic(db: &Cairn) {
     let g = Academic::generate(&AcademicConfig::with_nodes(800, 11));
-    let records = g
-        .nodes()
-        .map(DumpRecord::Node)
-        .chain(g.edges().map(DumpRecord::Edge))
-        .collect();
+    let records = g.records().collect();
     import(db, records);
 }
 

@@ -388,6 +388,14 @@ impl Academic {
         })
     }
 
+    /// The whole graph as one stream of dump records, nodes before the edges that need them:
+    /// what an import of the generated graph reads.
+    pub fn records(&self) -> impl Iterator<Item = DumpRecord> + '_ {
+        self.nodes()
+            .map(DumpRecord::Node)
+            .chain(self.edges().map(DumpRecord::Edge))
+    }
+
     /// Writes `nodes.jsonl` and `edges.jsonl` into `dir`; returns their paths.
     pub fn write_jsonl(&self, dir: &Path) -> std::io::Result<Vec<PathBuf>> {
         std::fs::create_dir_all(dir)?;

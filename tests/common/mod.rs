@@ -1,28 +1,30 @@
-//! Helpers shared by the facade's integration tests that explore a generated academic graph
-//! (`derived.rs`, `cluster.rs`): the import, one EXPLORE on a chosen node source, and what two
-//! runs must agree on.
+//! Helpers shared by the integration tests that explore a generated academic graph (the
+//! facade's `derived.rs`, `cluster.rs`; the CLI's `search.rs` includes this file too): the
+//! import, one EXPLORE on a chosen node source, and what two runs must agree on.
 #![allow(dead_code, clippy::unwrap_used)]
 
 use cairn::agent::{Explorer, NodeSource};
-use cairn::{
-    Cairn, CancelToken, DumpRecord, Exploration, HashEmbedder, ImportEmbedder, ImportOptions,
-};
+use cairn::{Cairn, CancelToken, Exploration, HashEmbedder, ImportEmbedder, ImportOptions};
 use cairn_generate::{Academic, AcademicConfig};
 
 /// Imports the generated academic graph of `nodes` nodes (seed 7) into `db`, with hash vectors
 /// (not the default), so that the node table's and the vector index's vectors are compared too.
 pub fn academic(db: &Cairn, nodes: usize) {
+    academic_with(
+        db,
+        nodes,
+        ImportEmbedder::Use(std::sync::Arc::new(HashEmbedder::default())),
+    );
+}
+
+/// The same graph imported with `embedder` (`ImportEmbedder::Database`: as a plain import).
+pub fn academic_with(db: &Cairn, nodes: usize, embedder: ImportEmbedder) {
     let g = Academic::generate(&AcademicConfig::with_nodes(nodes, 7));
-    let records: Vec<DumpRecord> = g
-        .nodes()
-        .map(DumpRecord::Node)
-        .chain(g.edges().map(DumpRecord::Edge))
-        .collect();
     let options = ImportOptions {
-        embedder: ImportEmbedder::Use(std::sync::Arc::new(HashEmbedder::default())),
+        embedder,
         ..Default::default()
     };
-    db.import_records(records, options).unwrap();
+    db.import_records(g.records(), options).unwrap();
 }
 
 /// What must agree between two runs of one statement (statistics such as cache hits or round
