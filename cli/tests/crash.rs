@@ -2,7 +2,8 @@
 //! single statements, `BEGIN … COMMIT` transactions, imports (new nodes through SST files,
 //! updates through the final batch), `CREATE INDEX` (a catalog update), index saves and
 //! one-shot SEARCHes (which bring the full-text index up to date from the change log and
-//! commit it, or search the vector file beside the logged changes) — each
+//! commit it, or search the vector file beside the logged changes), every writable process
+//! merging small table files as it closes — each
 //! run as a child process that is aborted at a named failpoint (`CAIRN_CRASH_AT`, the
 //! `test-hooks` build the tests run), killed with SIGKILL at a random moment, or left alone.
 //! After each run the database is reopened and checked against a model of what was
@@ -286,6 +287,9 @@ fn run_cairn(db: &Path, args: &[String], crash: &Crash) -> Run {
         .args(args)
         .env_remove("CAIRN_DB")
         .env("CAIRN_FAILPOINT_TRACE", "1")
+        // a closing writer merges small table files past 4 in a column family (32 otherwise),
+        // so that a round's few dozen processes pass the merge's failpoints
+        .env("CAIRN_CLOSE_MERGE_FILES", "4")
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
@@ -915,6 +919,57 @@ fn crash_points_short() {
         "too few distinct failpoints reached"
     );
     assert!(tally.compared_with_rebuild > 0);
+}
+
+/// Each failpoint of the merge a closing writer does (small table files, `settle.rs`): a
+/// process aborted there leaves every acknowledged write, and indexes that answer as a rebuild.
+#[test]
+fn crash_inside_the_close_merge() {
+    let tmp = tempfile::tempdir().unwrap();
+    for (round, point) in [
+        "close.merge.before",
+        "close.merge.writing",
+        "close.merge.after",
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let db = tmp.path().join(format!("merge-{round}"));
+        drop(Cairn::open(&db).unwrap());
+        let mut model = State::default();
+        // One-shot writes, each to be aborted at `point`: past 4 small files in a column
+        // family (every open adds one) a closing writer merges them, so the fifth or so passes
+        // the merge, and aborts there.
+        let mut crashed = false;
+        for i in 0..20 {
+            let k = format!("k{i}");
+            let statement = format!("UPSERT Item \"{k}\" SET v = {i} DESCRIPTION \"item {k}\"");
+            let run = run_cairn(
+                &db,
+                &["query".into(), "-e".into(), statement],
+                &Crash::At(point.into(), 1),
+            );
+            assert!(
+                run.stdout.starts_with("added "),
+                "{}\n{}",
+                run.stdout,
+                run.stderr
+            );
+            model.nodes.insert(k, i);
+            if run.signal == Some(6) {
+                assert!(run.stderr.contains(&format!("crashing at {point}")));
+                crashed = true;
+                break;
+            }
+            assert!(run.success, "{}", run.stderr);
+        }
+        assert!(crashed, "20 one-shot writes never passed {point}");
+        let context = format!("aborted at {point}");
+        let (actual, compared) = observe(&db, &Backend::Rocks, &context);
+        assert_eq!(actual, model, "{context}");
+        assert!(compared > 0);
+        assert_tidy(&db, &Backend::Rocks, &context);
+    }
 }
 
 /// The cluster commit's own failpoints (the record logged, the writes applied, not finished:

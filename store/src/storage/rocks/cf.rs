@@ -34,6 +34,8 @@ pub(crate) fn options(space: Space, cache: &Cache) -> Options {
         _ => {}
     }
     opts.set_block_based_table_factory(&table);
+    #[cfg(feature = "test-hooks")]
+    opts.set_compaction_filter_factory(super::settle::crash_filter::Factory);
     opts
 }
 

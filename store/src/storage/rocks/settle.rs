@@ -13,6 +13,7 @@
 
 use super::err;
 use crate::error::{EngineError, Result};
+use crate::failpoint;
 use crate::storage::Space;
 use cairn_storage_format::MetaKey;
 use rocksdb::{ColumnFamily, DB};
@@ -73,6 +74,18 @@ pub(crate) fn memtable_bytes(db: &DB) -> Result<u64> {
 /// new names), so they are never merged. 1,000 one-shot writes left about 4,000 table files,
 /// every one of which the next open opens (`max_open_files = -1`): 0.5–0.9 s at 1M nodes.
 pub(crate) const CLOSE_MERGE_SMALL_FILES: usize = 32;
+/// In a `test-hooks` build, `CAIRN_CLOSE_MERGE_FILES` lowers [`CLOSE_MERGE_SMALL_FILES`], so
+/// that the crash harness's short rounds (a few dozen processes) reach the merge.
+fn close_merge_small_files() -> usize {
+    #[cfg(feature = "test-hooks")]
+    if let Some(n) = std::env::var("CAIRN_CLOSE_MERGE_FILES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+    {
+        return n;
+    }
+    CLOSE_MERGE_SMALL_FILES
+}
 /// A table file below this size counts as small.
 const SMALL_FILE_BYTES: usize = 1 << 20;
 
@@ -90,12 +103,18 @@ pub(crate) fn merge_small_files(db: &DB) -> Result<usize> {
             .iter()
             .filter(|f| f.column_family_name == space.name() && f.size < SMALL_FILE_BYTES)
             .collect();
-        if small.len() <= CLOSE_MERGE_SMALL_FILES {
+        if small.len() <= close_merge_small_files() {
             continue;
         }
         let start = small.iter().filter_map(|f| f.start_key.as_deref()).min();
         let end = small.iter().filter_map(|f| f.end_key.as_deref()).max();
+        // A crash anywhere here loses nothing: a compaction's output files join the database
+        // only with the manifest record that also drops its inputs (an atomic, synced append);
+        // before it they are orphans the next open deletes. `close.merge.writing` (test-hooks:
+        // `crash_filter`) crashes with the output half written.
+        failpoint!("close.merge.before");
         db.compact_range_cf_opt(family(db, space)?, start, end, &opts);
+        failpoint!("close.merge.after");
         merged += 1;
     }
     Ok(merged)
@@ -104,4 +123,51 @@ pub(crate) fn merge_small_files(db: &DB) -> Result<usize> {
 fn family(db: &DB, space: Space) -> Result<&ColumnFamily> {
     db.cf_handle(space.name())
         .ok_or_else(|| EngineError::Invalid(format!("column family `{}` is missing", space.name())))
+}
+
+/// In a `test-hooks` build, every column family runs this compaction filter, which keeps every
+/// entry and, on the first entry of each manual compaction (the close's merge is the only
+/// one), passes the `close.merge.writing` failpoint: the crash harness aborts the process
+/// there, in RocksDB's compaction thread, with the merge's output file open and partly written.
+#[cfg(feature = "test-hooks")]
+pub(crate) mod crash_filter {
+    use rocksdb::compaction_filter::{CompactionFilter, Decision};
+    use rocksdb::compaction_filter_factory::{CompactionFilterContext, CompactionFilterFactory};
+    use std::ffi::CStr;
+
+    pub(crate) struct Factory;
+
+    pub(crate) struct Filter {
+        manual: bool,
+        passed: bool,
+    }
+
+    impl CompactionFilter for Filter {
+        fn filter(&mut self, _level: u32, _key: &[u8], _value: &[u8]) -> Decision {
+            if self.manual && !self.passed {
+                self.passed = true;
+                crate::failpoint!("close.merge.writing");
+            }
+            Decision::Keep
+        }
+
+        fn name(&self) -> &CStr {
+            c"cairn.crash_filter"
+        }
+    }
+
+    impl CompactionFilterFactory for Factory {
+        type Filter = Filter;
+
+        fn create(&mut self, context: CompactionFilterContext) -> Filter {
+            Filter {
+                manual: context.is_manual_compaction,
+                passed: false,
+            }
+        }
+
+        fn name(&self) -> &CStr {
+            c"cairn.crash_filter_factory"
+        }
+    }
 }
