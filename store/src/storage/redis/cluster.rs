@@ -242,6 +242,14 @@ impl Cluster {
         t.slots.get(slot as usize).copied().unwrap_or(0) as usize
     }
 
+    /// The index of the master that serves each of `slots` (one look at the slot map).
+    pub(crate) fn masters_of(&self, slots: impl Iterator<Item = u16>) -> Vec<usize> {
+        let t = self.topology.read();
+        slots
+            .map(|s| t.slots.get(s as usize).copied().unwrap_or(0) as usize)
+            .collect()
+    }
+
     /// Every slot each master serves, by master index.
     pub(crate) fn slots_by_master(&self) -> Vec<Vec<u16>> {
         let t = self.topology.read();
@@ -288,19 +296,19 @@ impl Cluster {
 
     fn try_run(&self, cmds: &[Routed]) -> redis::RedisResult<Vec<Value>> {
         let t = self.topology.read();
-        // Per master: the positions of its commands, and its pipeline.
-        let mut groups: Vec<(Vec<usize>, redis::Pipeline)> = (0..t.masters.len())
-            .map(|_| (Vec::new(), redis::pipe()))
+        // Per master: the positions of its commands, and its pipeline's bytes.
+        let mut groups: Vec<(Vec<usize>, Vec<u8>)> = (0..t.masters.len())
+            .map(|_| (Vec::new(), Vec::new()))
             .collect();
         for (i, c) in cmds.iter().enumerate() {
             let m = t.slots.get(c.slot as usize).copied().unwrap_or(0) as usize;
-            if let Some((positions, pipe)) = groups.get_mut(m) {
+            if let Some((positions, packed)) = groups.get_mut(m) {
                 positions.push(i);
-                pipe.add_command(c.cmd.clone());
+                c.cmd.write_packed_command(packed);
             }
         }
         let mut locked = Vec::new();
-        for (m, (positions, pipe)) in groups.iter().enumerate() {
+        for (m, (positions, packed)) in groups.iter().enumerate() {
             if positions.is_empty() {
                 continue;
             }
@@ -315,8 +323,7 @@ impl Cluster {
                     ))
                 })?);
             }
-            let packed = pipe.get_packed_pipeline();
-            let sent = conn.as_mut().map(|c| c.send_packed_command(&packed));
+            let sent = conn.as_mut().map(|c| c.send_packed_command(packed));
             if let Some(Err(e)) = sent {
                 *conn = None;
                 return Err(e);

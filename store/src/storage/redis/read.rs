@@ -12,14 +12,20 @@ use crate::storage::{
     Each, Found, FoundAt, FoundIn, Grouping, KvRead, Read as Wanted, Scan, Space,
 };
 use redis::Value;
+use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 /// Members read per round trip of a range scan in an ordered group.
 const RANGE_PAGE: usize = 1024;
+/// Reads per script: a master's part of a larger batch is several scripts in one pipeline.
+const SCRIPT_READS: usize = 2048;
 /// Node ids read per round trip of a node-range scan.
 pub(super) const NODE_PAGE: u64 = 1024;
+
+/// A read script's arguments: op codes and operands, borrowed where they can be.
+type ScriptArgs<'a> = Vec<Cow<'a, [u8]>>;
 
 /// Keys and values, in key order.
 type Entries = Vec<(Vec<u8>, Vec<u8>)>;
@@ -41,6 +47,15 @@ pub(super) enum Read {
 }
 
 impl Read {
+    /// How many script arguments it takes (its op code and operands).
+    fn args(&self) -> usize {
+        match self {
+            Read::Get(Cell::Str(_)) | Read::Hash(_) => 2,
+            Read::Get(Cell::Field(..) | Cell::Ordered(..)) => 3,
+            Read::Range { .. } => 6,
+        }
+    }
+
     fn route(&self) -> &[u8] {
         match self {
             Read::Get(c) => c.route(),
@@ -63,19 +78,22 @@ impl RedisStorage {
             return Ok(Vec::new());
         }
         let heads = self.heads.lock().clone();
-        // Per master: (positions, args); the head key is the script's one key.
-        let mut per: HashMap<usize, (Vec<usize>, Vec<Vec<u8>>)> = HashMap::new();
-        for (i, r) in reads.iter().enumerate() {
-            let m = self.cluster.master_of(cluster::slot(r.route()));
+        let masters = self
+            .cluster
+            .masters_of(reads.iter().map(|r| cluster::slot(r.route())));
+        // Per master: the positions of its reads, and their script arguments.
+        let mut per: HashMap<usize, (Vec<usize>, ScriptArgs<'_>)> = HashMap::new();
+        for (i, (r, m)) in reads.iter().zip(masters).enumerate() {
             let (positions, args) = per.entry(m).or_default();
             positions.push(i);
+            let b = |x: &'static [u8]| Cow::Borrowed(x);
             match r {
-                Read::Get(Cell::Str(k)) => args.extend([b"g".to_vec(), k.clone()]),
-                Read::Get(Cell::Field(k, f)) => args.extend([b"e".to_vec(), k.clone(), f.clone()]),
+                Read::Get(Cell::Str(k)) => args.extend([b(b"g"), k.into()]),
+                Read::Get(Cell::Field(k, f)) => args.extend([b(b"e"), k.into(), f.into()]),
                 Read::Get(Cell::Ordered(_, h, member)) => {
-                    args.extend([b"f".to_vec(), h.clone(), member.clone()])
+                    args.extend([b(b"f"), h.into(), member.into()])
                 }
-                Read::Hash(k) => args.extend([b"a".to_vec(), k.clone()]),
+                Read::Hash(k) => args.extend([b(b"a"), k.into()]),
                 Read::Range {
                     z,
                     h,
@@ -84,25 +102,31 @@ impl RedisStorage {
                     limit,
                     reverse,
                 } => args.extend([
-                    if *reverse { b"R" } else { b"r" }.to_vec(),
-                    z.clone(),
-                    h.clone(),
-                    min.clone(),
-                    max.clone(),
-                    limit.to_string().into_bytes(),
+                    b(if *reverse { b"R" } else { b"r" }),
+                    z.into(),
+                    h.into(),
+                    min.into(),
+                    max.into(),
+                    Cow::Owned(limit.to_string().into_bytes()),
                 ]),
             }
         }
+        // A master's part is one pipelined request (one round trip) of scripts of at most
+        // SCRIPT_READS reads each, so that no script holds its master for long.
         let mut order = Vec::new();
         let mut cmds = Vec::new();
         for (m, (positions, args)) in per {
             let head = heads.get(m).cloned().unwrap_or_default();
-            let args: Vec<&[u8]> = args.iter().map(Vec::as_slice).collect();
-            cmds.push(Routed {
-                slot: cluster::slot(&head),
-                cmd: eval(scripts::READ, &[&head], &args),
-            });
-            order.push(positions);
+            let mut args = args.iter();
+            for part in positions.chunks(SCRIPT_READS) {
+                let n: usize = part.iter().map(|&i| reads[i].args()).sum();
+                let part_args: Vec<&[u8]> = args.by_ref().take(n).map(|a| a.as_ref()).collect();
+                cmds.push(Routed {
+                    slot: cluster::slot(&head),
+                    cmd: eval(scripts::READ, &[&head], &part_args),
+                });
+                order.push(part.to_vec());
+            }
         }
         let replies = self.cluster.run(cmds)?;
         let mut out: Vec<Option<Answer>> = (0..reads.len()).map(|_| None).collect();
@@ -204,10 +228,15 @@ impl RedisStorage {
         head: u64,
         space: Space,
         (start, end): (&[u8], Option<&[u8]>),
-        now: Vec<(Vec<u8>, Vec<u8>)>,
+        mut now: Vec<(Vec<u8>, Vec<u8>)>,
     ) -> Result<Vec<(Vec<u8>, Vec<u8>)>> {
+        if head <= at {
+            // No later commit touched the master: the entries as read, in key order.
+            now.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+            return Ok(now);
+        }
         let mut entries: BTreeMap<Vec<u8>, Vec<u8>> = now.into_iter().collect();
-        if head > at {
+        {
             let mut seen = std::collections::HashSet::new();
             for (_, record) in self.records(at, head)? {
                 let lo = (space, start.to_vec());
@@ -264,17 +293,19 @@ impl RedisStorage {
         Ok(())
     }
 
-    /// The entries of an adjacency (`now`: every field and value of its hash or chunks, in no
-    /// order) as boundary keys of node `id`.
+    /// The entries of an adjacency (the `a` read's one string: every field and value of its
+    /// hash or chunks, in no order) as boundary keys of node `id`.
     pub(super) fn hash_entries(id: u64, reply: Value) -> Result<Vec<(Vec<u8>, Vec<u8>)>> {
-        let items = array(reply)?;
-        let mut out = Vec::with_capacity(items.len() / 2);
-        let mut it = items.iter();
-        while let (Some(f), Some(v)) = (it.next(), it.next()) {
-            let f = bytes_of(f)?.unwrap_or_default();
-            out.push((Layout::edge_key(id, &f), bytes_of(v)?.unwrap_or_default()));
-        }
-        Ok(out)
+        let packed = match reply {
+            Value::BulkString(b) => b,
+            other => bytes_of(&other)?.unwrap_or_default(),
+        };
+        packed_entries(id, &packed).ok_or_else(|| {
+            fail(
+                BackendErrorKind::Other,
+                format!("node {id}: a malformed adjacency reply"),
+            )
+        })
     }
 
     pub(super) fn scan_at(
@@ -610,6 +641,21 @@ impl RedisStorage {
     }
 
     // ---- commits ----
+}
+
+/// Decodes the `a` read's string (per entry: the field's length as u16 and the value's as
+/// u32, big-endian, then the field and the value) into boundary keys of node `id` and values.
+fn packed_entries(id: u64, mut rest: &[u8]) -> Option<Vec<(Vec<u8>, Vec<u8>)>> {
+    let mut out = Vec::new();
+    while !rest.is_empty() {
+        let f = usize::from(u16::from_be_bytes(rest.get(..2)?.try_into().ok()?));
+        let v = u32::from_be_bytes(rest.get(2..6)?.try_into().ok()?) as usize;
+        let field = rest.get(6..6 + f)?;
+        let value = rest.get(6 + f..6 + f + v)?;
+        out.push((Layout::edge_key(id, field), value.to_vec()));
+        rest = rest.get(6 + f + v..)?;
+    }
+    Some(out)
 }
 
 /// Reads of one committed sequence (a snapshot).

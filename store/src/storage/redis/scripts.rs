@@ -104,7 +104,8 @@ pub(crate) const CHUNK: usize = 128;
 /// others, in other slots the master serves, are in `ARGV`, which `allow-cross-slot-keys`
 /// permits). Then each op with its keys and arguments in order: `g key`: GET; `f key field`:
 /// HGET; `e key field`: an edge's field of adjacency `key`; `a key`: every field of adjacency
-/// `key` (all its chunks, as HGETALL answers); `r zset hash min max limit`: the members in the lexical range and
+/// `key` (all its chunks) and its value as one string, per field its length (u16) and the
+/// value's (u32), big-endian, then both (decoded by `read::packed_entries`); `r zset hash min max limit`: the members in the lexical range and
 /// their values, as `{members, values}`; `R …`: the same in descending order. Returns
 /// `{head, result1, result2, …}`.
 pub(crate) const READ: &str = concat!(
@@ -125,7 +126,14 @@ while a <= #ARGV do
     out[#out + 1] = adj_get(ARGV[a + 1], ARGV[a + 2]) or false
     a = a + 3
   elseif code == 'a' then
-    out[#out + 1] = adj_all(ARGV[a + 1])
+    -- one string, not 2n replies: the client decodes one value instead of one per field
+    local all, parts = adj_all(ARGV[a + 1]), {}
+    for i = 1, #all, 2 do
+      parts[#parts + 1] = struct.pack('>I2I4', #all[i], #all[i + 1])
+      parts[#parts + 1] = all[i]
+      parts[#parts + 1] = all[i + 1]
+    end
+    out[#out + 1] = table.concat(parts)
     a = a + 2
   elseif code == 'r' or code == 'R' then
     local members
