@@ -57,6 +57,10 @@ pub const MAX_REVISITS: u32 = 2;
 /// Adaptive expansions (beam ×2, depth +1) when the plan's depth is reached while insufficient
 /// (only when DEPTH was not written: a written one is a hard bound).
 pub const MAX_ADAPTIVE: u32 = 2;
+/// Nodes a round that must read a remote store reads ahead, beyond what it reached
+/// (`Run::read_round`): enough for the layers of a light walk, so that it reads once per hop;
+/// a heavy one reads the best frontier candidates' neighbours, at a bounded extra cost.
+pub const READ_AHEAD: usize = 2048;
 /// SEARCH entries without a vector index scan at most this many nodes.
 pub const EXACT_SEARCH_LIMIT: usize = 200_000;
 
@@ -217,6 +221,8 @@ impl<'g> Explorer<'g> {
             searched: HashSet::new(),
             excluded: HashSet::new(),
             main_walk: None,
+            ahead: Vec::new(),
+            ahead_seen: HashSet::new(),
             started,
         };
         let columns = column_names(plan);
@@ -350,6 +356,11 @@ struct Run<'a, 'g> {
     excluded: HashSet<NodeId>,
     /// An exact plan's main walk (its evidence paths).
     main_walk: Option<crate::walk::Walked>,
+    /// Reading ahead (a remote store, see `Run::read_round`): nodes read with their edges
+    /// whose step neighbours are not read yet, with the hops they were read at...
+    ahead: Vec<(NodeId, u32)>,
+    /// ...and every search state ever put there.
+    ahead_seen: HashSet<(NodeId, u32)>,
     started: Instant,
 }
 
@@ -371,7 +382,8 @@ impl Run<'_, '_> {
         self.entry_set = entries.iter().copied().collect();
         self.searched = searched;
         self.excluded = self.except_set(cancel)?;
-        self.ex.table.prefetch(&entries, self.walks_on([0]))?;
+        let at_entries: Vec<(NodeId, u32)> = entries.iter().map(|&n| (n, 0)).collect();
+        self.read_round(&at_entries, depth_cap, &HashMap::new())?;
         self.ensure_records(&entries)?;
         // Keyed by (node, state): in an ordered VIA path the same node at another position is a
         // different state of the search (it follows another step), so it is visited separately.
@@ -613,9 +625,11 @@ impl Run<'_, '_> {
 
             // Everything the scoring below and the next round read of the nodes reached, in
             // one batch: facts, and the edges of those the search may walk on from.
-            let reached_ids: Vec<NodeId> = reached.iter().map(|(c, _, _)| c.node).collect();
-            let onward = self.walks_on(reached.iter().map(|(c, _, _)| self.paths[c.path].hops));
-            self.ex.table.prefetch(&reached_ids, onward)?;
+            let at: Vec<(NodeId, u32)> = reached
+                .iter()
+                .map(|(c, _, _)| (c.node, self.paths[c.path].hops))
+                .collect();
+            self.read_round(&at, depth_cap, &frontier)?;
 
             // Score everything reached this round (records, degrees and vectors in batches).
             let mut fresh: Vec<NodeId> = reached
@@ -716,6 +730,86 @@ impl Run<'_, '_> {
         }
     }
 
+    /// Reads, in one batch, the facts of the nodes `reached` (with the hops they were reached
+    /// at) and the edges of those the search may walk on from. On a source that reads ahead (a
+    /// remote store: [`NodeSource::reads_ahead`]), a round that must read at all also reads
+    /// the next layer: the step neighbours (thinned as an expansion thins them) of the nodes
+    /// read before whose neighbours were not, below `depth_cap`, best frontier candidates
+    /// first, up to [`READ_AHEAD`] nodes more than the round reached. A later round that
+    /// expands one of them finds what it reaches read: when the layers fit, an EXPLORE reads
+    /// once per hop of its walk (its entries, then each layer) instead of once per round.
+    /// Scores and results do not change.
+    fn read_round(
+        &mut self,
+        reached: &[(NodeId, u32)],
+        depth_cap: u32,
+        frontier: &Frontier,
+    ) -> Result<(), ExploreError> {
+        let table = self.ex.table;
+        let ids: Vec<NodeId> = reached.iter().map(|r| r.0).collect();
+        let onward = self.walks_on(reached.iter().map(|r| r.1));
+        if !table.reads_ahead() {
+            table.prefetch(&ids, onward)?;
+            return Ok(());
+        }
+        if table.unread(&ids, onward).is_empty() {
+            self.note_read(reached);
+            return Ok(());
+        }
+        // The nodes to open, best frontier candidates first (then the others, by node).
+        let mut best: HashMap<NodeId, f64> = HashMap::new();
+        for c in frontier.values() {
+            let b = best.entry(c.node).or_insert(c.score);
+            *b = b.max(c.score);
+        }
+        let mut open: Vec<(NodeId, u32)> = Vec::new();
+        let mut later = Vec::new();
+        for (node, hops) in std::mem::take(&mut self.ahead) {
+            if hops < depth_cap {
+                open.push((node, hops));
+            } else {
+                later.push((node, hops));
+            }
+        }
+        let rank = |n: &NodeId| best.get(n).copied().unwrap_or(f64::NEG_INFINITY);
+        open.sort_by(|a, b| rank(&b.0).total_cmp(&rank(&a.0)).then(a.cmp(b)));
+        let fanout = self.plan.fanout as usize;
+        let mut want = reached.to_vec();
+        let mut extra = 0usize;
+        let mut rest = open.into_iter();
+        for (node, hops) in rest.by_ref() {
+            let mut found = Vec::new();
+            for step in steps_at(self.plan, hops) {
+                let mut more = self.neighbors(node, step)?;
+                sample_evenly(&mut more, fanout);
+                found.extend(more.into_iter().map(|(n, _, _)| n));
+            }
+            let fresh = table.unread(&found, self.walks_on([hops + 1]));
+            extra += fresh.len();
+            want.extend(fresh.into_iter().map(|n| (n, hops + 1)));
+            if extra >= READ_AHEAD {
+                break;
+            }
+        }
+        later.extend(rest);
+        self.ahead = later;
+        let ids: Vec<NodeId> = want.iter().map(|r| r.0).collect();
+        let onward = self.walks_on(want.iter().map(|r| r.1));
+        table.prefetch(&ids, onward)?;
+        self.note_read(&want);
+        Ok(())
+    }
+
+    /// Puts nodes read with their edges (and the hops they were read at) where the next
+    /// `read_round` that reads looks for the next layer.
+    fn note_read(&mut self, read: &[(NodeId, u32)]) {
+        for &(node, hops) in read {
+            if has_steps_at(self.plan, hops) && self.ahead_seen.insert((node, self.state(hops))) {
+                self.ahead.push((node, hops));
+            }
+        }
+    }
+
     /// The directions the VIA steps at any of `hops` follow (`None`: no step applies), for
     /// reading ahead the edges a search walks on through.
     fn walks_on(&self, hops: impl IntoIterator<Item = u32>) -> Option<Direction> {
@@ -761,7 +855,7 @@ impl Run<'_, '_> {
             return;
         }
         let total = found.len();
-        *found = (0..fanout).map(|i| found[i * total / fanout]).collect();
+        sample_evenly(found, fanout);
         self.stats.neighbors_sampled_out += (total - fanout) as u64;
         if self.trace {
             self.events.push(TraceEvent::Sampled {
@@ -985,11 +1079,25 @@ impl Run<'_, '_> {
         if todo.is_empty() {
             return Ok(());
         }
+        // Records the node source read with the facts (counted as cache hits), then the store.
+        let held: Vec<Option<Arc<NodeRecord>>> =
+            todo.iter().map(|id| self.ex.table.record(*id)).collect();
+        let missing: Vec<NodeId> = todo
+            .iter()
+            .zip(&held)
+            .filter(|(_, r)| r.is_none())
+            .map(|(id, _)| *id)
+            .collect();
+        self.stats.cache_hits += (todo.len() - missing.len()) as u64;
         let graph = self.ex.graph;
         let (hits_before, _) = graph.cache_stats();
-        let records = graph.nodes(&todo)?;
+        let mut read = graph.nodes(&missing)?.into_iter();
         let (hits_after, _) = graph.cache_stats();
         self.stats.cache_hits += hits_after.saturating_sub(hits_before);
+        let records: Vec<Option<Arc<NodeRecord>>> = held
+            .into_iter()
+            .map(|r| r.or_else(|| read.next().flatten()))
+            .collect();
         for (id, rec) in todo.into_iter().zip(records) {
             let Some(rec) = rec else { continue };
             if self.mentioned.len() < self.mentions.len() {
@@ -1439,6 +1547,15 @@ impl Run<'_, '_> {
         scored.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
         scored.truncate(k);
         Ok(scored)
+    }
+}
+
+/// The FANOUT rule's sample: a list longer than `fanout` becomes `fanout` evenly spaced items
+/// of it (deterministic).
+fn sample_evenly<T: Copy>(found: &mut Vec<T>, fanout: usize) {
+    let total = found.len();
+    if total > fanout {
+        *found = (0..fanout).map(|i| found[i * total / fanout]).collect();
     }
 }
 

@@ -14,7 +14,7 @@
 //! same quantised form.
 
 use crate::score::{connectivity, dot_f32_i8, log_max, quantize_into, Probe};
-use cairn_storage_format::{LabelId, NodeId, RelId};
+use cairn_storage_format::{LabelId, NodeId, NodeRecord, RelId};
 use cairn_store::{Direction, EngineError, Graph, GraphRead};
 use hashbrown::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -87,6 +87,27 @@ pub trait NodeSource: Send + Sync {
         let _ = (ids, adjacency);
         Ok(())
     }
+
+    /// The record of `id`, when the source read it and holds it (`None` otherwise: read it
+    /// from the store).
+    fn record(&self, id: NodeId) -> Option<Arc<NodeRecord>> {
+        let _ = id;
+        None
+    }
+
+    /// Whether each read is a round trip to servers (a store view of a remote store): the
+    /// search then reads the whole next layer of its walk in one batch when it must read at
+    /// all, so that a hop, not a round, costs a request per shard (`Run::read_round`).
+    fn reads_ahead(&self) -> bool {
+        false
+    }
+
+    /// Those of `ids` that [`NodeSource::prefetch`] with `adjacency` would read (none for a
+    /// source that holds everything).
+    fn unread(&self, ids: &[NodeId], adjacency: Option<Direction>) -> Vec<NodeId> {
+        let _ = (ids, adjacency);
+        Vec::new()
+    }
 }
 
 /// The store's largest degree as the `u32` the normaliser takes.
@@ -102,6 +123,8 @@ pub struct StoreOps {
     pub multi_gets: u64,
     /// Prefix scans (one node's edges in one direction).
     pub prefix_scans: u64,
+    /// Nodes whose facts (and edges) batched reads fetched (`NodeSource::prefetch`).
+    pub nodes_read: u64,
 }
 
 /// A vector in the table's quantised form: i8 components and their scale.
@@ -116,6 +139,9 @@ struct Known {
     label: LabelId,
     degree: u32,
     vector: Option<Quantised>,
+    /// The record, which the read fetched anyway: a search's records of the nodes it read
+    /// need no second read when the store's cache has let them go.
+    record: Arc<NodeRecord>,
 }
 
 /// Facts and adjacency read from the store (see the module docs). Caches what it read, so
@@ -132,6 +158,7 @@ pub struct StoreView<'g> {
     known: Mutex<HashMap<NodeId, Option<Known>>>,
     multi_gets: AtomicU64,
     prefix_scans: AtomicU64,
+    nodes_read: AtomicU64,
 }
 
 impl std::fmt::Debug for StoreView<'_> {
@@ -161,6 +188,7 @@ impl<'g> StoreView<'g> {
             known: Mutex::new(HashMap::new()),
             multi_gets: AtomicU64::new(0),
             prefix_scans: AtomicU64::new(0),
+            nodes_read: AtomicU64::new(0),
         }
     }
 
@@ -174,6 +202,7 @@ impl<'g> StoreView<'g> {
         StoreOps {
             multi_gets: self.multi_gets.load(Ordering::Relaxed),
             prefix_scans: self.prefix_scans.load(Ordering::Relaxed),
+            nodes_read: self.nodes_read.load(Ordering::Relaxed),
         }
     }
 
@@ -215,6 +244,21 @@ impl<'g> StoreView<'g> {
         let mut q = vec![0i8; dim];
         let scale = quantize_into(&v, &mut q);
         (scale > 0.0).then_some((q, scale))
+    }
+
+    /// Those of `ids` whose facts, or edges in the directions of `adjacency`, are not read yet.
+    fn unread_ids(&self, ids: &[NodeId], adjacency: Option<Direction>) -> Vec<NodeId> {
+        let want = adjacency.map_or([(false, false); 2], sides);
+        let (known, edges) = (self.lock_known(), self.lock());
+        ids.iter()
+            .copied()
+            .filter(|id| {
+                !known.contains_key(id)
+                    || want
+                        .iter()
+                        .any(|&(incoming, w)| w && !edges.contains_key(&(*id, incoming)))
+            })
+            .collect()
     }
 
     /// Vectors of `ids` in the table's quantised form, as (i8 components, scale).
@@ -273,18 +317,7 @@ impl NodeSource for StoreView<'_> {
     /// not read yet.
     fn prefetch(&self, ids: &[NodeId], adjacency: Option<Direction>) -> Result<(), EngineError> {
         let want = adjacency.map_or([(false, false); 2], sides);
-        let mut todo: Vec<NodeId> = {
-            let (known, edges) = (self.lock_known(), self.lock());
-            ids.iter()
-                .copied()
-                .filter(|id| {
-                    !known.contains_key(id)
-                        || want
-                            .iter()
-                            .any(|&(incoming, w)| w && !edges.contains_key(&(*id, incoming)))
-                })
-                .collect()
-        };
+        let mut todo = self.unread_ids(ids, adjacency);
         todo.sort_unstable();
         todo.dedup();
         if todo.is_empty() {
@@ -294,6 +327,8 @@ impl NodeSource for StoreView<'_> {
             .graph
             .node_bundles(&todo, self.dim.is_some(), adjacency)?;
         self.multi_gets.fetch_add(1, Ordering::Relaxed);
+        self.nodes_read
+            .fetch_add(todo.len() as u64, Ordering::Relaxed);
         let mut fresh_edges = Vec::new();
         {
             let mut known = self.lock_known();
@@ -307,6 +342,7 @@ impl NodeSource for StoreView<'_> {
                         label: r.label,
                         degree,
                         vector,
+                        record: r,
                     }),
                 );
                 for ((incoming, w), list) in want.into_iter().zip([b.out, b.inc]) {
@@ -318,6 +354,21 @@ impl NodeSource for StoreView<'_> {
         }
         self.lock().extend(fresh_edges);
         Ok(())
+    }
+
+    fn reads_ahead(&self) -> bool {
+        self.graph.round_trips().is_some()
+    }
+
+    fn unread(&self, ids: &[NodeId], adjacency: Option<Direction>) -> Vec<NodeId> {
+        self.unread_ids(ids, adjacency)
+    }
+
+    fn record(&self, id: NodeId) -> Option<Arc<NodeRecord>> {
+        self.lock_known()
+            .get(&id)
+            .and_then(Option::as_ref)
+            .map(|k| Arc::clone(&k.record))
     }
 
     fn neighbors_into(
