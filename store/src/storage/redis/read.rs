@@ -1,4 +1,4 @@
-//! Reads of the cluster backend: one round trip per batch of reads (one script per master,
+//! Reads of the cluster backend: one round trip per batch of reads (scripts per master,
 //! atomic there with the master's head), patched to the reader's committed view with the undo
 //! images of later commits (the module docs of `redis`), and the scans built on them.
 
