@@ -747,11 +747,14 @@ impl Run<'_, '_> {
     ) -> Result<(), ExploreError> {
         let table = self.ex.table;
         let ids: Vec<NodeId> = reached.iter().map(|r| r.0).collect();
-        let onward = self.walks_on(reached.iter().map(|r| r.1));
         if !table.reads_ahead() {
+            // (not the edges of nodes at the depth cap: nothing expands them unless the depth
+            // grows, and then they are read when expanded)
+            let onward = self.walks_on(reached.iter().map(|r| r.1).filter(|h| *h < depth_cap));
             table.prefetch(&ids, onward)?;
             return Ok(());
         }
+        let onward = self.walks_on(reached.iter().map(|r| r.1));
         if table.unread(&ids, onward).is_empty() {
             self.note_read(reached);
             return Ok(());

@@ -133,11 +133,14 @@ type Quantised = (Vec<i8>, f32);
 /// One node's edges in one direction, as (relation, other node) in key order.
 type Edges = Arc<Vec<(RelId, NodeId)>>;
 
-/// What a view read of one node for scoring: its label, total degree and quantised vector.
+/// What a view read of one node for scoring: its label, total degree and quantised vector,
+/// and its degree record's counts by direction (out, in): a count through every relation is
+/// answered from them without listing the edges (a venue's or topic's are tens of thousands).
 #[derive(Clone, Debug)]
 struct Known {
     label: LabelId,
     degree: u32,
+    sides: (u32, u32),
     vector: Option<Quantised>,
     /// The record, which the read fetched anyway: a search's records of the nodes it read
     /// need no second read when the store's cache has let them go.
@@ -335,12 +338,15 @@ impl NodeSource for StoreView<'_> {
             for (id, b) in todo.iter().zip(bundles) {
                 let degree =
                     u32::try_from((b.degree.out + b.degree.inc).max(0)).unwrap_or(u32::MAX);
+                let count = |n: i64| u32::try_from(n.max(0)).unwrap_or(u32::MAX);
+                let sides = (count(b.degree.out), count(b.degree.inc));
                 let vector = self.quantise(b.vector);
                 known.insert(
                     *id,
                     b.record.map(|r| Known {
                         label: r.label,
                         degree,
+                        sides,
                         vector,
                         record: r,
                     }),
@@ -398,6 +404,23 @@ impl NodeSource for StoreView<'_> {
         direction: Direction,
         rels: &[RelId],
     ) -> Result<u32, EngineError> {
+        if rels.is_empty() {
+            let counted = self
+                .lock_known()
+                .get(&node)
+                .and_then(Option::as_ref)
+                .map(|k| {
+                    let (out, inc) = k.sides;
+                    match direction {
+                        Direction::Out => out,
+                        Direction::In => inc,
+                        Direction::Both => out.saturating_add(inc),
+                    }
+                });
+            if let Some(n) = counted {
+                return Ok(n);
+            }
+        }
         let mut n = 0usize;
         for (incoming, wanted) in sides(direction) {
             if wanted {

@@ -926,3 +926,53 @@ fn a_bad_meet_clause_is_a_caret_error() {
     );
     assert!(text.contains('^'), "{text}");
 }
+
+/// The store view counts a node's edges through every relation from its degree record (a
+/// venue's in-edges are not listed to score it): the same count as listing them, in each
+/// direction, after edges were added, removed and looped back, and as the node table's.
+#[test]
+fn a_store_view_counts_every_relation_from_the_degree_record() {
+    use cairn_exec::{NodeSource, StoreView};
+    use cairn_store::Direction;
+    let nodes = [
+        ("Venue", "v", "VLDB"),
+        ("Paper", "p1", "a"),
+        ("Paper", "p2", "b"),
+        ("Paper", "p3", "c"),
+        ("Author", "a", "Ann"),
+    ];
+    let edges = [
+        ("p1", "PUBLISHED_IN", "v"),
+        ("p2", "PUBLISHED_IN", "v"),
+        ("p3", "PUBLISHED_IN", "v"),
+        ("a", "AUTHORED", "p1"),
+        ("a", "AUTHORED", "p2"),
+        ("p2", "CITES", "p1"),
+    ];
+    let f = build(&nodes, &edges, &[]);
+    let mut w = f.graph.writer().unwrap();
+    w.remove_edge(f.ids["p3"], "PUBLISHED_IN", f.ids["v"])
+        .unwrap();
+    w.add_edge(f.ids["p1"], "CITES", f.ids["p1"], Default::default())
+        .unwrap();
+    w.commit().unwrap();
+    let embedder = HashEmbedder::new(256);
+    let table = NodeTable::build(&f.graph, embedder.id()).unwrap();
+    let ids: Vec<NodeId> = f.ids.values().copied().collect();
+    let counted = StoreView::new(&f.graph, embedder.id());
+    counted.prefetch(&ids, None).unwrap();
+    for id in &ids {
+        for dir in [Direction::Out, Direction::In, Direction::Both] {
+            let listed = StoreView::new(&f.graph, embedder.id());
+            let mut found = Vec::new();
+            listed.neighbors_into(*id, dir, &[], &mut found).unwrap();
+            let n = counted.degree_through(*id, dir, &[]).unwrap();
+            assert_eq!(n as usize, found.len(), "{id:?} {dir:?}");
+            assert_eq!(
+                n,
+                NodeSource::degree_through(&table, *id, dir, &[]).unwrap(),
+                "{id:?} {dir:?}"
+            );
+        }
+    }
+}
