@@ -29,6 +29,25 @@ impl Cairn {
         Ok(())
     }
 
+    /// Feeds back the right answers of an answer without an id (an evaluation): besides its
+    /// correctness (as [`Cairn::learn`]), where an adjective the reading did not use cuts the
+    /// answer's nodes ("*major* cities": `City.population`, see `cairn_agent::planner::cut_example`).
+    pub fn learn_answers(
+        &self,
+        outcome: &AskOutcome,
+        correct: bool,
+        gold: &[String],
+        table: &dyn cairn_exec::NodeSource,
+    ) -> Result<(), CairnError> {
+        self.learn(outcome, correct)?;
+        let example = cairn_agent::planner::cut_example(self.graph(), table, &outcome.plan, gold)?;
+        if let Some(e) = example {
+            self.lock_strategies()?
+                .learn_cut(&e.word, &e.label, &e.members);
+        }
+        Ok(())
+    }
+
     /// Writes the strategy record through the commit path.
     pub fn save_strategies(&self) -> Result<(), CairnError> {
         let bytes = self.lock_strategies()?.encode()?;

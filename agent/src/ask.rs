@@ -308,6 +308,7 @@ impl<'g> Asker<'g> {
                 plan.unused.join(", ")
             ));
         }
+        notes.extend(plan.modifiers.iter().filter_map(|m| m.note()));
         let catalog = self.graph.catalog();
         let evaluator = Evaluator::new(self.graph, self.table, &catalog);
         for d in plan.doubts.iter().take(MAX_DOUBTS) {

@@ -254,7 +254,7 @@ pub fn evaluate_questions(
     asker: &Asker<'_>,
     questions: &[QaQuestion],
     cancel: &CancelToken,
-    on_answer: &mut dyn FnMut(&crate::AskOutcome, bool),
+    on_answer: &mut dyn FnMut(&crate::AskOutcome, bool, &[String]),
 ) -> QaReport {
     let started = Instant::now();
     let mut records = Vec::with_capacity(questions.len());
@@ -269,7 +269,7 @@ pub fn evaluate_questions(
             Ok(o) => {
                 let forms = answer_forms(&o.answer);
                 let (exact, f1, hit1) = score_forms(&forms, &q.answers);
-                on_answer(&o, hit1);
+                on_answer(&o, hit1, &q.answers);
                 QaRecord {
                     question: q.text.clone(),
                     qtype: q.qtype.clone(),

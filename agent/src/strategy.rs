@@ -33,6 +33,9 @@ pub const MAX_TEMPLATE_HOPS: usize = 4096;
 /// relation by its stem, so that a refuted reading of a shape gives way to its runner-up.
 const TEMPLATE_WEIGHT: f64 = 1.0;
 
+/// (adjective, label) pairs whose cut-offs are kept.
+pub const MAX_CUTS: usize = 1024;
+
 /// A strategy record that cannot be used.
 #[derive(Debug, Error)]
 pub enum StrategyError {
@@ -107,6 +110,10 @@ pub struct Strategies {
     /// Question shape ([`Decision::template`]) → hop → outcomes.
     #[serde(default)]
     templates: BTreeMap<String, BTreeMap<String, Counts>>,
+    /// Adjective → `Label.property` → where the right answers put its cut-off ("*major*
+    /// cities": `City.population`), learned from feedback that names the right answers.
+    #[serde(default)]
+    cuts: BTreeMap<String, BTreeMap<String, Cut>>,
     #[serde(skip)]
     recent: VecDeque<Recorded>,
     #[serde(skip)]
@@ -130,7 +137,10 @@ impl Strategies {
 
     /// Nothing learned.
     pub fn is_empty(&self) -> bool {
-        self.shapes.is_empty() && self.choices.is_empty() && self.templates.is_empty()
+        self.shapes.is_empty()
+            && self.choices.is_empty()
+            && self.templates.is_empty()
+            && self.cuts.is_empty()
     }
 
     /// Records an answer; returns the id feedback names it by.
@@ -184,6 +194,67 @@ impl Strategies {
             .map_or(0.0, |c| TEMPLATE_WEIGHT * c.prior())
     }
 
+    /// What one answer's right answers say of an adjective the reading did not use ("what are
+    /// the *major* cities in texas"): `members` are the nodes of `label` the reading without it
+    /// gives, each with its numeric properties and whether it is among the right answers. Per
+    /// property, the right ones either all lie above the others (the adjective keeps large
+    /// values) or all below, or the property is not what the word cuts on.
+    pub fn learn_cut(&mut self, word: &str, label: &str, members: &[CutMember]) {
+        let mut props: BTreeMap<&str, (Vec<f64>, Vec<f64>)> = BTreeMap::new();
+        for (values, inside) in members {
+            for (p, v) in values {
+                let e = props.entry(p.as_str()).or_default();
+                if *inside {
+                    e.0.push(*v);
+                } else {
+                    e.1.push(*v);
+                }
+            }
+        }
+        for (p, (inside, outside)) in props {
+            let cut = self
+                .cuts
+                .entry(word.to_owned())
+                .or_default()
+                .entry(format!("{label}.{p}"))
+                .or_default();
+            cut.above.add(&inside, &outside, true);
+            cut.below.add(&inside, &outside, false);
+        }
+        bound_cuts(&mut self.cuts);
+    }
+
+    /// The cut-off feedback taught for `word` on nodes of `label`: the property, whether the
+    /// word keeps the values above it, the threshold (midway between the closest right and
+    /// wrong values seen), and how many answers agreed. Only a property whose every example
+    /// separated the right answers from the others, and that more examples support than any
+    /// other reading of the word; none when two readings are as well supported.
+    pub fn cut(&self, word: &str, label: &str) -> Option<LearnedCut> {
+        let prefix = format!("{label}.");
+        let mut found: Vec<LearnedCut> = Vec::new();
+        for (key, cut) in self.cuts.get(word)? {
+            let Some(property) = key.strip_prefix(&prefix) else {
+                continue;
+            };
+            for (side, above) in [(&cut.above, true), (&cut.below, false)] {
+                if let Some(threshold) = side.threshold(above) {
+                    found.push(LearnedCut {
+                        property: property.to_owned(),
+                        above,
+                        threshold,
+                        examples: side.agree,
+                    });
+                }
+            }
+        }
+        found.sort_by_key(|c| std::cmp::Reverse(c.examples));
+        match found.as_slice() {
+            [one] => Some(one.clone()),
+            [a, b, ..] if a.examples > b.examples => Some(a.clone()),
+            _ => None,
+        }
+    }
+
     /// What `SHOW STRATEGIES` prints: shapes per type, then phrase → relation choices, most
     /// used first.
     pub fn render(&self) -> String {
@@ -219,6 +290,27 @@ impl Strategies {
                 "  {t:?} -> {h}: {} / {} / {}",
                 c.accepted, c.correct, c.wrong
             );
+        }
+        let _ = writeln!(
+            out,
+            "adjective -> cut-off (examples that agree / that did not):"
+        );
+        for (w, m) in &self.cuts {
+            for (key, cut) in m {
+                for (side, above, op) in [(&cut.above, true, ">"), (&cut.below, false, "<")] {
+                    if side.agree == 0 {
+                        continue;
+                    }
+                    let at = side
+                        .threshold(above)
+                        .map_or("none".to_owned(), |t| format!("{t}"));
+                    let _ = writeln!(
+                        out,
+                        "  {w} -> {key} {op} {at}: {} / {}",
+                        side.agree, side.conflicts
+                    );
+                }
+            }
         }
         let _ = writeln!(out, "phrase -> relation (accepted / correct / wrong):");
         let mut rows: Vec<_> = self
@@ -276,6 +368,100 @@ impl Strategies {
         bound(&mut self.shapes, MAX_SHAPES);
         bound(&mut self.choices, MAX_CHOICES);
         bound(&mut self.templates, MAX_TEMPLATE_HOPS);
+    }
+}
+
+/// A cut-off an adjective was seen to make on a property, each way.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Cut {
+    /// The right answers above the others.
+    above: Side,
+    /// The right answers below the others.
+    below: Side,
+}
+
+/// One way of a cut-off: the closest values seen either side of it, and how many examples
+/// agreed (separated that way) or did not.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Side {
+    /// The right answers' value nearest the cut (the smallest when above).
+    inside: Option<f64>,
+    /// The other nodes' value nearest the cut (the largest when above).
+    outside: Option<f64>,
+    agree: u64,
+    conflicts: u64,
+}
+
+impl Side {
+    fn add(&mut self, inside: &[f64], outside: &[f64], above: bool) {
+        let near = |v: &[f64], largest: bool| {
+            v.iter()
+                .copied()
+                .reduce(|a, b| if largest == (b > a) { b } else { a })
+        };
+        // Above: the smallest right value and the largest other one.
+        let (i, o) = (near(inside, !above), near(outside, above));
+        let separates = |i: f64, o: f64| if above { o < i } else { i < o };
+        match (i, o) {
+            (Some(i), Some(o)) if separates(i, o) => self.agree += 1,
+            (Some(_), Some(_)) => self.conflicts += 1,
+            _ => {}
+        }
+        let pick = |old: Option<f64>, new: Option<f64>, largest: bool| match (old, new) {
+            (Some(a), Some(b)) => Some(if largest == (b > a) { b } else { a }),
+            (a, b) => a.or(b),
+        };
+        self.inside = pick(self.inside, i, !above);
+        self.outside = pick(self.outside, o, above);
+    }
+
+    /// Midway between the nearest right and other values, when every example separated them
+    /// this way and they still do together.
+    fn threshold(&self, above: bool) -> Option<f64> {
+        let (i, o) = (self.inside?, self.outside?);
+        let apart = if above { o < i } else { i < o };
+        (self.agree > 0 && self.conflicts == 0 && apart).then_some((i + o) / 2.0)
+    }
+}
+
+/// A node an adjective's feedback is about: its numeric properties, and whether it is among
+/// the right answers.
+pub type CutMember = (Vec<(String, f64)>, bool);
+
+/// A cut-off learned for an adjective on a label (see [`Strategies::cut`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct LearnedCut {
+    pub property: String,
+    /// The adjective keeps values above the threshold (else below).
+    pub above: bool,
+    pub threshold: f64,
+    /// How many answers taught it.
+    pub examples: u64,
+}
+
+/// Drops the least supported cut-offs until at most [`MAX_CUTS`] remain.
+fn bound_cuts(map: &mut BTreeMap<String, BTreeMap<String, Cut>>) {
+    let total: usize = map.values().map(BTreeMap::len).sum();
+    if total <= MAX_CUTS {
+        return;
+    }
+    let mut all: Vec<(u64, String, String)> = map
+        .iter()
+        .flat_map(|(w, m)| {
+            m.iter().map(move |(k, c)| {
+                let n = c.above.agree + c.above.conflicts + c.below.agree + c.below.conflicts;
+                (n, w.clone(), k.clone())
+            })
+        })
+        .collect();
+    all.sort();
+    for (_, w, k) in all.into_iter().take(total - MAX_CUTS) {
+        if let Some(m) = map.get_mut(&w) {
+            m.remove(&k);
+            if m.is_empty() {
+                map.remove(&w);
+            }
+        }
     }
 }
 
@@ -352,6 +538,62 @@ mod tests {
         // A record written before question shapes were kept still reads.
         let old = br#"{"shapes":{},"choices":{}}"#;
         assert!(Strategies::decode(Some(old))?.is_empty());
+        Ok(())
+    }
+
+    fn member(values: &[(&str, f64)], inside: bool) -> CutMember {
+        (
+            values.iter().map(|(p, v)| (p.to_string(), *v)).collect(),
+            inside,
+        )
+    }
+
+    /// A cut-off is the property every example separated one way, midway between the nearest
+    /// values seen either side; a property one example does not separate is no cut, and two
+    /// properties as well supported leave the word unread.
+    #[test]
+    fn a_cut_off_is_learned_from_right_answers_only_where_they_agree() -> Result<(), StrategyError>
+    {
+        let mut s = Strategies::default();
+        s.learn_cut(
+            "busy",
+            "Port",
+            &[
+                member(&[("tonnage", 80.0), ("founded", 1700.0)], true),
+                member(&[("tonnage", 30.0), ("founded", 1800.0)], false),
+            ],
+        );
+        // One example: both properties separate it (tonnage above, founding year below).
+        assert_eq!(s.cut("busy", "Port"), None);
+        s.learn_cut(
+            "busy",
+            "Port",
+            &[
+                member(&[("tonnage", 60.0), ("founded", 1900.0)], true),
+                member(&[("tonnage", 40.0), ("founded", 1750.0)], false),
+                member(&[("tonnage", 10.0), ("founded", 1600.0)], false),
+            ],
+        );
+        let cut = s.cut("busy", "Port");
+        assert_eq!(
+            cut.as_ref()
+                .map(|c| (c.property.as_str(), c.above, c.threshold, c.examples)),
+            Some(("tonnage", true, 50.0, 2))
+        );
+        assert_eq!(s.cut("busy", "City"), None);
+        assert_eq!(s.cut("quiet", "Port"), None);
+        // A right answer below another node: the word cuts no more on tonnage.
+        s.learn_cut(
+            "busy",
+            "Port",
+            &[
+                member(&[("tonnage", 45.0)], true),
+                member(&[("tonnage", 55.0)], false),
+            ],
+        );
+        assert_eq!(s.cut("busy", "Port"), None);
+        let back = Strategies::decode(Some(&s.encode()?))?;
+        assert_eq!(back.cuts, s.cuts);
         Ok(())
     }
 }

@@ -66,7 +66,7 @@ fn written_questions_answer_and_certain_answers_are_right() {
     let f = import(&dump_lines());
     let asker = Asker::new(&f.graph, &f.embedder, &f.table);
     let qs = questions();
-    let report = evaluate_questions(&asker, &qs, &CancelToken::default(), &mut |_, _| {});
+    let report = evaluate_questions(&asker, &qs, &CancelToken::default(), &mut |_, _, _| {});
     let lines: Vec<String> = report
         .records
         .iter()

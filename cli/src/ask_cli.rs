@@ -121,7 +121,7 @@ pub(crate) fn print_answer(
             "answer",
             serde_json::json!({
                 "question": o.plan.question, "type": o.plan.qtype.name(), "answer": a.text, "values": a.values(), "count": a.count,
-                "items": items, "uncertain": a.uncertain, "partial": a.partial,
+                "items": items, "uncertain": a.uncertain, "notes": a.notes, "partial": a.partial,
                 "validation": {"score": v.score, "entities": v.entities, "relations": v.relations, "attributes": v.attributes, "problems": v.problems},
                 "plan": o.plan.plan.to_string(), "judge": o.verdict.reason, "expansions": o.expansions, "regenerations": o.regenerations,
                 "answer_id": o.answer_id.filter(|_| in_shell),
@@ -151,6 +151,10 @@ pub(crate) fn print_answer(
     }
     if a.items.len() > 25 {
         outln!("  … {} more", a.items.len() - 25);
+    }
+    // Why the answer is uncertain (its notes name nodes: data text, shown as cells).
+    for n in &a.notes {
+        outln!("  note: {}", cell(n));
     }
     let v = &o.validation;
     outln!(
@@ -294,9 +298,9 @@ pub(crate) fn eval_questions(
         &asker,
         &questions,
         &CancelToken::default(),
-        &mut |o, hit| {
+        &mut |o, hit, gold| {
             if feedback && learned.is_ok() {
-                learned = cairn.learn(o, hit);
+                learned = cairn.learn_answers(o, hit, gold, table.as_ref());
             }
         },
     );

@@ -1117,6 +1117,7 @@ impl<'g> Planner<'g> {
             patterns: Vec::new(),
             unused,
             doubts,
+            modifiers: Vec::new(),
             reading: Some(crate::reading::Reading {
                 chain: built.chain,
                 output,

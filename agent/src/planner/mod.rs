@@ -34,6 +34,7 @@ mod analysis;
 mod build;
 mod compile;
 mod conjunct;
+mod cuts;
 mod link;
 mod paths;
 mod structure;
@@ -44,6 +45,8 @@ use conjunct::{constraint_words, own_words_read, schema_steps};
 use paths::{path_choices, PathQuery, MAX_PATH};
 use structure::{structure, MentionInfo};
 use words::question_words;
+
+pub use cuts::{cut_example, CutExample, Modifier};
 
 /// The four question types of the academic graph-RAG design.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -224,6 +227,9 @@ pub struct QueryPlan {
     pub unused: Vec<String>,
     /// Decisions another reading came close to.
     pub doubts: Vec<Doubt>,
+    /// Unused adjectives on a label noun, and the cut-off each is read as when feedback taught
+    /// one (see `cuts`).
+    pub modifiers: Vec<Modifier>,
 }
 
 impl QueryPlan {
@@ -443,6 +449,14 @@ impl<'g> Planner<'g> {
     }
 
     fn plan_sized(&self, question: &str, sizes: Sizes) -> Result<QueryPlan, AgentError> {
+        let mut plan = self.plan_read(question, sizes)?;
+        if self.llm.is_none() {
+            self.apply_cuts(&mut plan, &question_words(question))?;
+        }
+        Ok(plan)
+    }
+
+    fn plan_read(&self, question: &str, sizes: Sizes) -> Result<QueryPlan, AgentError> {
         let catalog = self.graph.catalog();
         let words = question_words(question);
         let mentions = self.link(&words, question, &catalog)?;
@@ -761,6 +775,7 @@ impl<'g> Planner<'g> {
             reading: None,
             unused,
             doubts,
+            modifiers: Vec::new(),
         };
         plan.reading = legacy_reading(&plan);
         self.compile(&mut plan)?;
