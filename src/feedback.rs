@@ -31,7 +31,7 @@ impl Cairn {
 
     /// Feeds back the right answers of an answer without an id (an evaluation): besides its
     /// correctness (as [`Cairn::learn`]), where an adjective the reading did not use cuts the
-    /// answer's nodes ("*major* cities": `City.population`, see `cairn_agent::planner::cut_example`).
+    /// answer's nodes ("*major* cities": `City.population`, see `cairn_agent::qa::cut_example`).
     pub fn learn_answers(
         &self,
         outcome: &AskOutcome,
@@ -40,7 +40,7 @@ impl Cairn {
         table: &dyn cairn_exec::NodeSource,
     ) -> Result<(), CairnError> {
         self.learn(outcome, correct)?;
-        let example = cairn_agent::planner::cut_example(self.graph(), table, &outcome.plan, gold)?;
+        let example = cairn_agent::qa::cut_example(self.graph(), table, &outcome.plan, gold)?;
         if let Some(e) = example {
             self.lock_strategies()?
                 .learn_cut(&e.word, &e.label, &e.members);

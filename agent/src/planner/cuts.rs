@@ -8,7 +8,7 @@
 
 use super::{words, Planner, QueryPlan};
 use crate::reading::{Cmp, Op, Operand, Source};
-use crate::strategy::{CutMember, LearnedCut};
+use crate::strategy::LearnedCut;
 use crate::vocab::{self, Word};
 use cairn_storage_format::Value;
 
@@ -151,72 +151,4 @@ fn names_schema(w: &Word, catalog: &cairn_store::Catalog) -> bool {
     names
         .into_iter()
         .any(|n| words::element_match(w, &vocab::schema_words(&n)) >= 0.6)
-}
-
-/// What one answer teaches of an adjective (see [`cut_example`]).
-#[derive(Clone, Debug, PartialEq)]
-pub struct CutExample {
-    pub word: String,
-    pub label: String,
-    pub members: Vec<CutMember>,
-}
-
-/// What the right answers `gold` (as `cairn eval` compares them: a node's key or name,
-/// [`crate::qa::normalize_answer`]d) teach of the plan's one unused adjective on the answer's
-/// label: the nodes the reading gives without the word, each with its numeric properties and
-/// whether it is right. Nothing when a right answer is not among them (the reading was wrong
-/// otherwise), or the word is not on the answer's nodes, or the answer is not a list of nodes.
-pub fn cut_example(
-    graph: &cairn_store::Graph,
-    source: &dyn cairn_exec::NodeSource,
-    plan: &QueryPlan,
-    gold: &[String],
-) -> Result<Option<CutExample>, crate::AgentError> {
-    use crate::reading::{Evaluator, Output};
-    use cairn_store::GraphRead;
-    let ([m], Some(reading)) = (plan.modifiers.as_slice(), plan.reading.as_ref()) else {
-        return Ok(None);
-    };
-    if reading.output != Output::Nodes || !m.on_answer(reading.chain.ops.len()) {
-        return Ok(None);
-    }
-    let mut chain = reading.chain.clone();
-    if m.applied.is_some() {
-        chain.ops.remove(m.at);
-    }
-    let catalog = graph.catalog();
-    let set = Evaluator::new(graph, source, &catalog).chain(&chain)?;
-    let gold: std::collections::HashSet<String> = gold
-        .iter()
-        .map(|g| crate::qa::normalize_answer(g))
-        .collect();
-    let ids: Vec<_> = set.members.iter().map(|m| m.node).collect();
-    let mut members = Vec::with_capacity(ids.len());
-    let mut found = 0;
-    for rec in graph.nodes(&ids)?.into_iter().flatten() {
-        let name = cairn_store::describe::display_name(&rec, &catalog);
-        let inside = [rec.key.as_str(), name.as_str()]
-            .iter()
-            .any(|f| gold.contains(&crate::qa::normalize_answer(f)));
-        found += usize::from(inside);
-        let values = rec
-            .props
-            .iter()
-            .filter_map(|(k, v)| {
-                Some((
-                    catalog.prop_name(*k)?.to_owned(),
-                    crate::reading::numeric(v)?,
-                ))
-            })
-            .collect();
-        members.push((values, inside));
-    }
-    if found < gold.len() || found == 0 {
-        return Ok(None);
-    }
-    Ok(Some(CutExample {
-        word: m.word.clone(),
-        label: m.label.clone(),
-        members,
-    }))
 }

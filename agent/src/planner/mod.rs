@@ -46,7 +46,7 @@ use paths::{path_choices, PathQuery, MAX_PATH};
 use structure::{structure, MentionInfo};
 use words::question_words;
 
-pub use cuts::{cut_example, CutExample, Modifier};
+pub use cuts::Modifier;
 
 /// The four question types of the academic graph-RAG design.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
