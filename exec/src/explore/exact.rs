@@ -739,214 +739,32 @@ impl Run<'_, '_> {
             None => cands.iter().map(|c| (c.node, c.node)).collect(),
             Some(h) => self.pairs(h, entries, cands, cancel, spent)?,
         };
-        // Sort-only aggregates (and `ORDER BY COUNT`) get accumulators too.
-        let count = cairn_query::Aggregate {
-            func: AggFunc::Count,
-            property: None,
-        };
-        let mut aggs: Vec<cairn_query::Aggregate> = out.aggregates.clone();
-        for k in &out.order {
-            let a = match &k.by {
-                SortBy::Aggregate(a) => a,
-                SortBy::Count => &count,
-                _ => continue,
-            };
-            if !aggs.contains(a) {
-                aggs.push(a.clone());
-            }
-        }
-        // The nodes values are read from, listed only when some key or aggregate reads one.
-        let reads_bound = out
-            .group_by
-            .iter()
-            .any(|k| matches!(k, GroupKey::Property(p) if hop_of(p).is_some()));
-        let reads_end = aggs.iter().any(|a| a.property.is_some())
-            || out
-                .group_by
-                .iter()
-                .any(|k| matches!(k, GroupKey::Property(p) if hop_of(p).is_none()));
-        let column = |on: bool, pick: fn(&(NodeId, NodeId)) -> NodeId| -> Vec<Option<NodeId>> {
-            if on {
-                rows.iter().map(|r| Some(pick(r))).collect()
-            } else {
-                Vec::new()
-            }
-        };
-        let ends = column(reads_end, |r| r.1);
-        let bound = column(reads_bound, |r| r.0);
-        // Group keys per row.
-        let mut key_cols: Vec<Vec<Option<Value>>> = Vec::with_capacity(out.group_by.len());
-        for k in &out.group_by {
-            key_cols.push(match k {
-                GroupKey::Node(_) => Vec::new(),
-                GroupKey::Property(p) => {
-                    let src = if hop_of(p).is_some() { &bound } else { &ends };
-                    self.values_of(src, p.property.id)?
-                }
-            });
-        }
-        // Aggregated values per row.
-        let mut agg_cols: Vec<Vec<Option<Value>>> = Vec::with_capacity(aggs.len());
-        for a in &aggs {
-            agg_cols.push(match &a.property {
-                Some(p) => self.values_of(&ends, p.id)?,
-                None => Vec::new(),
-            });
-        }
-        struct Group {
-            key: Vec<KeyVal>,
-            shown: Vec<Option<Value>>,
-            accs: Vec<Accumulator>,
-        }
-        let mut groups: Vec<Group> = Vec::new();
-        let mut index: HashMap<Vec<KeyVal>, usize> = HashMap::new();
-        // One key buffer for every row: a row allocates only when it starts a group.
-        let mut key: Vec<KeyVal> = Vec::with_capacity(out.group_by.len());
-        for (r, row) in rows.iter().enumerate() {
-            key.clear();
-            for (j, k) in out.group_by.iter().enumerate() {
-                key.push(match k {
-                    GroupKey::Node(_) => KeyVal::Node(row.0),
-                    GroupKey::Property(_) => key_val(key_cols[j][r].as_ref()),
-                });
-            }
-            let g = match index.get(key.as_slice()) {
-                Some(g) => *g,
-                None => {
-                    let shown = out
-                        .group_by
-                        .iter()
-                        .enumerate()
-                        .map(|(j, k)| match k {
-                            GroupKey::Node(_) => None,
-                            GroupKey::Property(_) => key_cols[j][r].clone(),
-                        })
-                        .collect();
-                    index.insert(key.clone(), groups.len());
-                    groups.push(Group {
-                        key: key.clone(),
-                        shown,
-                        accs: aggs.iter().map(|a| Accumulator::new(a.func)).collect(),
-                    });
-                    groups.len() - 1
-                }
-            };
-            for (j, acc) in groups[g].accs.iter_mut().enumerate() {
-                acc.add(agg_cols[j].get(r).and_then(Option::as_ref));
-            }
-        }
-        if out.group_by.is_empty() && groups.is_empty() {
-            groups.push(Group {
-                key: Vec::new(),
-                shown: Vec::new(),
-                accs: aggs.iter().map(|a| Accumulator::new(a.func)).collect(),
-            });
-        }
-        let values: Vec<Vec<Value>> = groups
-            .iter()
+        let aggs = accumulated(out);
+        let columns = self.columns(out, &aggs, &rows)?;
+        let groups = group_rows(out, &aggs, &rows, &columns);
+        let values: Vec<Vec<Value>> = (groups.iter())
             .map(|g| g.accs.iter().map(Accumulator::value).collect())
             .collect();
         // Nodes a key binds, shown by name; also their order among equal groups.
-        let key_nodes: Vec<NodeId> = groups
-            .iter()
-            .flat_map(|g| g.key.iter())
-            .filter_map(|k| match k {
-                KeyVal::Node(n) => Some(*n),
-                _ => None,
-            })
-            .collect();
+        let key_nodes: Vec<NodeId> = groups.iter().flat_map(Group::nodes).collect();
         let names = self.label_keys(&key_nodes)?;
-        let sort_value = |g: usize, k: &cairn_query::SortKey| -> Option<Value> {
-            match &k.by {
-                SortBy::Property(p) => out
-                    .group_by
-                    .iter()
-                    .position(|gk| *gk == GroupKey::Property(p.clone()))
-                    .and_then(|j| groups[g].shown[j].clone()),
-                SortBy::Count => aggs
-                    .iter()
-                    .position(|x| *x == count)
-                    .map(|j| values[g][j].clone()),
-                SortBy::Aggregate(a) => aggs
-                    .iter()
-                    .position(|x| x == a)
-                    .map(|j| values[g][j].clone()),
-                SortBy::Node(b) => out
-                    .group_by
-                    .iter()
-                    .position(|gk| *gk == GroupKey::Node(b.clone()))
-                    .and_then(|j| match groups[g].key[j] {
-                        KeyVal::Node(n) => names.get(&n),
-                        _ => None,
-                    })
-                    .map(|(l, k)| Value::Str(format!("{l}\u{0}{k}"))),
-                SortBy::Score => None,
-            }
+        let order = GroupOrder {
+            out,
+            aggs: &aggs,
+            groups: &groups,
+            values: &values,
+            names: &names,
         };
-        let key_order = |a: &usize, b: &usize| -> Ordering {
-            for (j, k) in out.group_by.iter().enumerate() {
-                let o = match k {
-                    GroupKey::Node(_) => {
-                        let n = |g: &usize| match groups[*g].key[j] {
-                            KeyVal::Node(n) => names.get(&n).cloned(),
-                            _ => None,
-                        };
-                        n(a).cmp(&n(b))
-                    }
-                    GroupKey::Property(_) => sort_cmp(
-                        groups[*a].shown[j].as_ref(),
-                        groups[*b].shown[j].as_ref(),
-                        false,
-                    ),
-                };
-                if o != Ordering::Equal {
-                    return o;
-                }
-            }
-            Ordering::Equal
+        let limit = match out.group_by.is_empty() {
+            true => 1,
+            false => plan.limit as usize,
         };
-        let sort_vals: Vec<Vec<Option<Value>>> = (0..groups.len())
-            .map(|g| out.order.iter().map(|k| sort_value(g, k)).collect())
-            .collect();
-        let by_order = |a: &usize, b: &usize| -> Ordering {
-            for (j, k) in out.order.iter().enumerate() {
-                let o = sort_cmp(
-                    sort_vals[*a][j].as_ref(),
-                    sort_vals[*b][j].as_ref(),
-                    k.descending,
-                );
-                if o != Ordering::Equal {
-                    return o;
-                }
-            }
-            Ordering::Equal
-        };
-        let mut idx: Vec<usize> = (0..groups.len()).collect();
-        idx.sort_by(|a, b| by_order(a, b).then_with(|| key_order(a, b)));
-        let limit = if out.group_by.is_empty() {
-            1
-        } else {
-            plan.limit as usize
-        };
-        let mut end = limit.min(idx.len());
-        if out.with_ties && end > 0 {
-            while end < idx.len() && by_order(&idx[end - 1], &idx[end]) == Ordering::Equal {
-                end += 1;
-            }
-        }
-        let shown_aggs = out.aggregates.len();
+        let shown = order.shown(limit, out.with_ties);
         // The shown groups' nodes, read in one batch rather than one lookup per row.
-        let shown_nodes: Vec<NodeId> = idx[..end]
-            .iter()
-            .flat_map(|&g| groups[g].key.iter())
-            .filter_map(|k| match k {
-                KeyVal::Node(n) => Some(*n),
-                _ => None,
-            })
-            .collect();
+        let shown_nodes: Vec<NodeId> = shown.iter().flat_map(|&g| groups[g].nodes()).collect();
         self.ensure_records(&shown_nodes)?;
-        let mut result = Vec::with_capacity(end);
-        for &g in &idx[..end] {
+        let mut result = Vec::with_capacity(shown.len());
+        for &g in &shown {
             let mut keys = Vec::with_capacity(out.group_by.len());
             for (j, k) in groups[g].key.iter().enumerate() {
                 keys.push(match k {
@@ -956,10 +774,52 @@ impl Run<'_, '_> {
             }
             result.push(AggregateRow {
                 keys,
-                values: values[g][..shown_aggs].to_vec(),
+                values: values[g][..out.aggregates.len()].to_vec(),
             });
         }
         Ok(result)
+    }
+
+    /// The values an aggregate reads, per row: each group key's (from the bound node or the
+    /// end) and each aggregated property's (from the end). The nodes are listed only when
+    /// some key or aggregate reads one.
+    fn columns(
+        &mut self,
+        out: &cairn_query::Output,
+        aggs: &[cairn_query::Aggregate],
+        rows: &[(NodeId, NodeId)],
+    ) -> Result<Columns, ExploreError> {
+        let reads_bound = (out.group_by.iter())
+            .any(|k| matches!(k, GroupKey::Property(p) if hop_of(p).is_some()));
+        let reads_end = aggs.iter().any(|a| a.property.is_some())
+            || (out.group_by.iter())
+                .any(|k| matches!(k, GroupKey::Property(p) if hop_of(p).is_none()));
+        let column = |on: bool, pick: fn(&(NodeId, NodeId)) -> NodeId| -> Vec<Option<NodeId>> {
+            match on {
+                true => rows.iter().map(|r| Some(pick(r))).collect(),
+                false => Vec::new(),
+            }
+        };
+        let ends = column(reads_end, |r| r.1);
+        let bound = column(reads_bound, |r| r.0);
+        let mut keys = Vec::with_capacity(out.group_by.len());
+        for k in &out.group_by {
+            keys.push(match k {
+                GroupKey::Node(_) => Vec::new(),
+                GroupKey::Property(p) => {
+                    let src = if hop_of(p).is_some() { &bound } else { &ends };
+                    self.values_of(src, p.property.id)?
+                }
+            });
+        }
+        let mut values = Vec::with_capacity(aggs.len());
+        for a in aggs {
+            values.push(match &a.property {
+                Some(p) => self.values_of(&ends, p.id)?,
+                None => Vec::new(),
+            });
+        }
+        Ok(Columns { keys, values })
     }
 
     /// (bound node, candidate) pairs for a `GROUP BY` on the node an alias binds at `hop`:
@@ -1057,6 +917,203 @@ impl Run<'_, '_> {
                 .map(|r| display_name(r, self.catalog))
                 .unwrap_or_default(),
         })
+    }
+}
+
+/// The values an aggregate reads, per row ([`Run::columns`]): one column per group key (empty
+/// for a node key) and per aggregate (empty for one that reads no property).
+struct Columns {
+    keys: Vec<Vec<Option<Value>>>,
+    values: Vec<Vec<Option<Value>>>,
+}
+
+/// One group of an aggregate: its key, the key's values as shown, an accumulator per
+/// aggregate.
+struct Group {
+    key: Vec<KeyVal>,
+    shown: Vec<Option<Value>>,
+    accs: Vec<Accumulator>,
+}
+
+impl Group {
+    fn new(key: Vec<KeyVal>, shown: Vec<Option<Value>>, aggs: &[cairn_query::Aggregate]) -> Self {
+        let accs = aggs.iter().map(|a| Accumulator::new(a.func)).collect();
+        Group { key, shown, accs }
+    }
+
+    /// The nodes its key binds.
+    fn nodes(&self) -> impl Iterator<Item = NodeId> + '_ {
+        self.key.iter().filter_map(|k| match k {
+            KeyVal::Node(n) => Some(*n),
+            _ => None,
+        })
+    }
+}
+
+/// `COUNT`, as an aggregate.
+fn count_aggregate() -> cairn_query::Aggregate {
+    cairn_query::Aggregate {
+        func: AggFunc::Count,
+        property: None,
+    }
+}
+
+/// The aggregates to accumulate: those returned, then those only sorted by (and `ORDER BY
+/// COUNT`).
+fn accumulated(out: &cairn_query::Output) -> Vec<cairn_query::Aggregate> {
+    let count = count_aggregate();
+    let mut aggs: Vec<cairn_query::Aggregate> = out.aggregates.clone();
+    for k in &out.order {
+        let a = match &k.by {
+            SortBy::Aggregate(a) => a,
+            SortBy::Count => &count,
+            _ => continue,
+        };
+        if !aggs.contains(a) {
+            aggs.push(a.clone());
+        }
+    }
+    aggs
+}
+
+/// The rows grouped by key, groups in order of their first row; without `GROUP BY`, one group
+/// even for no rows.
+fn group_rows(
+    out: &cairn_query::Output,
+    aggs: &[cairn_query::Aggregate],
+    rows: &[(NodeId, NodeId)],
+    columns: &Columns,
+) -> Vec<Group> {
+    let mut groups: Vec<Group> = Vec::new();
+    let mut index: HashMap<Vec<KeyVal>, usize> = HashMap::new();
+    // One key buffer for every row: a row allocates only when it starts a group.
+    let mut key: Vec<KeyVal> = Vec::with_capacity(out.group_by.len());
+    for (r, row) in rows.iter().enumerate() {
+        key.clear();
+        for (j, k) in out.group_by.iter().enumerate() {
+            key.push(match k {
+                GroupKey::Node(_) => KeyVal::Node(row.0),
+                GroupKey::Property(_) => key_val(columns.keys[j][r].as_ref()),
+            });
+        }
+        let g = match index.get(key.as_slice()) {
+            Some(g) => *g,
+            None => {
+                let shown = (out.group_by.iter().enumerate())
+                    .map(|(j, k)| match k {
+                        GroupKey::Node(_) => None,
+                        GroupKey::Property(_) => columns.keys[j][r].clone(),
+                    })
+                    .collect();
+                index.insert(key.clone(), groups.len());
+                groups.push(Group::new(key.clone(), shown, aggs));
+                groups.len() - 1
+            }
+        };
+        for (j, acc) in groups[g].accs.iter_mut().enumerate() {
+            acc.add(columns.values[j].get(r).and_then(Option::as_ref));
+        }
+    }
+    if out.group_by.is_empty() && groups.is_empty() {
+        groups.push(Group::new(Vec::new(), Vec::new(), aggs));
+    }
+    groups
+}
+
+/// The order of an aggregate's groups: the plan's `ORDER BY`, then the group keys (nodes by
+/// label and key, values as sorted), so that ties do not depend on the order rows came in.
+struct GroupOrder<'a> {
+    out: &'a cairn_query::Output,
+    aggs: &'a [cairn_query::Aggregate],
+    groups: &'a [Group],
+    /// Each group's aggregate values, as `aggs`.
+    values: &'a [Vec<Value>],
+    /// (label, key) of the nodes the keys bind.
+    names: &'a HashMap<NodeId, (String, String)>,
+}
+
+impl GroupOrder<'_> {
+    /// The groups shown, in order: the first `limit`, and those tied with the last of them
+    /// when `with_ties`.
+    fn shown(&self, limit: usize, with_ties: bool) -> Vec<usize> {
+        let sort_vals: Vec<Vec<Option<Value>>> = (0..self.groups.len())
+            .map(|g| {
+                self.out
+                    .order
+                    .iter()
+                    .map(|k| self.sort_value(g, k))
+                    .collect()
+            })
+            .collect();
+        let by_order = |a: usize, b: usize| -> Ordering {
+            for (j, k) in self.out.order.iter().enumerate() {
+                let o = sort_cmp(
+                    sort_vals[a][j].as_ref(),
+                    sort_vals[b][j].as_ref(),
+                    k.descending,
+                );
+                if o != Ordering::Equal {
+                    return o;
+                }
+            }
+            Ordering::Equal
+        };
+        let mut idx: Vec<usize> = (0..self.groups.len()).collect();
+        idx.sort_by(|&a, &b| by_order(a, b).then_with(|| self.key_order(a, b)));
+        let mut end = limit.min(idx.len());
+        if with_ties && end > 0 {
+            while end < idx.len() && by_order(idx[end - 1], idx[end]) == Ordering::Equal {
+                end += 1;
+            }
+        }
+        idx.truncate(end);
+        idx
+    }
+
+    /// The value group `g` sorts by under key `k`.
+    fn sort_value(&self, g: usize, k: &cairn_query::SortKey) -> Option<Value> {
+        let (out, group) = (self.out, &self.groups[g]);
+        let agg = |a: &cairn_query::Aggregate| {
+            (self.aggs.iter().position(|x| x == a)).map(|j| self.values[g][j].clone())
+        };
+        match &k.by {
+            SortBy::Property(p) => (out.group_by.iter())
+                .position(|gk| *gk == GroupKey::Property(p.clone()))
+                .and_then(|j| group.shown[j].clone()),
+            SortBy::Count => agg(&count_aggregate()),
+            SortBy::Aggregate(a) => agg(a),
+            SortBy::Node(b) => (out.group_by.iter())
+                .position(|gk| *gk == GroupKey::Node(b.clone()))
+                .and_then(|j| match group.key[j] {
+                    KeyVal::Node(n) => self.names.get(&n),
+                    _ => None,
+                })
+                .map(|(l, k)| Value::Str(format!("{l}\u{0}{k}"))),
+            SortBy::Score => None,
+        }
+    }
+
+    /// Groups `a` and `b` by their keys.
+    fn key_order(&self, a: usize, b: usize) -> Ordering {
+        let (ga, gb) = (&self.groups[a], &self.groups[b]);
+        for (j, k) in self.out.group_by.iter().enumerate() {
+            let o = match k {
+                GroupKey::Node(_) => {
+                    let name = |g: &Group| match g.key[j] {
+                        KeyVal::Node(n) => self.names.get(&n).cloned(),
+                        _ => None,
+                    };
+                    name(ga).cmp(&name(gb))
+                }
+                GroupKey::Property(_) => {
+                    sort_cmp(ga.shown[j].as_ref(), gb.shown[j].as_ref(), false)
+                }
+            };
+            if o != Ordering::Equal {
+                return o;
+            }
+        }
+        Ordering::Equal
     }
 }
 
