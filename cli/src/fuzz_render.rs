@@ -239,7 +239,7 @@ fn fuzz(budget: Duration, seed: u64) -> u64 {
         let result = std::panic::catch_unwind(AssertUnwindSafe(|| run(&cairn, &text, ask, format)));
         if one.elapsed() > Duration::from_secs(3) {
             eprintln!(
-                "render fuzz: slow input ({:.1} s): {} of {} chars: {:?}",
+                "render fuzz (CAIRN_FUZZ_SEED={seed}, input {inputs}): slow input ({:.1} s): {} of {} chars: {:?}",
                 one.elapsed().as_secs_f64(),
                 if ask { "ASK" } else { "statement" },
                 text.chars().count(),
@@ -260,7 +260,7 @@ fn fuzz(budget: Duration, seed: u64) -> u64 {
         if let Some(why) = failure {
             let shown: String = text.chars().take(2000).collect();
             panic!(
-                "render fuzz (seed {seed}): {why} on {} {shown:?} ({} chars)",
+                "render fuzz (CAIRN_FUZZ_SEED={seed}, input {inputs}): {why} on {} {shown:?} ({} chars)",
                 if ask { "ASK" } else { "statement" },
                 text.chars().count()
             );
@@ -270,6 +270,7 @@ fn fuzz(budget: Duration, seed: u64) -> u64 {
     inputs
 }
 
+/// `CAIRN_FUZZ_SEED`, else the clock: every report of an input names the seed that replays it.
 fn seed() -> u64 {
     std::env::var("CAIRN_FUZZ_SEED")
         .ok()
