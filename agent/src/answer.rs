@@ -13,13 +13,14 @@
 use crate::error::AgentError;
 use crate::llm::{data_block, json_object, LlmBackend, Message, DATA_RULE};
 use crate::planner::{Aggregate, QueryPlan, QuestionType, Step};
-use crate::reading::{Chain, Evaluator, Member, Op, Output, RankKey, Reading};
+use crate::reading::{Chain, Evaluated, Evaluator, Member, Op, Output, RankKey, Reading};
 use crate::result::{Exploration, PathStep, ResultNode, StopReason};
 use crate::walk::source_or_view;
 use cairn_exec::NodeSource;
 use cairn_storage_format::{NodeId, Value};
 use cairn_store::describe::display_name;
 use cairn_store::{Graph, GraphRead};
+use std::collections::HashSet;
 
 /// A count answer lists the counted nodes (each with its evidence path) up to this many; past
 /// it, only the number (listing half a million papers helps no one and costs a walk that
@@ -213,7 +214,13 @@ impl<'g> Answerer<'g> {
             }
             (None, Some(reading)) => {
                 let evaluator = Evaluator::new(self.graph, source, &catalog);
-                self.read(&evaluator, reading, &mut answer)?;
+                let set = self.read(&evaluator, reading, &mut answer)?;
+                // The executor ran the reading's statement: its result must be the same.
+                if plan.states_reading() {
+                    answer
+                        .notes
+                        .extend(disagreement(reading, &set, &answer, exploration));
+                }
             }
             // Nothing linked: the semantic exploration's results.
             (None, None) => {
@@ -230,7 +237,7 @@ impl<'g> Answerer<'g> {
         evaluator: &Evaluator<'_>,
         reading: &Reading,
         answer: &mut Answer,
-    ) -> Result<(), AgentError> {
+    ) -> Result<Evaluated, AgentError> {
         let set = evaluator.chain(&reading.chain)?;
         answer.partial |= set.cut;
         for n in evaluator.nested_ties() {
@@ -311,7 +318,7 @@ impl<'g> Answerer<'g> {
                 };
             }
         }
-        Ok(())
+        Ok(set)
     }
 
     /// The answer: offline, or rewritten by the LLM from the offline evidence. `attempt`
@@ -548,4 +555,48 @@ fn path_words(path: &[Step]) -> String {
         .map(ToString::to_string)
         .collect::<Vec<_>>()
         .join(" -> ")
+}
+
+/// Where the executor's run of the reading's statement and the reading's exact evaluation
+/// disagree (they are two computations of one set): a note saying so, which makes the answer
+/// uncertain. `None` when they agree. One difference is by design: the language never returns
+/// a node as its own result, and the reading answers "X 's parent 's child" with X when no
+/// other node is there, so start nodes the statement left out do not count as a difference.
+fn disagreement(
+    reading: &Reading,
+    set: &Evaluated,
+    answer: &Answer,
+    exploration: &Exploration,
+) -> Option<String> {
+    let starts: HashSet<NodeId> = match &reading.chain.source {
+        crate::reading::Source::Nodes { nodes, .. } => nodes.iter().copied().collect(),
+        crate::reading::Source::Label(_) => HashSet::new(),
+    };
+    let ours: HashSet<NodeId> = set.members.iter().map(|m| m.node).collect();
+    let own_starts = ours.intersection(&starts).count() as u64;
+    let total = ours.len() as u64;
+    // A count between the set without its starts and the whole set.
+    let counts = |n: u64| n <= total && total - n <= own_starts;
+    let agree = match &reading.output {
+        Output::Nodes | Output::Property(_) => {
+            let theirs: HashSet<NodeId> = exploration.results.iter().map(|r| r.node).collect();
+            theirs.is_subset(&ours) && ours.difference(&theirs).all(|n| starts.contains(n))
+        }
+        Output::Count => exploration.count.is_some_and(counts),
+        Output::Exists => exploration
+            .count
+            .is_some_and(|n| (n > 0) == (total > 0) || (n == 0 && counts(n))),
+        Output::Aggregate(..) => {
+            let theirs = exploration
+                .rows
+                .first()
+                .and_then(|r| r.values.first())
+                .filter(|v| !matches!(v, Value::Null))
+                .map(value_text);
+            theirs == answer.value
+        }
+    };
+    (!agree).then(|| {
+        "the executor's run of the statement and the reading's evaluation disagree".to_owned()
+    })
 }

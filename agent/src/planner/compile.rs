@@ -7,15 +7,33 @@ use crate::AgentError;
 use cairn_query::{prepare, Compiled, Plan};
 
 impl<'g> Planner<'g> {
-    /// Writes the EXPLORE text for `plan` and compiles it.
+    /// Writes the EXPLORE text for `plan` and compiles it: the reading's own statement where
+    /// the language can say it (the executor then runs it exactly), else the path's.
     pub(super) fn compile(&self, plan: &mut QueryPlan) -> Result<(), AgentError> {
+        let reading = match (&plan.reading, &plan.conjunct) {
+            (Some(r), None) => super::statement::of_reading(r, &plan.question),
+            _ => None,
+        };
+        if let Some(text) = reading {
+            match self.prepare(plan, text) {
+                Ok(()) => return Ok(()),
+                // A name the catalog refuses: the path's statement, as before.
+                Err(e) => tracing::debug!(error = %e, "the reading's statement did not compile"),
+            }
+        }
+        let text = self.path_text(plan);
+        self.prepare(plan, text)
+    }
+
+    /// The statement of the plan's path (or a semantic exploration without one).
+    fn path_text(&self, plan: &QueryPlan) -> String {
         let q = str_lit(&plan.question);
         let s = plan.sizes;
         let entries = match &plan.entity {
             Some(e) => entry_keys(e),
             None => format!("SEARCH {q} TOP 5"),
         };
-        let text = match (&plan.qtype, &plan.entity) {
+        match (&plan.qtype, &plan.entity) {
             (QuestionType::Attribute, Some(e)) => {
                 let n = e.keys.len().max(1);
                 format!(
@@ -64,7 +82,11 @@ impl<'g> Planner<'g> {
                     s.budget, s.fanout
                 )
             }
-        };
+        }
+    }
+
+    /// Compiles `text` into `plan`.
+    fn prepare(&self, plan: &mut QueryPlan, text: String) -> Result<(), AgentError> {
         let compiled = prepare(&text, &EngineCatalog(self.graph.catalog()))
             .map_err(|e| AgentError::Plan(e.render_plain(100)))?;
         match compiled {

@@ -37,6 +37,7 @@ mod conjunct;
 mod cuts;
 mod link;
 mod paths;
+mod statement;
 mod structure;
 mod words;
 
@@ -248,6 +249,17 @@ impl QueryPlan {
             "RETURN COUNT".to_owned()
         } else {
             format!("RETURN ANSWER LIMIT {}", self.sizes.limit)
+        }
+    }
+
+    /// Whether the plan's statement is its reading's (`planner::statement`), which the
+    /// executor runs exactly; the answerer checks that both give the same answer.
+    pub fn states_reading(&self) -> bool {
+        match (&self.reading, &self.conjunct) {
+            (Some(r), None) => {
+                statement::of_reading(r, &self.question).is_some_and(|t| t == self.text)
+            }
+            _ => false,
         }
     }
 
