@@ -188,3 +188,43 @@ fn a_question_of_many_groups_does_not_recurse_without_end() {
         asker.ask(&q, &CancelToken::default()).unwrap();
     }
 }
+
+/// Words that name the compared property of the answer's label are that property, not a node
+/// of another label bearing them as a name: in "which islands high peak is higher than that of
+/// mull", *high peak* is each island's `highest_peak` (compared by its elevation), not the
+/// village called High Peak (on Arran, whose peak is lower than Mull's: read so, nothing
+/// answers). A small graph written for this test, of another domain than the sets.
+#[test]
+fn a_compared_property_wins_over_a_node_of_another_label_named_so() {
+    let island = |key: &str, name: &str, peak: &str, elevation: u32| {
+        format!(
+            r#"{{"type": "node", "label": "Island", "key": "{key}", "props": {{"name": "{name}", "highest_peak": "{peak}", "peak_elevation": {elevation}}}}}"#
+        )
+    };
+    let lines = vec![
+        island("skye", "Skye", "Sgurr Alasdair", 992),
+        island("mull", "Mull", "Ben More", 966),
+        island("arran", "Arran", "Goat Fell", 874),
+        island("rum", "Rum", "Askival", 812),
+        r#"{"type": "node", "label": "Village", "key": "v1", "props": {"name": "High Peak"}}"#.into(),
+        r#"{"type": "node", "label": "Village", "key": "v2", "props": {"name": "Portree"}}"#.into(),
+        r#"{"type": "edge", "rel": "ON_ISLAND", "from": {"label": "Village", "key": "v1"}, "to": {"label": "Island", "key": "arran"}}"#.into(),
+        r#"{"type": "edge", "rel": "ON_ISLAND", "from": {"label": "Village", "key": "v2"}, "to": {"label": "Island", "key": "skye"}}"#.into(),
+    ];
+    let f = import(&lines);
+    let asker = Asker::new(&f.graph, &f.embedder, &f.table);
+    let o = asker
+        .ask(
+            "which islands high peak is higher than that of mull",
+            &CancelToken::default(),
+        )
+        .unwrap();
+    let keys: Vec<&str> = o.answer.items.iter().map(|i| i.key.as_str()).collect();
+    assert_eq!(keys, ["skye"], "{}\n{:?}", o.plan.header(), o.answer.notes);
+    // The village is still linked where no comparison reads the words as a property.
+    let o = asker
+        .ask("which island is high peak on", &CancelToken::default())
+        .unwrap();
+    let keys: Vec<&str> = o.answer.items.iter().map(|i| i.key.as_str()).collect();
+    assert_eq!(keys, ["arran"], "{}", o.plan.header());
+}

@@ -471,7 +471,18 @@ impl<'g> Planner<'g> {
     fn plan_read(&self, question: &str, sizes: Sizes) -> Result<QueryPlan, AgentError> {
         let catalog = self.graph.catalog();
         let words = question_words(question);
-        let mentions = self.link(&words, question, &catalog)?;
+        let mut mentions = self.link(&words, question, &catalog)?;
+        // The schema's properties per label, for reading the question's structure (offline).
+        let props = match self.llm {
+            None => Some(self.label_props(&catalog)?),
+            Some(_) => None,
+        };
+        let named: Vec<((usize, usize), String)> = match &props {
+            Some(props) => property_not_node(&words, question, &mut mentions, props, &catalog)
+                .into_iter()
+                .collect(),
+            None => Vec::new(),
+        };
         let mut entities: Vec<Entity> =
             mentions.iter().filter_map(|m| m.first().cloned()).collect();
         // The main entity: the longest mention (exact before vector).
@@ -496,10 +507,9 @@ impl<'g> Planner<'g> {
         let meaning = meaning.as_ref();
 
         // The question's structure: groups, ranks, comparisons, negations, what is asked.
-        if self.llm.is_none() {
-            let props = self.label_props(&catalog)?;
+        if let Some(props) = &props {
             let infos: Vec<MentionInfo> = mentions.iter().map(|m| MentionInfo::of(m)).collect();
-            let s = structure(&words, question, &infos, &props, &catalog, meaning);
+            let s = structure(&words, question, &infos, props, &catalog, meaning, &named);
             tracing::debug!(structure = ?s, "question structure");
             if s.needs_reading() {
                 let mut consumed = s.used.clone();
@@ -515,7 +525,7 @@ impl<'g> Planner<'g> {
                     catalog: &catalog,
                     meaning,
                     consumed: &consumed,
-                    props: &props,
+                    props,
                     template: &template,
                 };
                 let all: Vec<Entity> = mentions.iter().filter_map(|m| m.first().cloned()).collect();
@@ -793,6 +803,55 @@ impl<'g> Planner<'g> {
         self.compile(&mut plan)?;
         Ok(plan)
     }
+}
+
+/// Drops a mention whose words name a property of the label a comparison is about, when its
+/// nodes are of another label: in "what states *high point* are higher than that of colorado"
+/// the words are the states' highest point (`highest_point`), not the city High Point. The
+/// words then name that property when the structure is read (returned with their span). A
+/// mention compared with ("than *colorado*") stays.
+fn property_not_node(
+    words: &[Word],
+    question: &str,
+    mentions: &mut Vec<Vec<Entity>>,
+    props: &structure::LabelProps,
+    catalog: &Catalog,
+) -> Option<((usize, usize), String)> {
+    let infos: Vec<MentionInfo> = mentions.iter().map(|m| MentionInfo::of(m)).collect();
+    let with = structure(words, question, &infos, props, catalog, None, &[]);
+    let mut found = None;
+    for c in &with.compares {
+        let Some(label) = c.group.map(|g| &with.groups[g].label) else {
+            continue;
+        };
+        for (m, info) in infos.iter().enumerate() {
+            let operand = matches!(c.against, structure::Against::Mention(o) if o == m);
+            if operand || info.labels.contains(label) {
+                continue;
+            }
+            let own = &words[info.span.0..info.span.1];
+            let named = props.get(label).into_iter().flatten().find(|p| {
+                let sw = vocab::schema_words(&p.name);
+                // A graded word of the name ("*highest*_point") meets its base ("high").
+                let hit = |w: &Word, s: &vocab::SchemaWord| {
+                    vocab::word_match(&w.norm, &w.stem, s) >= 0.8
+                        || vocab::lexicon()
+                            .and_then(|lx| lx.graded(&s.word))
+                            .is_some_and(|(base, _)| base == w.norm)
+                };
+                !own.is_empty()
+                    && own.iter().all(|w| sw.iter().any(|s| hit(w, s)))
+                    && sw.iter().all(|s| own.iter().any(|w| hit(w, s)))
+            });
+            if let Some(p) = named {
+                found = Some((m, (info.span, p.name.clone())));
+            }
+        }
+    }
+    let (m, named) = found?;
+    tracing::debug!(mention = ?named.0, property = %named.1, "a compared property, not a node");
+    mentions.remove(m);
+    Some(named)
 }
 
 /// The reading of a plan made of an entity, a path and an aggregate: the entity's nodes, the

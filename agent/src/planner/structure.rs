@@ -197,6 +197,7 @@ pub(crate) fn structure(
     props: &LabelProps,
     catalog: &Catalog,
     meaning: Option<&Meaning>,
+    named: &[((usize, usize), String)],
 ) -> Structure {
     let mut r = Reader {
         words,
@@ -206,6 +207,13 @@ pub(crate) fn structure(
         meaning,
         numbers: numbers(question, words),
         phrases: Vec::new(),
+        named: named
+            .iter()
+            .map(|(span, p)| Phrase {
+                span: *span,
+                choice: vec![(p.clone(), 1.0)],
+            })
+            .collect(),
         k: super::analysis::top_k(&words.iter().enumerate().collect::<Vec<_>>()),
         s: Structure {
             groups: Vec::new(),
@@ -242,6 +250,9 @@ struct Reader<'a> {
     meaning: Option<&'a Meaning>,
     numbers: BTreeMap<usize, f64>,
     phrases: Vec<Phrase>,
+    /// Runs of words known to name a property before the structure is read (a mention's words
+    /// that name the compared property, see `planner::property_not_node`).
+    named: Vec<Phrase>,
     /// "top 3", "3 most".
     k: Option<usize>,
     s: Structure,
@@ -407,8 +418,11 @@ impl Reader<'_> {
         names.dedup_by(|a, b| a.0 == b.0);
         let schema: Vec<(&str, Vec<SchemaWord>)> =
             names.iter().map(|(n, _)| (*n, schema_words(n))).collect();
-        let ok = |i: usize| self.free(i) && !nouns.contains(&i) && !is_stopword(self.norm(i));
-        let mut out: Vec<Phrase> = Vec::new();
+        let named = |i: usize| self.named.iter().any(|p| i >= p.span.0 && i < p.span.1);
+        let ok = |i: usize| {
+            self.free(i) && !nouns.contains(&i) && !is_stopword(self.norm(i)) && !named(i)
+        };
+        let mut out: Vec<Phrase> = self.named.clone();
         let mut i = 0;
         while i < self.words.len() {
             if !ok(i) {
@@ -461,7 +475,10 @@ impl Reader<'_> {
                     .then(schema_words(&a.0).len().cmp(&schema_words(&b.0).len()))
                     .then(a.0.cmp(&b.0))
             });
-            match out.last_mut() {
+            match out
+                .last_mut()
+                .filter(|p| p.span.1 == i && !self.named.iter().any(|n| n.span == p.span))
+            {
                 // A compound: the last word names it.
                 Some(prev)
                     if compounds
@@ -479,6 +496,7 @@ impl Reader<'_> {
             }
             i += len;
         }
+        out.sort_by_key(|p| p.span.0);
         out
     }
 
