@@ -38,23 +38,26 @@ pub(crate) struct Fields {
     pub(crate) label: Field,
     /// The display name alone (ranked above the rest, `rank::NAME_BOOST`).
     pub(crate) name: Field,
-    /// Everything a node is found by: name, description, short string properties.
-    pub(crate) text: Field,
-    /// Token counts of `name` and `text` per document (fast fields), so that the ranking's
+    /// The rest of what a node is found by: description, short string properties. Not the
+    /// name again: with the two fields' words apart, a query word found in names has one
+    /// postings list to walk, not two (most nodes have nothing but a name), and a build
+    /// writes each word of a name once.
+    pub(crate) rest: Field,
+    /// Token counts of `name` and `rest` per document (fast fields), so that the ranking's
     /// length statistics count live documents exactly (`rank.rs`).
     pub(crate) name_len: Field,
-    pub(crate) text_len: Field,
+    pub(crate) rest_len: Field,
 }
 
 impl Fields {
     /// The searched fields with their token-count fields.
     pub(crate) fn searched(&self) -> [(Field, &'static str); 2] {
-        [(self.name, NAME_LEN), (self.text, TEXT_LEN)]
+        [(self.name, NAME_LEN), (self.rest, REST_LEN)]
     }
 }
 
 const NAME_LEN: &str = "name_len";
-const TEXT_LEN: &str = "text_len";
+const REST_LEN: &str = "rest_len";
 
 fn schema() -> (Schema, Fields) {
     let mut b = Schema::builder();
@@ -67,18 +70,18 @@ fn schema() -> (Schema, Fields) {
             .set_index_option(IndexRecordOption::WithFreqs),
     );
     let name = b.add_text_field("name", words.clone());
-    let text = b.add_text_field("text", words);
+    let rest = b.add_text_field("rest", words);
     let name_len = b.add_u64_field(NAME_LEN, NumericOptions::default().set_fast());
-    let text_len = b.add_u64_field(TEXT_LEN, NumericOptions::default().set_fast());
+    let rest_len = b.add_u64_field(REST_LEN, NumericOptions::default().set_fast());
     (
         b.build(),
         Fields {
             node,
             label,
             name,
-            text,
+            rest,
             name_len,
-            text_len,
+            rest_len,
         },
     )
 }
@@ -109,28 +112,32 @@ fn analyzer_with(stop: Option<StopWordFilter>) -> TextAnalyzer {
 pub struct NodeText {
     /// Its display name.
     pub name: String,
-    /// Its display name, its stored description when it has one, and its other string
-    /// properties of at most [`PROPERTY_MAX_BYTES`], one a line.
-    pub text: String,
+    /// The rest: its stored description when it has one, and its other string properties of
+    /// at most [`PROPERTY_MAX_BYTES`], one a line (each unless it repeats the name).
+    pub rest: String,
 }
 
 /// The text a node is found by.
 pub fn node_text(record: &NodeRecord, catalog: &Catalog) -> NodeText {
     let name = display_name(record, catalog);
-    let mut text = name.clone();
+    let mut rest = String::new();
+    let mut add = |s: &str| {
+        if !rest.is_empty() {
+            rest.push('\n');
+        }
+        rest.push_str(s);
+    };
     if let Some(d) = record.description.as_deref().filter(|d| *d != name) {
-        text.push('\n');
-        text.push_str(d);
+        add(d);
     }
     for (_, v) in &record.props {
         if let Value::Str(s) = v {
             if s.len() <= PROPERTY_MAX_BYTES && *s != name {
-                text.push('\n');
-                text.push_str(s);
+                add(s);
             }
         }
     }
-    NodeText { name, text }
+    NodeText { name, rest }
 }
 
 /// An open tantivy index with its reader.
@@ -280,9 +287,9 @@ impl Tantivy {
             f.node => id.0,
             f.label => u64::from(label.0),
             f.name => text.name.as_str(),
-            f.text => text.text.as_str(),
+            f.rest => text.rest.as_str(),
             f.name_len => token_count(&text.name),
-            f.text_len => token_count(&text.text),
+            f.rest_len => token_count(&text.rest),
         )
     }
 

@@ -1,5 +1,5 @@
-//! Ranking: BM25 over the words of a query in two fields, the name (boosted) and the whole
-//! text, with statistics of the live documents only, and scores summed in one fixed order — so
+//! Ranking: BM25 over the words of a query in two fields, the name (boosted) and the rest of
+//! a node's text, with statistics of the live documents only, and scores summed in one fixed order — so
 //! that an index brought up to date by applying changes answers exactly as a rebuild of the
 //! same nodes does.
 //!
@@ -14,7 +14,7 @@
 //! is widened until no node outside it can reach the k-th score.
 
 use crate::index::{words, Tantivy};
-use crate::stats::Deleted;
+use crate::stats::{Deleted, Totals};
 use crate::TextError;
 use cairn_storage_format::{LabelId, NodeId};
 use std::cmp::Reverse;
@@ -30,9 +30,8 @@ use tantivy::query::{
 use tantivy::schema::{Field, IndexRecordOption};
 use tantivy::{DocAddress, DocId, DocSet, Searcher, SegmentReader, Term, TERMINATED};
 
-/// How much a word in a node's name weighs against the same word elsewhere in its text (a
-/// name word counts in both fields). Measured on the dev sets' entity mentions
-/// (docs/SEARCH.md).
+/// How much a word in a node's name weighs against the same word in the rest of its text.
+/// Measured on the dev sets' entity mentions (docs/SEARCH.md).
 pub const NAME_BOOST: f32 = 2.0;
 
 /// Candidates read beyond k at first (more when ties reach past them).
@@ -45,7 +44,8 @@ const FLOOR_DOCS: usize = 64;
 /// Statistics of the live documents of one searcher.
 struct LiveStats<'s> {
     docs: u64,
-    tokens: [(Field, u64); 2],
+    /// Per searched field: its live totals.
+    fields: [(Field, Totals); 2],
     /// Per segment (by ordinal): its deleted documents, if any.
     deleted: Vec<Option<Arc<Deleted>>>,
     searcher: &'s Searcher,
@@ -66,17 +66,17 @@ impl<'s> LiveStats<'s> {
             .collect();
         cache.all.retain(|id, _| live.contains(id));
         cache.deleted.retain(|id, _| live.contains(id));
-        let mut tokens = [0u64; 2];
+        let mut totals = [Totals::default(); 2];
         let mut deleted = Vec::with_capacity(live.len());
         for seg in searcher.segment_readers() {
             let id = seg.segment_id();
             let all = match cache.all.get(&id) {
                 Some(a) => *a,
                 None => {
-                    let mut a = [0u64; 2];
+                    let mut a = [Totals::default(); 2];
                     for (i, (_, len)) in searched.iter().enumerate() {
                         let column = seg.fast_fields().u64(len).map_err(engine)?;
-                        a[i] = (0..seg.max_doc()).filter_map(|d| column.first(d)).sum();
+                        a[i] = Totals::of((0..seg.max_doc()).filter_map(|d| column.first(d)));
                     }
                     cache.all.insert(id, a);
                     a
@@ -92,15 +92,15 @@ impl<'s> LiveStats<'s> {
                             let docs: Vec<DocId> = (0..seg.max_doc())
                                 .filter(|d| alive.is_deleted(*d))
                                 .collect();
-                            let mut gone = [0u64; 2];
+                            let mut gone = [Totals::default(); 2];
                             for (i, (_, len)) in searched.iter().enumerate() {
                                 let column = seg.fast_fields().u64(len).map_err(engine)?;
-                                gone[i] = docs.iter().filter_map(|d| column.first(*d)).sum();
+                                gone[i] = Totals::of(docs.iter().filter_map(|d| column.first(*d)));
                             }
                             let d = Arc::new(Deleted {
                                 count,
                                 docs,
-                                tokens: gone,
+                                totals: gone,
                             });
                             cache.deleted.insert(id, Arc::clone(&d));
                             d
@@ -110,13 +110,15 @@ impl<'s> LiveStats<'s> {
                 _ => None,
             };
             for i in 0..2 {
-                tokens[i] += all[i] - gone.as_ref().map_or(0, |g| g.tokens[i]);
+                let g = gone.as_ref().map_or(Totals::default(), |g| g.totals[i]);
+                totals[i].tokens += all[i].tokens - g.tokens;
+                totals[i].docs += all[i].docs - g.docs;
             }
             deleted.push(gone);
         }
         Ok(LiveStats {
             docs: searcher.num_docs(),
-            tokens: [(searched[0].0, tokens[0]), (searched[1].0, tokens[1])],
+            fields: [(searched[0].0, totals[0]), (searched[1].0, totals[1])],
             deleted,
             searcher,
         })
@@ -124,12 +126,20 @@ impl<'s> LiveStats<'s> {
 }
 
 impl Bm25StatisticsProvider for LiveStats<'_> {
+    /// A field's tokens, scaled so that tantivy's average length (these over all documents)
+    /// is the average over the documents that have the field, as Lucene's BM25 takes it: the
+    /// rest of a node's text is empty for most nodes (they have a name only), and an average
+    /// over all of them would make every node that has one look hundreds of times longer than
+    /// usual, its words all but unscored.
     fn total_num_tokens(&self, field: Field) -> tantivy::Result<u64> {
-        Ok(self
-            .tokens
-            .iter()
-            .find(|(f, _)| *f == field)
-            .map_or(0, |(_, n)| *n))
+        let Some((_, t)) = self.fields.iter().find(|(f, _)| *f == field) else {
+            return Ok(0);
+        };
+        if t.docs == 0 {
+            return Ok(0);
+        }
+        let scaled = u128::from(t.tokens) * u128::from(self.docs) / u128::from(t.docs);
+        Ok(u64::try_from(scaled).unwrap_or(u64::MAX))
     }
 
     fn total_num_docs(&self) -> tantivy::Result<u64> {
@@ -192,15 +202,25 @@ fn search_with(
     // The scored terms in one fixed order (word, then name before text), with their weights.
     let mut terms: Vec<(Term, Bm25Weight)> = Vec::with_capacity(2 * words.len());
     let mut clauses: Vec<(Occur, Box<dyn Query>)> = Vec::with_capacity(2 * words.len());
+    // each word's terms that have postings (the floor's intersection)
+    let mut by_word: Vec<Vec<Term>> = Vec::with_capacity(words.len());
     for w in &words {
-        for (field, boost) in [(f.name, NAME_BOOST), (f.text, 1.0)] {
+        by_word.push(Vec::with_capacity(2));
+        for (field, boost) in [(f.name, NAME_BOOST), (f.rest, 1.0)] {
             let term = Term::from_field_text(field, w);
+            if stats.doc_freq(&term).map_err(engine)? == 0 {
+                continue; // scores nothing: no clause to walk, no term to rescore
+            }
             let weight = Bm25Weight::for_terms(&stats, std::slice::from_ref(&term))
                 .map_err(engine)?
                 .boost_by(boost);
             let q: Box<dyn Query> =
                 Box::new(TermQuery::new(term.clone(), IndexRecordOption::WithFreqs));
             clauses.push((Occur::Should, Box::new(BoostQuery::new(q, boost))));
+            by_word
+                .last_mut()
+                .into_iter()
+                .for_each(|b| b.push(term.clone()));
             terms.push((term, weight));
         }
     }
@@ -218,7 +238,7 @@ fn search_with(
         ))
         .map_err(engine)?;
     let floor = match with_floor {
-        true => floor(&searcher, t, &words, labels, &terms, k)?,
+        true => floor(&searcher, t, &by_word, labels, &terms, k)?,
         false => None,
     };
     let mut limit = k + SLACK.max(k);
@@ -273,22 +293,31 @@ fn label_filter(field: Field, labels: &[LabelId]) -> Box<dyn Query> {
 fn floor(
     searcher: &Searcher,
     t: &Tantivy,
-    words: &[String],
+    by_word: &[Vec<Term>],
     labels: Option<&[LabelId]>,
     terms: &[(Term, Bm25Weight)],
     k: usize,
 ) -> Result<Option<f32>, TextError> {
-    if words.len() < 2 {
-        return Ok(None);
+    if by_word.len() < 2 || by_word.iter().any(Vec::is_empty) {
+        return Ok(None); // one word, or one no node holds
     }
     let f = t.fields;
-    let mut every: Vec<(Occur, Box<dyn Query>)> = words
+    let term_query = |term: &Term| -> Box<dyn Query> {
+        Box::new(TermQuery::new(term.clone(), IndexRecordOption::Basic))
+    };
+    let mut every: Vec<(Occur, Box<dyn Query>)> = by_word
         .iter()
-        .map(|w| {
-            let q: Box<dyn Query> = Box::new(TermQuery::new(
-                Term::from_field_text(f.text, w),
-                IndexRecordOption::Basic,
-            ));
+        .map(|fields| {
+            // a word in names only (most nodes have nothing but a name) is its postings list
+            // alone, not a union with an empty one
+            let q = match fields.as_slice() {
+                [one] => term_query(one),
+                more => Box::new(BooleanQuery::new(
+                    more.iter()
+                        .map(|t| (Occur::Should, term_query(t)))
+                        .collect(),
+                )),
+            };
             (Occur::Must, q)
         })
         .collect();
@@ -482,7 +511,7 @@ mod tests {
         for (i, title) in titles.iter().enumerate() {
             let text = NodeText {
                 name: title.clone(),
-                text: format!("{title}\n{}", vocabulary[i % vocabulary.len()]),
+                rest: vocabulary[i % vocabulary.len()].to_owned(),
             };
             let label = LabelId((i % 3) as u32);
             w.add_document(t.document(NodeId(i as u64), label, &text))

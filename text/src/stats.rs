@@ -10,9 +10,9 @@ use tantivy::DocId;
 /// only grow).
 #[derive(Debug, Default)]
 pub(crate) struct StatsCache {
-    /// Tokens of every document of a segment, per searched field.
-    pub(crate) all: HashMap<SegmentId, [u64; 2]>,
-    /// The deleted documents of a segment (sorted) and their tokens, as of `count` deletes.
+    /// Totals of every document of a segment, per searched field.
+    pub(crate) all: HashMap<SegmentId, [Totals; 2]>,
+    /// The deleted documents of a segment (sorted) and their totals, as of `count` deletes.
     pub(crate) deleted: HashMap<SegmentId, Arc<Deleted>>,
 }
 
@@ -20,5 +20,22 @@ pub(crate) struct StatsCache {
 pub(crate) struct Deleted {
     pub(crate) count: u32,
     pub(crate) docs: Vec<DocId>,
-    pub(crate) tokens: [u64; 2],
+    pub(crate) totals: [Totals; 2],
+}
+
+/// A field's totals over some documents: its tokens, and the documents with at least one.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Totals {
+    pub(crate) tokens: u64,
+    pub(crate) docs: u64,
+}
+
+impl Totals {
+    /// The totals of documents with these token counts.
+    pub(crate) fn of(counts: impl Iterator<Item = u64>) -> Totals {
+        counts.fold(Totals::default(), |t, n| Totals {
+            tokens: t.tokens + n,
+            docs: t.docs + u64::from(n > 0),
+        })
+    }
 }

@@ -52,6 +52,47 @@ fn words_find_nodes_and_rarer_words_rank_higher() {
     assert!(text.search("?!", None, 5).unwrap().is_empty());
 }
 
+/// A description is found by its words though most nodes have none: the rest of a node's text
+/// is weighed against the nodes that have one, not against all (whose average length is
+/// nearly nothing), so one word in a name does not beat every word of a description.
+#[test]
+fn a_description_counts_where_most_nodes_have_only_a_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let g = open(dir.path());
+    let text = TextStore::new(Arc::clone(&g), dir.path());
+    let mut w = g.writer().unwrap();
+    for i in 0..2000 {
+        let title = match i % 400 {
+            0 => format!("Tree search number {i}"),
+            _ => format!("Filler paper number {i}"),
+        };
+        w.upsert_node(
+            "Paper",
+            &format!("p{i}"),
+            [("title", Value::from(title))],
+            None,
+        )
+        .unwrap();
+    }
+    w.upsert_node(
+        "Paper",
+        "described",
+        [("title", Value::from("Stone markers"))],
+        Some("Cairn stones mark hiking trails above the tree line"),
+    )
+    .unwrap();
+    w.commit().unwrap();
+    text.refresh().unwrap();
+    let hits = text
+        .search(
+            "Cairn stones mark hiking trails above the tree line",
+            None,
+            1,
+        )
+        .unwrap();
+    assert_eq!(names(&g, &hits), ["described"]);
+}
+
 #[test]
 fn writes_are_applied_in_place_saved_and_opened_by_the_next_handle() {
     let dir = tempfile::tempdir().unwrap();
