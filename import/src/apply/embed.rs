@@ -1,13 +1,13 @@
 //! Vectors in an import: which embedder computes the missing ones (the dump's embedder
 //! records, the database's, the caller's), and computing them on every core.
 
-use super::workers;
+use super::{par_each, workers};
 use crate::nodes::NodeList;
 use crate::stage::Staging;
 use crate::{report, ImportError, ImportOptions, Phase};
 use cairn_embed::Embedder;
 use cairn_storage_format::{EmbedderDef, NodeId, NodeRecord};
-use cairn_store::{describe, BulkLoad, Catalog, EngineError, VectorSink};
+use cairn_store::{describe, BulkLoad, Catalog, VectorSink};
 use std::sync::Arc;
 
 /// The embedder that computes the import's missing vectors ([`dump_embedder`]), recorded in
@@ -255,34 +255,18 @@ fn embed_nodes(
         .step_by(EMBED_BATCH)
         .map(|start| start..(start + EMBED_BATCH).min(count))
         .collect();
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    let out: Vec<std::sync::Mutex<Option<EmbedResult>>> =
-        chunks.iter().map(|_| std::sync::Mutex::new(None)).collect();
-    std::thread::scope(|s| {
-        for _ in 0..workers().min(chunks.len()) {
-            s.spawn(|| loop {
-                let c = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                let Some(chunk) = chunks.get(c) else { break };
-                let result = texts(chunk).and_then(|t| {
-                    let refs: Vec<&str> = t.iter().map(String::as_str).collect();
-                    Ok(embedder.embed_batch(&refs)?)
-                });
-                let now = done.fetch_add(chunk.len() as u64, std::sync::atomic::Ordering::Relaxed)
-                    + chunk.len() as u64;
-                report(options, Phase::Embed, now, Some(total));
-                if let Ok(mut slot) = out[c].lock() {
-                    *slot = Some(result);
-                }
-            });
-        }
+    let parts = par_each(&chunks, |chunk| {
+        let result: EmbedResult = texts(chunk).and_then(|t| {
+            let refs: Vec<&str> = t.iter().map(String::as_str).collect();
+            Ok(embedder.embed_batch(&refs)?)
+        });
+        let now = done.fetch_add(chunk.len() as u64, std::sync::atomic::Ordering::Relaxed)
+            + chunk.len() as u64;
+        report(options, Phase::Embed, now, Some(total));
+        result
     });
     let mut vectors = Vec::with_capacity(count);
-    for slot in out {
-        let part = slot
-            .into_inner()
-            .ok()
-            .flatten()
-            .ok_or_else(|| EngineError::Invalid("an embedding worker did not finish".into()))?;
+    for part in parts {
         vectors.extend(part?);
     }
     Ok(vectors)

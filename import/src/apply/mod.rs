@@ -438,29 +438,34 @@ const RUNS_PER_CORE: usize = 4;
 fn par_chunks<T: Sync, R: Send>(items: &[T], f: impl Fn(&[T]) -> R + Sync) -> Vec<R> {
     let size = items.len().div_ceil(workers() * RUNS_PER_CORE).max(1);
     let chunks: Vec<&[T]> = items.chunks(size).collect();
+    par_each(&chunks, |chunk| f(chunk))
+}
+
+/// Applies `f` to every chunk on up to [`workers`] threads, each taking the next chunk not yet
+/// taken, and returns the results in chunk order. A worker's panic reaches the caller.
+fn par_each<C: Sync, R: Send>(chunks: &[C], f: impl Fn(&C) -> R + Sync) -> Vec<R> {
     let next = std::sync::atomic::AtomicUsize::new(0);
-    let out: Vec<std::sync::Mutex<Option<R>>> =
-        chunks.iter().map(|_| std::sync::Mutex::new(None)).collect();
-    std::thread::scope(|s| {
-        for _ in 0..workers().min(chunks.len()) {
-            s.spawn(|| loop {
-                let c = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                let Some(chunk) = chunks.get(c) else { break };
-                let r = f(chunk);
-                if let Ok(mut slot) = out[c].lock() {
-                    *slot = Some(r);
-                }
-            });
-        }
+    let mut done: Vec<(usize, R)> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..workers().min(chunks.len()))
+            .map(|_| {
+                s.spawn(|| {
+                    let mut mine = Vec::new();
+                    loop {
+                        let c = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let Some(chunk) = chunks.get(c) else { break };
+                        mine.push((c, f(chunk)));
+                    }
+                    mine
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+            .collect()
     });
-    out.into_iter()
-        .map(|slot| {
-            slot.into_inner()
-                .ok()
-                .flatten()
-                .unwrap_or_else(|| panic!("a worker of par_chunks did not finish"))
-        })
-        .collect()
+    done.sort_unstable_by_key(|(c, _)| *c);
+    done.into_iter().map(|(_, r)| r).collect()
 }
 
 /// A pause between ingesting files and committing, so that the kill test can hit that window.
