@@ -720,8 +720,11 @@ fn harness(backend: &Backend, budget: Duration, want: Want) -> Tally {
     let mut gid = 0i64;
     let mut round = 0;
     let mut last_db: Option<PathBuf> = None;
+    // Enough crashes, and at least one index state compared with a rebuild: a run whose
+    // crashes all came before the first node exists compared none, so it goes on.
     let done = |t: &Tally| {
-        t.crashes() >= want.crashes
+        t.compared_with_rebuild > 0
+            && t.crashes() >= want.crashes
             && t.crashes_at.len() >= want.points
             && want.named.iter().all(|n| t.crashes_at.contains_key(*n))
     };
