@@ -120,9 +120,16 @@ impl Layout {
 
     /// The boundary key of a field of node `id`'s adjacency hash.
     pub(crate) fn edge_key(id: u64, field: &[u8]) -> Vec<u8> {
-        let mut k = id.to_be_bytes().to_vec();
-        k.extend_from_slice(field);
+        let mut k = Vec::with_capacity(8 + field.len());
+        Layout::edge_key_into(&mut k, id, field);
         k
+    }
+
+    /// [`Layout::edge_key`] into `k` (cleared first), so that a reader of many reuses one buffer.
+    pub(crate) fn edge_key_into(k: &mut Vec<u8>, id: u64, field: &[u8]) {
+        k.clear();
+        k.extend_from_slice(&id.to_be_bytes());
+        k.extend_from_slice(field);
     }
 
     /// The pattern `SCAN` matches every Redis key of `space` with (the sorted sets of ordered

@@ -300,12 +300,7 @@ impl RedisStorage {
             Value::BulkString(b) => b,
             other => bytes_of(&other)?.unwrap_or_default(),
         };
-        packed_entries(id, &packed).ok_or_else(|| {
-            fail(
-                BackendErrorKind::Other,
-                format!("node {id}: a malformed adjacency reply"),
-            )
-        })
+        packed_entries(id, &packed).ok_or_else(|| malformed(id))
     }
 
     pub(super) fn scan_at(
@@ -461,6 +456,22 @@ impl RedisStorage {
                     let now = bytes_of(&answer.value)?;
                     if let Some(v) = self.as_of(at, answer.head, space, key, now)? {
                         found(i, key, &v)?;
+                    }
+                }
+                Wanted::Node(Space::Out | Space::In, id) if answer.head <= at => {
+                    // No later commit touched the master: the entries as read, in key order,
+                    // handed on from the reply without a copy each (a node's adjacency is most
+                    // of what a batch reads).
+                    let packed = match &answer.value {
+                        Value::BulkString(b) => Cow::Borrowed(b.as_slice()),
+                        other => Cow::Owned(bytes_of(other)?.unwrap_or_default()),
+                    };
+                    let mut fields = packed_fields(&packed).ok_or_else(|| malformed(id))?;
+                    fields.sort_unstable_by(|a, b| a.0.cmp(b.0));
+                    let mut key = Vec::new();
+                    for (field, value) in fields {
+                        Layout::edge_key_into(&mut key, id, field);
+                        found(i, &key, value)?;
                     }
                 }
                 Wanted::Node(space @ (Space::Out | Space::In), id) => {
@@ -643,16 +654,35 @@ impl RedisStorage {
     // ---- commits ----
 }
 
+/// The error of an adjacency reply that does not decode.
+fn malformed(id: u64) -> EngineError {
+    fail(
+        BackendErrorKind::Other,
+        format!("node {id}: a malformed adjacency reply"),
+    )
+}
+
 /// Decodes the `a` read's string (per entry: the field's length as u16 and the value's as
 /// u32, big-endian, then the field and the value) into boundary keys of node `id` and values.
-fn packed_entries(id: u64, mut rest: &[u8]) -> Option<Vec<(Vec<u8>, Vec<u8>)>> {
+fn packed_entries(id: u64, packed: &[u8]) -> Option<Vec<(Vec<u8>, Vec<u8>)>> {
+    Some(
+        packed_fields(packed)?
+            .into_iter()
+            .map(|(field, value)| (Layout::edge_key(id, field), value.to_vec()))
+            .collect(),
+    )
+}
+
+/// The (field, value) entries of a packed `a` reply (see [`packed_entries`]), borrowed from it,
+/// in the order the server listed them.
+fn packed_fields(mut rest: &[u8]) -> Option<Vec<(&[u8], &[u8])>> {
     let mut out = Vec::new();
     while !rest.is_empty() {
         let f = usize::from(u16::from_be_bytes(rest.get(..2)?.try_into().ok()?));
         let v = u32::from_be_bytes(rest.get(2..6)?.try_into().ok()?) as usize;
         let field = rest.get(6..6 + f)?;
         let value = rest.get(6 + f..6 + f + v)?;
-        out.push((Layout::edge_key(id, field), value.to_vec()));
+        out.push((field, value));
         rest = rest.get(6 + f + v..)?;
     }
     Some(out)
