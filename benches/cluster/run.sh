@@ -8,7 +8,8 @@
 #   into the 1- and 6-master clusters the throughput runs read;
 # - EXPLORE: one `cairn --db DB --read-only query -f Q --format json` per run over the same
 #   QUERIES EXPLOREs from random authors over a relation set (`VIA AUTHORED, <AUTHORED, CITES,
-#   <CITES`, every other setting default: beam 8, depth 3), each on a fresh store view
+#   <CITES`, every other setting default: beam 8, depth 3 not written, so that the adaptive
+#   expansion may deepen it), each on a fresh store view
 #   (a one-shot process builds no node table), local and 3 masters interleaved: p50/p99 of the
 #   statements' own elapsed_ms, queries per second (one client, one after another), and the
 #   round trips each reports;
@@ -78,7 +79,11 @@ print(json.dumps({"phase": "explore", "system": name, "run": i, "queries": len(m
                   "qps": round(len(ms) / (sum(ms) / 1e3), 1),
                   "round_trips_p50": trips[len(trips) // 2] if trips else None,
                   "round_trips_max": trips[-1] if trips else None,
-                  "rounds_max": max(s["rounds"] for s in st), "loadavg": load}))
+                  "rounds_max": max(s["rounds"] for s in st),
+                  "adaptive_max": max(s.get("adaptive_expansions") or 0 for s in st),
+                  # statements past (depth + 2) x 3 masters, the depth counting adaptive expansions
+                  "over_bound": sum((s.get("round_trips") or 0) > 3 * (3 + (s.get("adaptive_expansions") or 0) + 2) for s in st),
+                  "loadavg": load}))
 PY
 }
 reads() { # name run db cluster-dir-or-empty

@@ -110,7 +110,8 @@ fn summary(e: &Exploration, elapsed: Duration) -> String {
 
 fn stats_json(e: &Exploration) -> serde_json::Value {
     serde_json::json!({"nodes_expanded": e.stats.nodes_expanded, "edges_scanned": e.stats.edges_scanned, "nodes_scored": e.stats.nodes_scored,
-                       "cache_hits": e.stats.cache_hits, "rounds": e.stats.rounds, "round_trips": e.stats.round_trips,
+                       "cache_hits": e.stats.cache_hits, "rounds": e.stats.rounds, "adaptive_expansions": e.stats.adaptive_expansions,
+                       "round_trips": e.stats.round_trips,
                        "elapsed_ms": e.stats.elapsed.as_secs_f64() * 1e3})
 }
 

@@ -57,10 +57,22 @@ pub const MAX_REVISITS: u32 = 2;
 /// Adaptive expansions (beam ×2, depth +1) when the plan's depth is reached while insufficient
 /// (only when DEPTH was not written: a written one is a hard bound).
 pub const MAX_ADAPTIVE: u32 = 2;
-/// Nodes a round that must read a remote store reads ahead, beyond what it reached
-/// (`Run::read_round`): enough for the layers of a light walk, so that it reads once per hop;
-/// a heavy one reads the best frontier candidates' neighbours, at a bounded extra cost.
-pub const READ_AHEAD: usize = 2048;
+/// Bytes a round that must read a remote store reads ahead at most, beyond what it reached
+/// (`Run::read_round`), estimated as [`NODE_BYTES`] a node plus [`EDGE_BYTES`] an edge of the
+/// average adjacency read so far ([`NodeSource::read_so_far`]): a whole layer of the walk, so that a search reads once per hop,
+/// unless the layer is larger (then the best frontier candidates' neighbours first). A bound in
+/// bytes, not nodes: a layer of hubs costs more than one of leaves, and the bound is what keeps
+/// one batch's server work (and the client's wait for it) in bounds.
+pub const READ_AHEAD_BYTES: u64 = 48 << 20;
+/// What a node's facts (record, degree) weigh in a read, for [`READ_AHEAD_BYTES`].
+pub const NODE_BYTES: u64 = 160;
+/// What one edge of an adjacency list weighs in a read (relation and node), for
+/// [`READ_AHEAD_BYTES`].
+pub const EDGE_BYTES: u64 = 16;
+/// The average adjacency estimated before the reads tell (edges a node), and how many nodes'
+/// worth of reads it weighs as: the first layers are few nodes, often hubs, whose average
+/// alone would overestimate the next layer many times over.
+const PRIOR_EDGES: (u64, u64) = (16, 1024);
 /// SEARCH entries without a vector index scan at most this many nodes.
 pub const EXACT_SEARCH_LIMIT: usize = 200_000;
 
@@ -733,12 +745,14 @@ impl Run<'_, '_> {
     /// Reads, in one batch, the facts of the nodes `reached` (with the hops they were reached
     /// at) and the edges of those the search may walk on from. On a source that reads ahead (a
     /// remote store: [`NodeSource::reads_ahead`]), a round that must read at all also reads
-    /// the next layer: the step neighbours (thinned as an expansion thins them) of the nodes
-    /// read before whose neighbours were not, below `depth_cap`, best frontier candidates
-    /// first, up to [`READ_AHEAD`] nodes more than the round reached. A later round that
-    /// expands one of them finds what it reaches read: when the layers fit, an EXPLORE reads
-    /// once per hop of its walk (its entries, then each layer) instead of once per round.
-    /// Scores and results do not change.
+    /// the next layer of the walk: the step neighbours (thinned as an expansion thins them) of
+    /// the nodes read before whose neighbours were not, below `depth_cap`, and that a later
+    /// round may still expand (a frontier candidate, or a node a frontier candidate nearer the
+    /// entries may yet reach), best frontier candidates first, up to [`READ_AHEAD_BYTES`]. A
+    /// later round that expands one of them finds what it reaches read: when a layer fits, an
+    /// EXPLORE reads once per hop of its walk (its entries, then each layer; an adaptive
+    /// expansion's hop reads the layer past the old cap, whose nodes were read with their
+    /// edges) instead of once per round. Scores and results do not change.
     fn read_round(
         &mut self,
         reached: &[(NodeId, u32)],
@@ -754,21 +768,37 @@ impl Run<'_, '_> {
             table.prefetch(&ids, onward)?;
             return Ok(());
         }
+        // (the edges of nodes at the cap too: their connectivity counts their edges through
+        // the steps, and an adaptive expansion walks on from them)
         let onward = self.walks_on(reached.iter().map(|r| r.1));
         if table.unread(&ids, onward).is_empty() {
             self.note_read(reached);
             return Ok(());
         }
-        // The nodes to open, best frontier candidates first (then the others, by node).
+        // Frontier candidates rank the nodes to open (best first); a node that is none may
+        // still be reached, and expanded, if some candidate is nearer the entries than it.
         let mut best: HashMap<NodeId, f64> = HashMap::new();
+        let mut nearest = u32::MAX;
         for c in frontier.values() {
             let b = best.entry(c.node).or_insert(c.score);
             *b = b.max(c.score);
+            let hops = self.paths[c.path].hops;
+            if hops < depth_cap {
+                nearest = nearest.min(hops);
+            }
+        }
+        for &(node, hops) in reached {
+            // about to be candidates (scored after this read)
+            best.entry(node).or_insert(0.0);
+            if hops < depth_cap {
+                nearest = nearest.min(hops);
+            }
         }
         let mut open: Vec<(NodeId, u32)> = Vec::new();
         let mut later = Vec::new();
         for (node, hops) in std::mem::take(&mut self.ahead) {
-            if hops < depth_cap {
+            let may_expand = best.contains_key(&node) || (nearest != u32::MAX && hops > nearest);
+            if hops < depth_cap && may_expand {
                 open.push((node, hops));
             } else {
                 later.push((node, hops));
@@ -776,9 +806,13 @@ impl Run<'_, '_> {
         }
         let rank = |n: &NodeId| best.get(n).copied().unwrap_or(f64::NEG_INFINITY);
         open.sort_by(|a, b| rank(&b.0).total_cmp(&rank(&a.0)).then(a.cmp(b)));
+        let (nodes, edges) = table.read_so_far();
+        let (prior, weight) = PRIOR_EDGES;
+        let per_node = NODE_BYTES + EDGE_BYTES * (edges + prior * weight) / (nodes + weight);
         let fanout = self.plan.fanout as usize;
         let mut want = reached.to_vec();
-        let mut extra = 0usize;
+        let mut queued: HashSet<NodeId> = reached.iter().map(|r| r.0).collect();
+        let mut bytes = 0u64;
         let mut rest = open.into_iter();
         for (node, hops) in rest.by_ref() {
             let mut found = Vec::new();
@@ -787,10 +821,11 @@ impl Run<'_, '_> {
                 sample_evenly(&mut more, fanout);
                 found.extend(more.into_iter().map(|(n, _, _)| n));
             }
-            let fresh = table.unread(&found, self.walks_on([hops + 1]));
-            extra += fresh.len();
+            let mut fresh = table.unread(&found, self.walks_on([hops + 1]));
+            fresh.retain(|n| queued.insert(*n));
+            bytes += fresh.len() as u64 * per_node;
             want.extend(fresh.into_iter().map(|n| (n, hops + 1)));
-            if extra >= READ_AHEAD {
+            if bytes >= READ_AHEAD_BYTES {
                 break;
             }
         }

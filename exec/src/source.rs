@@ -108,6 +108,12 @@ pub trait NodeSource: Send + Sync {
         let _ = (ids, adjacency);
         Vec::new()
     }
+
+    /// The nodes [`NodeSource::prefetch`] has read so far and the edges it listed of them
+    /// (none for a source that holds everything): what the next read is likely to weigh.
+    fn read_so_far(&self) -> (u64, u64) {
+        (0, 0)
+    }
 }
 
 /// The store's largest degree as the `u32` the normaliser takes.
@@ -125,6 +131,8 @@ pub struct StoreOps {
     pub prefix_scans: u64,
     /// Nodes whose facts (and edges) batched reads fetched (`NodeSource::prefetch`).
     pub nodes_read: u64,
+    /// Edges those batched reads listed.
+    pub edges_read: u64,
 }
 
 /// A vector in the table's quantised form: i8 components and their scale.
@@ -162,6 +170,7 @@ pub struct StoreView<'g> {
     multi_gets: AtomicU64,
     prefix_scans: AtomicU64,
     nodes_read: AtomicU64,
+    edges_read: AtomicU64,
 }
 
 impl std::fmt::Debug for StoreView<'_> {
@@ -192,6 +201,7 @@ impl<'g> StoreView<'g> {
             multi_gets: AtomicU64::new(0),
             prefix_scans: AtomicU64::new(0),
             nodes_read: AtomicU64::new(0),
+            edges_read: AtomicU64::new(0),
         }
     }
 
@@ -206,6 +216,7 @@ impl<'g> StoreView<'g> {
             multi_gets: self.multi_gets.load(Ordering::Relaxed),
             prefix_scans: self.prefix_scans.load(Ordering::Relaxed),
             nodes_read: self.nodes_read.load(Ordering::Relaxed),
+            edges_read: self.edges_read.load(Ordering::Relaxed),
         }
     }
 
@@ -333,6 +344,7 @@ impl NodeSource for StoreView<'_> {
         self.nodes_read
             .fetch_add(todo.len() as u64, Ordering::Relaxed);
         let mut fresh_edges = Vec::new();
+        let mut edges = 0u64;
         {
             let mut known = self.lock_known();
             for (id, b) in todo.iter().zip(bundles) {
@@ -353,17 +365,24 @@ impl NodeSource for StoreView<'_> {
                 );
                 for ((incoming, w), list) in want.into_iter().zip([b.out, b.inc]) {
                     if w {
+                        edges += list.len() as u64;
                         fresh_edges.push(((*id, incoming), Arc::new(list)));
                     }
                 }
             }
         }
         self.lock().extend(fresh_edges);
+        self.edges_read.fetch_add(edges, Ordering::Relaxed);
         Ok(())
     }
 
     fn reads_ahead(&self) -> bool {
         self.graph.round_trips().is_some()
+    }
+
+    fn read_so_far(&self) -> (u64, u64) {
+        let ops = self.ops();
+        (ops.nodes_read, ops.edges_read)
     }
 
     fn unread(&self, ids: &[NodeId], adjacency: Option<Direction>) -> Vec<NodeId> {
