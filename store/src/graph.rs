@@ -1042,8 +1042,13 @@ impl Reader<'_> {
             return Ok(out);
         }
         self.graph.ops.count(crate::stats::Op::PrefixScan);
-        // Ids an uncommitted import handed out (`hidden`) are past `committed`: not scanned.
-        let scan = Scan::Nodes(start.0..self.committed);
+        // Ids an uncommitted import handed out (`hidden`) are past `committed`: not scanned;
+        // nor ids never handed out (`committed` is unbounded when no import runs, and a
+        // cluster's node scan walks the id range a page at a time, not its keys).
+        let end = self
+            .committed
+            .min(self.graph.next_id.load(Ordering::SeqCst));
+        let scan = Scan::Nodes(start.0..end);
         self.kv().scan(Space::Node, scan, &mut |k, v| {
             let id = NodeKey::decode(k)
                 .map_err(EngineError::corrupt("node key"))?
