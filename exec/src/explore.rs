@@ -390,37 +390,10 @@ impl Run<'_, '_> {
         let mut adaptive = 0u32;
         let sufficient_at = sufficiency_threshold(&plan.until);
 
-        // Entries, and what EXCEPT takes away.
-        let (entries, searched) = self.entries(&plan.entries)?;
-        let entries = self.keep_hop(0, &entries)?;
-        self.entry_set = entries.iter().copied().collect();
-        self.searched = searched;
-        self.excluded = self.except_set(cancel)?;
-        let at_entries: Vec<(NodeId, u32)> = entries.iter().map(|&n| (n, 0)).collect();
-        self.read_round(&at_entries, depth_cap, &HashMap::new())?;
-        self.ensure_records(&entries)?;
         // Keyed by (node, state): in an ordered VIA path the same node at another position is a
         // different state of the search (it follows another step), so it is visited separately.
-        let mut frontier: Frontier = HashMap::new();
-        let mut results: HashMap<NodeId, Candidate> = HashMap::new();
+        let (mut frontier, mut results) = self.start(cancel, depth_cap, weights)?;
         let mut visits: HashMap<(NodeId, u32), Visit> = HashMap::new();
-        self.load(&entries)?;
-        for &node in &entries {
-            let Some(info) = self.infos.get(&node) else {
-                continue;
-            };
-            let (semantic, node_conn) = (info.semantic, info.connectivity);
-            let score = weights.semantic * semantic
-                + weights.connectivity * self.connectivity(node, 0, node_conn)?
-                + weights.distance;
-            let path = self.entry_path(node);
-            let c = Candidate { node, score, path };
-            frontier.insert((node, 0, 0), c);
-            self.consider_result(&mut results, c);
-            if self.trace {
-                self.events.push(TraceEvent::Entry { node, score });
-            }
-        }
 
         let mut stale = 0u32;
         let mut last_top: Vec<NodeId> = Vec::new();
@@ -561,80 +534,7 @@ impl Run<'_, '_> {
                         score: c.score,
                     });
                 }
-                for step in steps_at(plan, hops) {
-                    let mut found = self.neighbors(c.node, step)?;
-                    self.stats.edges_scanned += found.len() as u64;
-                    self.thin(c.node, &mut found);
-                    // Hierarchy fallback: nothing promising through this relation → its siblings.
-                    // (Only a relation with a parent has siblings: without one, whether any
-                    // neighbour is promising decides nothing, and they are scored below.)
-                    if let Some((rel, parent)) = step
-                        .relation
-                        .as_ref()
-                        .and_then(|rel| Some((rel, self.catalog.parent(rel.id)?)))
-                    {
-                        let promising = self.any_above(&found, c, step, floor, weights)?;
-                        if !promising {
-                            let siblings: Vec<RelId> = self
-                                .catalog
-                                .children(parent)
-                                .into_iter()
-                                .filter(|r| *r != rel.id)
-                                .collect();
-                            if !siblings.is_empty() {
-                                if self.trace {
-                                    self.events.push(TraceEvent::Fallback {
-                                        node: c.node,
-                                        relation: rel.name.clone(),
-                                        parent: self
-                                            .catalog
-                                            .relation_name(parent)
-                                            .unwrap_or("?")
-                                            .to_owned(),
-                                        siblings: siblings
-                                            .iter()
-                                            .map(|r| {
-                                                self.catalog
-                                                    .relation_name(*r)
-                                                    .unwrap_or("?")
-                                                    .to_owned()
-                                            })
-                                            .collect(),
-                                    });
-                                }
-                                let more = self.neighbors_of(
-                                    c.node,
-                                    engine_dir(step.direction),
-                                    &siblings,
-                                )?;
-                                self.stats.edges_scanned += more.len() as u64;
-                                found.extend(more);
-                            }
-                        }
-                    }
-                    for (node, rel, reversed) in found {
-                        let path = self.push_path(PathNode {
-                            node,
-                            prev: Some(c.path),
-                            rel: Some(rel),
-                            reversed,
-                            hops: hops + 1,
-                            signature: mix(
-                                self.paths[c.path].signature,
-                                u64::from(rel.0) * 2 + u64::from(reversed),
-                            ),
-                        });
-                        reached.push((
-                            Candidate {
-                                node,
-                                score: step.weight,
-                                path,
-                            },
-                            c.node,
-                            rel,
-                        ));
-                    }
-                }
+                self.expand(c, hops, floor, weights, &mut reached)?;
             }
 
             // Everything the scoring below and the next round read of the nodes reached, in
@@ -645,89 +545,14 @@ impl Run<'_, '_> {
                 .collect();
             self.read_round(&at, depth_cap, &frontier)?;
 
-            // Score everything reached this round (records, degrees and vectors in batches).
-            let mut fresh: Vec<NodeId> = reached
-                .iter()
-                .map(|(c, _, _)| c.node)
-                .filter(|n| !self.infos.contains_key(n))
-                .collect();
-            fresh.sort();
-            fresh.dedup();
-            // In batches, so that a cancel (Ctrl-C in the REPL) is seen within one batch: a
-            // wide round (BEAM 1024, a large FANOUT) reaches hundreds of thousands of nodes,
-            // seconds of scoring.
-            for batch in fresh.chunks(CANCEL_BATCH) {
-                if cancel.is_cancelled() {
-                    break;
-                }
-                self.load(batch)?;
-            }
-            if !plan.filters.is_empty() {
-                // every node reached, not only the fresh ones: a hierarchy check may have
-                // scored some already, without their records
-                let all: Vec<NodeId> = reached.iter().map(|(c, _, _)| c.node).collect();
-                self.ensure_records(&all)?;
-            }
-            for (k, (mut cand, from, rel)) in reached.into_iter().enumerate() {
-                if k % CANCEL_BATCH == 0 && cancel.is_cancelled() {
-                    break;
-                }
-                let Some(info) = self.infos.get(&cand.node) else {
-                    continue;
-                };
-                // A node where an alias binds must pass the filters on it to be a way on.
-                if !self.passes_hop(cand.node, self.paths[cand.path].hops) {
-                    continue;
-                }
-                let (semantic, node_conn) = (info.semantic, info.connectivity);
-                let hops = self.paths[cand.path].hops;
-                let distance = 1.0 / (1.0 + f64::from(hops));
-                let connectivity = self.connectivity(cand.node, hops, node_conn)?;
-                let base = weights.semantic * semantic
-                    + weights.connectivity * connectivity
-                    + weights.distance * distance;
-                cand.score *= base; // cand.score held the step weight
-                if self.trace {
-                    self.events.push(TraceEvent::Scored {
-                        node: cand.node,
-                        from,
-                        relation: self.catalog.relation_name(rel).unwrap_or("?").to_owned(),
-                        semantic,
-                        connectivity,
-                        distance,
-                        score: cand.score,
-                    });
-                }
-                self.consider_result(&mut results, cand);
-                // A node at the end of an ordered path has no step left to follow (and was
-                // never expanded in that state: the visited set has nothing on it).
-                if !has_steps_at(plan, self.paths[cand.path].hops) {
-                    continue;
-                }
-                // Visited set with the revisit rule.
-                let state = self.state(self.paths[cand.path].hops);
-                let root = self.root(cand.path);
-                if let Some(v) = visits.get(&(cand.node, state)) {
-                    // A path from a second entry goes on from a node expanded once: what lies
-                    // beyond may be that entry's result only (a node is not its own result).
-                    let second_root = !v.roots.contains(&root) && v.roots.len() < 2;
-                    let sig = self.paths[cand.path].signature;
-                    let better = cand.score > v.best * (1.0 + REVISIT_MARGIN);
-                    if !second_root
-                        && (v.expansions > MAX_REVISITS || v.signatures.contains(&sig) || !better)
-                    {
-                        continue;
-                    }
-                    if self.trace && !second_root {
-                        self.events.push(TraceEvent::Revisit {
-                            node: cand.node,
-                            old_score: v.best,
-                            new_score: cand.score,
-                        });
-                    }
-                }
-                self.offer(&mut frontier, (cand.node, state), cand, root);
-            }
+            self.score_reached(
+                reached,
+                cancel,
+                weights,
+                &mut results,
+                &mut visits,
+                &mut frontier,
+            )?;
 
             // Staleness: did the best STOP_WINDOW results change this round?
             // A search that has found nothing yet is not stale, only not there yet.
@@ -742,6 +567,226 @@ impl Run<'_, '_> {
                 last_top = top;
             }
         }
+    }
+
+    /// The entries, what EXCEPT takes away, and the first frontier and results: each entry
+    /// scored at distance 0.
+    fn start(
+        &mut self,
+        cancel: &CancelToken,
+        depth_cap: u32,
+        weights: cairn_query::ScoreWeights,
+    ) -> Result<(Frontier, HashMap<NodeId, Candidate>), ExploreError> {
+        let plan = self.plan;
+        // Entries, and what EXCEPT takes away.
+        let (entries, searched) = self.entries(&plan.entries)?;
+        let entries = self.keep_hop(0, &entries)?;
+        self.entry_set = entries.iter().copied().collect();
+        self.searched = searched;
+        self.excluded = self.except_set(cancel)?;
+        let at_entries: Vec<(NodeId, u32)> = entries.iter().map(|&n| (n, 0)).collect();
+        self.read_round(&at_entries, depth_cap, &HashMap::new())?;
+        self.ensure_records(&entries)?;
+        let mut frontier: Frontier = HashMap::new();
+        let mut results: HashMap<NodeId, Candidate> = HashMap::new();
+        self.load(&entries)?;
+        for &node in &entries {
+            let Some(info) = self.infos.get(&node) else {
+                continue;
+            };
+            let (semantic, node_conn) = (info.semantic, info.connectivity);
+            let score = weights.semantic * semantic
+                + weights.connectivity * self.connectivity(node, 0, node_conn)?
+                + weights.distance;
+            let path = self.entry_path(node);
+            let c = Candidate { node, score, path };
+            frontier.insert((node, 0, 0), c);
+            self.consider_result(&mut results, c);
+            if self.trace {
+                self.events.push(TraceEvent::Entry { node, score });
+            }
+        }
+        Ok((frontier, results))
+    }
+
+    /// Lists the neighbours of an expanded candidate through the plan's steps at its depth
+    /// (with the hierarchy fallback), each a new path, into `reached`.
+    fn expand(
+        &mut self,
+        c: &Candidate,
+        hops: u32,
+        floor: f64,
+        weights: cairn_query::ScoreWeights,
+        reached: &mut Vec<(Candidate, NodeId, RelId)>,
+    ) -> Result<(), ExploreError> {
+        let plan = self.plan;
+        for step in steps_at(plan, hops) {
+            let mut found = self.neighbors(c.node, step)?;
+            self.stats.edges_scanned += found.len() as u64;
+            self.thin(c.node, &mut found);
+            // Hierarchy fallback: nothing promising through this relation → its siblings.
+            // (Only a relation with a parent has siblings: without one, whether any
+            // neighbour is promising decides nothing, and they are scored below.)
+            if let Some((rel, parent)) = step
+                .relation
+                .as_ref()
+                .and_then(|rel| Some((rel, self.catalog.parent(rel.id)?)))
+            {
+                let promising = self.any_above(&found, c, step, floor, weights)?;
+                if !promising {
+                    let siblings: Vec<RelId> = self
+                        .catalog
+                        .children(parent)
+                        .into_iter()
+                        .filter(|r| *r != rel.id)
+                        .collect();
+                    if !siblings.is_empty() {
+                        if self.trace {
+                            self.events.push(TraceEvent::Fallback {
+                                node: c.node,
+                                relation: rel.name.clone(),
+                                parent: self
+                                    .catalog
+                                    .relation_name(parent)
+                                    .unwrap_or("?")
+                                    .to_owned(),
+                                siblings: siblings
+                                    .iter()
+                                    .map(|r| {
+                                        self.catalog.relation_name(*r).unwrap_or("?").to_owned()
+                                    })
+                                    .collect(),
+                            });
+                        }
+                        let more =
+                            self.neighbors_of(c.node, engine_dir(step.direction), &siblings)?;
+                        self.stats.edges_scanned += more.len() as u64;
+                        found.extend(more);
+                    }
+                }
+            }
+            for (node, rel, reversed) in found {
+                let path = self.push_path(PathNode {
+                    node,
+                    prev: Some(c.path),
+                    rel: Some(rel),
+                    reversed,
+                    hops: hops + 1,
+                    signature: mix(
+                        self.paths[c.path].signature,
+                        u64::from(rel.0) * 2 + u64::from(reversed),
+                    ),
+                });
+                reached.push((
+                    Candidate {
+                        node,
+                        score: step.weight,
+                        path,
+                    },
+                    c.node,
+                    rel,
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// Scores every node a round reached and offers it as a result and, by the visited set's
+    /// revisit rule, to the frontier.
+    fn score_reached(
+        &mut self,
+        reached: Vec<(Candidate, NodeId, RelId)>,
+        cancel: &CancelToken,
+        weights: cairn_query::ScoreWeights,
+        results: &mut HashMap<NodeId, Candidate>,
+        visits: &mut HashMap<(NodeId, u32), Visit>,
+        frontier: &mut Frontier,
+    ) -> Result<(), ExploreError> {
+        let plan = self.plan;
+        // Score everything reached this round (records, degrees and vectors in batches).
+        let mut fresh: Vec<NodeId> = reached
+            .iter()
+            .map(|(c, _, _)| c.node)
+            .filter(|n| !self.infos.contains_key(n))
+            .collect();
+        fresh.sort();
+        fresh.dedup();
+        // In batches, so that a cancel (Ctrl-C in the REPL) is seen within one batch: a
+        // wide round (BEAM 1024, a large FANOUT) reaches hundreds of thousands of nodes,
+        // seconds of scoring.
+        for batch in fresh.chunks(CANCEL_BATCH) {
+            if cancel.is_cancelled() {
+                break;
+            }
+            self.load(batch)?;
+        }
+        if !plan.filters.is_empty() {
+            // every node reached, not only the fresh ones: a hierarchy check may have
+            // scored some already, without their records
+            let all: Vec<NodeId> = reached.iter().map(|(c, _, _)| c.node).collect();
+            self.ensure_records(&all)?;
+        }
+        for (k, (mut cand, from, rel)) in reached.into_iter().enumerate() {
+            if k % CANCEL_BATCH == 0 && cancel.is_cancelled() {
+                break;
+            }
+            let Some(info) = self.infos.get(&cand.node) else {
+                continue;
+            };
+            // A node where an alias binds must pass the filters on it to be a way on.
+            if !self.passes_hop(cand.node, self.paths[cand.path].hops) {
+                continue;
+            }
+            let (semantic, node_conn) = (info.semantic, info.connectivity);
+            let hops = self.paths[cand.path].hops;
+            let distance = 1.0 / (1.0 + f64::from(hops));
+            let connectivity = self.connectivity(cand.node, hops, node_conn)?;
+            let base = weights.semantic * semantic
+                + weights.connectivity * connectivity
+                + weights.distance * distance;
+            cand.score *= base; // cand.score held the step weight
+            if self.trace {
+                self.events.push(TraceEvent::Scored {
+                    node: cand.node,
+                    from,
+                    relation: self.catalog.relation_name(rel).unwrap_or("?").to_owned(),
+                    semantic,
+                    connectivity,
+                    distance,
+                    score: cand.score,
+                });
+            }
+            self.consider_result(results, cand);
+            // A node at the end of an ordered path has no step left to follow (and was
+            // never expanded in that state: the visited set has nothing on it).
+            if !has_steps_at(plan, self.paths[cand.path].hops) {
+                continue;
+            }
+            // Visited set with the revisit rule.
+            let state = self.state(self.paths[cand.path].hops);
+            let root = self.root(cand.path);
+            if let Some(v) = visits.get(&(cand.node, state)) {
+                // A path from a second entry goes on from a node expanded once: what lies
+                // beyond may be that entry's result only (a node is not its own result).
+                let second_root = !v.roots.contains(&root) && v.roots.len() < 2;
+                let sig = self.paths[cand.path].signature;
+                let better = cand.score > v.best * (1.0 + REVISIT_MARGIN);
+                if !second_root
+                    && (v.expansions > MAX_REVISITS || v.signatures.contains(&sig) || !better)
+                {
+                    continue;
+                }
+                if self.trace && !second_root {
+                    self.events.push(TraceEvent::Revisit {
+                        node: cand.node,
+                        old_score: v.best,
+                        new_score: cand.score,
+                    });
+                }
+            }
+            self.offer(frontier, (cand.node, state), cand, root);
+        }
+        Ok(())
     }
 
     /// The directions the VIA steps at any of `hops` follow (`None`: no step applies), for
