@@ -8,7 +8,6 @@
 use serde_json::Value;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 fn kgqa_dir() -> PathBuf {
     match std::env::var_os("KGQA_DATA") {
@@ -17,13 +16,11 @@ fn kgqa_dir() -> PathBuf {
     }
 }
 
+mod common;
+
 /// Runs `cairn` and returns its stdout.
 fn cairn(args: &[&str]) -> String {
-    let o = Command::new(env!("CARGO_BIN_EXE_cairn"))
-        .args(args)
-        .env_remove("CAIRN_DB")
-        .output()
-        .unwrap();
+    let o = common::cairn(args);
     assert!(
         o.status.success(),
         "cairn {args:?}: {}",
@@ -32,13 +29,34 @@ fn cairn(args: &[&str]) -> String {
     String::from_utf8(o.stdout).unwrap()
 }
 
-/// Runs `cairn` and returns its stdout, one JSON document a line.
-fn json_lines(args: &[&str]) -> Vec<Value> {
-    cairn(args)
+/// Writes `script` to `dir/name`, runs it with `query -f --format json` and returns its
+/// documents, one a statement.
+fn run_script(dir: &Path, db: &str, name: &str, script: &str) -> Vec<Value> {
+    let file = dir.join(name);
+    std::fs::write(&file, script).unwrap();
+    let args = [
+        "--db",
+        db,
+        "query",
+        "-f",
+        file.to_str().unwrap(),
+        "--format",
+        "json",
+    ];
+    cairn(&args)
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
         .collect()
 }
+
+/// The clauses the statements are counted by (each must occur at least once).
+const CLAUSES: [&str; 5] = [
+    "ORDER BY",
+    "RETURN COUNT",
+    "EXCEPT",
+    " WHERE ",
+    "FROM (EXPLORE",
+];
 
 fn keys(items: &Value) -> BTreeSet<String> {
     items
@@ -84,17 +102,7 @@ fn geoquery_statements_run_by_hand_answer_as_ask() {
             )
         })
         .collect();
-    let asks_file = dir.path().join("asks.explore");
-    std::fs::write(&asks_file, asks).unwrap();
-    let answers = json_lines(&[
-        "--db",
-        db,
-        "query",
-        "-f",
-        asks_file.to_str().unwrap(),
-        "--format",
-        "json",
-    ]);
+    let answers = run_script(dir.path(), db, "asks.explore", &asks);
     assert_eq!(answers.len(), questions.len());
 
     // The statements ASK ran that are exact matches, run again by hand.
@@ -106,30 +114,14 @@ fn geoquery_statements_run_by_hand_answer_as_ask() {
         .iter()
         .map(|a| format!("{};\n", a["plan"].as_str().unwrap()))
         .collect();
-    let plans_file = dir.path().join("plans.explore");
-    std::fs::write(&plans_file, statements).unwrap();
-    let runs = json_lines(&[
-        "--db",
-        db,
-        "query",
-        "-f",
-        plans_file.to_str().unwrap(),
-        "--format",
-        "json",
-    ]);
+    let runs = run_script(dir.path(), db, "plans.explore", &statements);
     assert_eq!(runs.len(), exact.len());
 
     let mut kinds = std::collections::BTreeMap::<&str, usize>::new();
     let mut differ = Vec::new();
     for (ask, run) in exact.iter().zip(&runs) {
         let plan = ask["plan"].as_str().unwrap();
-        for kind in [
-            "ORDER BY",
-            "RETURN COUNT",
-            "EXCEPT",
-            " WHERE ",
-            "FROM (EXPLORE",
-        ] {
+        for kind in CLAUSES {
             if plan.contains(kind) {
                 *kinds.entry(kind).or_default() += 1;
             }
@@ -174,13 +166,7 @@ fn geoquery_statements_run_by_hand_answer_as_ask() {
     // Most questions of the set are read as a reading the language says (658 of 663 when
     // written): a planner that stopped writing them would pass the comparison vacuously.
     assert!(exact.len() * 10 >= questions.len() * 9, "{}", exact.len());
-    for kind in [
-        "ORDER BY",
-        "RETURN COUNT",
-        "EXCEPT",
-        " WHERE ",
-        "FROM (EXPLORE",
-    ] {
+    for kind in CLAUSES {
         assert!(
             kinds.get(kind).copied().unwrap_or(0) > 0,
             "no {kind}: {kinds:?}"
