@@ -220,6 +220,11 @@ fn io_failure(path: &Path, e: std::io::Error) -> Failure {
     }
 }
 
+/// jemalloc, not glibc's malloc: the full-text build hands each document to tantivy's indexing
+/// threads, which free it, and glibc's arenas serialise those frees (docs/BUILD.md, "Allocator").
+#[global_allocator]
+static GLOBAL: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     init_logging();
