@@ -512,6 +512,20 @@ impl Lexicon {
                 .any(|b| !self.wn.senses(Pos::Noun, b).is_empty())
     }
 
+    /// Whether `word` is a verb's past or present participle and no noun ("funded",
+    /// "recorded"; not "building", which is a noun as well): the form of a clause's verb,
+    /// which names a relation, never a label.
+    pub(crate) fn is_participle_only(&self, word: &str) -> bool {
+        let inflected = word.ends_with("ed") || word.ends_with("ing");
+        inflected
+            && !self.is_noun_form(word)
+            && self
+                .lemmas(word)
+                .iter()
+                .skip(1)
+                .any(|l| !self.wn.senses(Pos::Verb, l).is_empty())
+    }
+
     /// Whether WordNet knows `word` as an adjective.
     pub(crate) fn is_adjective(&self, word: &str) -> bool {
         !self.wn.senses(Pos::Adj, word).is_empty()

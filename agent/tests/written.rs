@@ -228,3 +228,47 @@ fn a_compared_property_wins_over_a_node_of_another_label_named_so() {
     let keys: Vec<&str> = o.answer.items.iter().map(|i| i.key.as_str()).collect();
     assert_eq!(keys, ["arran"], "{}", o.plan.header());
 }
+
+/// Yes/no questions check their object and their condition, and a text value next to a set's
+/// noun narrows the set: the answers are exact, both ways (a "no" is as checked as a "yes").
+#[test]
+fn yes_no_objects_conditions_and_text_values_are_checked() {
+    let f = import(&dump_lines());
+    let asker = Asker::new(&f.graph, &f.embedder, &f.table);
+    let cases: &[(&str, &[&str])] = &[
+        // the object: an edge to that node, not any edge of the relation
+        ("Does Norbridge Supply supply the Vega Router?", &["yes"]),
+        ("Does Halvard Components supply the Vega Router?", &["no"]),
+        // a comparison of the mention itself ("before" a number: its year)
+        ("Was Ivo Petrov hired before 2016?", &["yes"]),
+        ("Was Dana Kim hired before 2016?", &["no"]),
+        ("Which employees were hired after 2018?", &["e3", "e5"]),
+        // a text value before the noun, after it, and as the copula's complement
+        (
+            "Which networking products does Norbridge Supply supply?",
+            &["p1", "p6"],
+        ),
+        ("Which suppliers are in Toulouse?", &["s1", "s4"]),
+        ("Is the Lumen Lamp a lighting product?", &["yes"]),
+        ("Is the Tern Saw a networking product?", &["no"]),
+    ];
+    let qs: Vec<QaQuestion> = cases
+        .iter()
+        .map(|(q, a)| QaQuestion {
+            text: (*q).to_owned(),
+            answers: a.iter().map(|s| (*s).to_owned()).collect(),
+            qtype: "all".to_owned(),
+        })
+        .collect();
+    let report = evaluate_questions(&asker, &qs, &CancelToken::default(), &mut |_, _, _| {});
+    for r in &report.records {
+        assert!(
+            r.exact,
+            "{:?}: gold {:?}, got {:?} ({})",
+            r.question,
+            r.gold,
+            r.answers,
+            r.reading.as_deref().unwrap_or(&r.plan)
+        );
+    }
+}

@@ -12,6 +12,14 @@ use crate::vocab::{self, is_stopword, lexicon, schema_words, SchemaWord};
 use crate::AgentError;
 use cairn_storage_format::NodeId;
 use cairn_store::{Catalog, Element, GraphRead};
+use std::collections::BTreeSet;
+
+/// Nodes of each label read for its properties (the first by key).
+const LABEL_SAMPLE: usize = 64;
+/// Text values longer than this are no condition's value (names, descriptions).
+const VALUE_MAX_BYTES: usize = 64;
+/// Distinct text values kept per property of the sample.
+const VALUES_PER_PROPERTY: usize = 256;
 use std::collections::{BTreeMap, HashSet};
 
 impl<'g> Planner<'g> {
@@ -122,8 +130,8 @@ impl<'g> Planner<'g> {
     pub(super) fn label_props(&self, catalog: &Catalog) -> Result<LabelProps, AgentError> {
         let mut out = LabelProps::new();
         for (l, name) in catalog.labels() {
-            let ids = self.graph.label_nodes_first(l, 32)?;
-            let mut seen: BTreeMap<String, (usize, usize)> = BTreeMap::new();
+            let ids = self.graph.label_nodes_first(l, LABEL_SAMPLE)?;
+            let mut seen: BTreeMap<String, (usize, usize, BTreeSet<String>)> = BTreeMap::new();
             for rec in self.graph.nodes(&ids)?.into_iter().flatten() {
                 for (k, v) in &rec.props {
                     let Some(p) = catalog.prop_name(*k) else {
@@ -134,14 +142,24 @@ impl<'g> Planner<'g> {
                     if crate::reading::numeric(v).is_some() {
                         e.1 += 1;
                     }
+                    if let cairn_storage_format::Value::Str(t) = v {
+                        if t.len() <= VALUE_MAX_BYTES && e.2.len() < VALUES_PER_PROPERTY {
+                            e.2.insert(t.clone());
+                        }
+                    }
                 }
             }
             out.insert(
                 name.to_owned(),
                 seen.into_iter()
-                    .map(|(name, (n, numbers))| PropInfo {
+                    .map(|(name, (n, numbers, values))| PropInfo {
                         name,
                         numeric: numbers * 2 > n,
+                        values: values
+                            .into_iter()
+                            .map(|v| (super::normalize(&v), v))
+                            .filter(|(norm, _)| !norm.is_empty() && norm.split(' ').count() <= 3)
+                            .collect(),
                     })
                     .collect(),
             );
@@ -297,6 +315,11 @@ pub(super) fn label_of(
     // Labels by name, so that ties do not depend on the order labels were first imported in.
     let mut labels: Vec<(cairn_storage_format::LabelId, &str)> = catalog.labels().collect();
     labels.sort_by_key(|(_, n)| *n);
+    // A verb's participle shares a label's stem, not its meaning ("*funded* by" is no
+    // `FundingAgency`): it names a relation.
+    if vocab::lexicon().is_some_and(|lx| lx.is_participle_only(&w.norm)) {
+        return None;
+    }
     let best = labels
         .iter()
         .map(|(id, n)| {

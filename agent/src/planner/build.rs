@@ -9,7 +9,8 @@
 use super::paths::PathRead;
 use super::paths::{PathQuery, MAX_PATH};
 use super::structure::{
-    noun_property, pick_property, Against, KeySpec, LabelProps, PropChoice, Structure, Want,
+    noun_property, pick_property, Against, CompareSpec, KeySpec, LabelProps, PropChoice, Structure,
+    Want,
 };
 use super::{doubtful, Doubt, Entity, LinkMethod, Planner, Step, Word};
 use crate::reading::{Chain, Op, Operand, Output, RankKey, Source};
@@ -52,6 +53,9 @@ pub(super) struct Built {
     pub(super) doubts: Vec<Doubt>,
     /// Word positions the hops read (a relation's word, a wh-phrase's, a modifier).
     pub(super) read: HashSet<usize>,
+    /// Word positions of what the structure read but the reading could not apply (a
+    /// comparison on a property the answer's nodes do not carry): reported as unused.
+    pub(super) unread: Vec<usize>,
 }
 
 impl Built {
@@ -64,6 +68,7 @@ impl Built {
             path: Vec::new(),
             doubts: Vec::new(),
             read: HashSet::new(),
+            unread: Vec::new(),
         }
     }
 
@@ -158,7 +163,14 @@ impl<'g> Planner<'g> {
                     })
                     .collect();
                 if s.focus.is_none() {
-                    self.around_mention(b, &anchors, &parents, root, &mut built)?;
+                    let object = object_mention(b, &anchors, &parents, root);
+                    let reached = match object {
+                        Some(k) => self.reach_object(b, &anchors, &parents, root, k, &mut built)?,
+                        None => false,
+                    };
+                    if !reached {
+                        self.around_mention(b, &anchors, &parents, root, &mut built)?;
+                    }
                 } else if !before.is_empty() {
                     let label = built.chain.label().map(str::to_owned);
                     if let Some(h) =
@@ -178,6 +190,20 @@ impl<'g> Planner<'g> {
                 Built::of(Chain::from(Source::Label(label)), None)
             }
         };
+        // A comparison of the answer itself ("was X hired *before 2010*"), when its nodes
+        // carry the property; else its words are reported as unused.
+        for c in s.compares.iter().filter(|c| c.group.is_none()) {
+            let label = built.chain.label().map(str::to_owned);
+            let carried = label.as_deref().is_some_and(|l| {
+                b.props
+                    .get(l)
+                    .is_some_and(|ps| ps.iter().any(|p| p.name == c.property))
+            });
+            match label.filter(|_| carried).and_then(|l| compare_op(b, c, &l)) {
+                Some(op) => built.chain.ops.push(op),
+                None => built.unread.push(c.at),
+            }
+        }
         // A rank of the answer itself ("… most often", "the *highest* point in …").
         for r in s.ranks.iter().filter(|r| r.group.is_none()) {
             built.chain.ops.push(Op::Rank {
@@ -211,6 +237,65 @@ impl<'g> Planner<'g> {
             Want::Exists => Output::Exists,
         };
         Ok(Some((built, output)))
+    }
+
+    /// A yes/no question's object ("is X signed to *Y*", "did X produce *Y*"): the hop from
+    /// the root to the object's label that the words between read, kept where it arrives at
+    /// the object's nodes (of the reading that such a hop reaches, when the name is several
+    /// nodes'). `false` when no hop reaches any of its readings' labels.
+    fn reach_object(
+        &self,
+        b: &Build<'_>,
+        anchors: &[(Anchor, usize, usize)],
+        parents: &[Option<usize>],
+        root: usize,
+        object: usize,
+        built: &mut Built,
+    ) -> Result<bool, AgentError> {
+        let (m, label_of) = match anchors[object].0 {
+            Anchor::Mention(m) => (m, None),
+            Anchor::Group(g) => match b.structure.groups[g].mention {
+                Some(m) => (m, Some(b.structure.groups[g].label.as_str())),
+                None => return Ok(false),
+            },
+        };
+        let at = anchors[root].1;
+        let words = free_words(b, anchors, parents);
+        let label = built.chain.label().map(str::to_owned);
+        let mut best: Option<(HopChoice, &Entity)> = None;
+        // "the Blue Tide *foundation*": the reading of that label, if it is one.
+        let readings: Vec<&Entity> = match label_of {
+            Some(l) if b.mentions[m].iter().any(|e| e.label == l) => {
+                b.mentions[m].iter().filter(|e| e.label == l).collect()
+            }
+            _ => b.mentions[m].iter().collect(),
+        };
+        for e in readings {
+            let Some(h) = self.best_hop(
+                b,
+                built,
+                label.as_deref(),
+                Some(&e.label),
+                &words,
+                false,
+                at,
+            )?
+            else {
+                continue;
+            };
+            if !h.path.is_empty() && best.as_ref().is_none_or(|(x, _)| h.score > x.score + 1e-9) {
+                best = Some((h, e));
+            }
+        }
+        let Some((h, e)) = best else {
+            return Ok(false);
+        };
+        built.follow(h, Some(e.label.clone()), "the hop to the object");
+        built
+            .chain
+            .ops
+            .push(Op::Keep(Box::new(Chain::from(e.source()))));
+        Ok(true)
     }
 
     /// A mention the answer is about ("how many people live in the *capital* of texas"): the
@@ -258,18 +343,7 @@ impl<'g> Planner<'g> {
                 restrict = best.map(|(_, chain)| chain);
             }
         }
-        let owned: HashSet<usize> = (0..anchors.len())
-            .filter_map(|k| parents[k].map(|p| owned_words(b, anchors, k, p)))
-            .flatten()
-            .collect();
-        let rest: Vec<usize> = (0..b.words.len())
-            .filter(|i| {
-                !b.consumed.contains(i)
-                    && !owned.contains(i)
-                    && !crate::vocab::is_stopword(&b.words[*i].norm)
-                    && !anchors.iter().any(|(_, a, e)| i >= a && i < e)
-            })
-            .collect();
+        let rest = free_words(b, anchors, parents);
         let label = built.chain.label().map(str::to_owned);
         let hop = if rest.is_empty() {
             None
@@ -317,11 +391,19 @@ impl<'g> Planner<'g> {
         let (anchor, _, _) = anchors[at];
         let g = match anchor {
             Anchor::Mention(m) => {
-                // A mention read alone: of the label that has the property asked for, if one
-                // does ("the area of *ohio*": the state), else the most common.
+                // A mention read alone: of the label that has the property asked for or
+                // compared, if one does ("the area of *ohio*": the state; "was *X* released
+                // before 1995": the album), else the most common.
+                let compared: PropChoice = s
+                    .compares
+                    .iter()
+                    .filter(|c| c.group.is_none())
+                    .map(|c| (c.property.clone(), 1.0))
+                    .collect();
                 let e = wanted
                     .into_iter()
                     .flatten()
+                    .chain(&compared)
                     .find_map(|(p, _)| {
                         b.mentions[m].iter().find(|e| {
                             b.props
@@ -397,35 +479,9 @@ impl<'g> Planner<'g> {
             }
         }
         for c in s.compares.iter().filter(|c| c.group == Some(g)) {
-            let value = match &c.against {
-                Against::Number(n) => Operand::Value(number_value(*n)),
-                Against::Mention(m) => {
-                    let Some(e) = b.mentions[*m]
-                        .iter()
-                        .find(|e| e.label == label)
-                        .or_else(|| b.mentions[*m].first())
-                    else {
-                        continue;
-                    };
-                    let mut operand = Chain::from(e.source());
-                    for r in &c.operand_ranks {
-                        if let KeySpec::Property(p) = &r.key {
-                            operand.ops.push(Op::Rank {
-                                key: RankKey::Property(p.clone()),
-                                descending: r.descending,
-                                k: r.k,
-                                word: Some(r.word.clone()),
-                            });
-                        }
-                    }
-                    Operand::Of(Box::new(operand), c.property.clone())
-                }
-            };
-            built.chain.ops.push(Op::Compare {
-                property: c.property.clone(),
-                cmp: c.cmp,
-                value,
-            });
+            if let Some(op) = compare_op(b, c, &label) {
+                built.chain.ops.push(op);
+            }
         }
         for r in s.ranks.iter().filter(|r| r.group == Some(g)) {
             let key = match &r.key {
@@ -824,6 +880,87 @@ fn anchors(b: &Build<'_>) -> Vec<(Anchor, usize, usize)> {
     out
 }
 
+/// A comparison as an operation on a set of `label`'s nodes; `None` when the mention it
+/// compares with has no nodes.
+fn compare_op(b: &Build<'_>, c: &CompareSpec, label: &str) -> Option<Op> {
+    let value = match &c.against {
+        Against::Number(n) => Operand::Value(number_value(*n)),
+        Against::Text(t) => Operand::Value(cairn_storage_format::Value::Str(t.clone())),
+        Against::Mention(m) => {
+            let e = b.mentions[*m]
+                .iter()
+                .find(|e| e.label == label)
+                .or_else(|| b.mentions[*m].first())?;
+            let mut operand = Chain::from(e.source());
+            for r in &c.operand_ranks {
+                if let KeySpec::Property(p) = &r.key {
+                    operand.ops.push(Op::Rank {
+                        key: RankKey::Property(p.clone()),
+                        descending: r.descending,
+                        k: r.k,
+                        word: Some(r.word.clone()),
+                    });
+                }
+            }
+            Operand::Of(Box::new(operand), c.property.clone())
+        }
+    };
+    Some(Op::Compare {
+        property: c.property.clone(),
+        cmp: c.cmp,
+        value,
+    })
+}
+
+/// The object of a yes/no question about a mention: another mention, attached to no group,
+/// not negated and not the root's place ("austin *texas*", right after it, restricts the root).
+fn object_mention(
+    b: &Build<'_>,
+    anchors: &[(Anchor, usize, usize)],
+    parents: &[Option<usize>],
+    root: usize,
+) -> Option<usize> {
+    let s = b.structure;
+    let a_mention = |k: usize| match anchors[k].0 {
+        Anchor::Mention(_) => true,
+        Anchor::Group(g) => s.groups[g].mention.is_some(),
+    };
+    if s.want != Want::Exists || !a_mention(root) {
+        return None;
+    }
+    let root_end = anchors[root].2;
+    (0..anchors.len()).find(|&k| {
+        k != root
+            && parents[k].is_none()
+            && anchors[k].1 != root_end
+            && a_mention(k)
+            && match anchors[k].0 {
+                Anchor::Mention(m) => !s.negated_mentions.contains(&m),
+                Anchor::Group(g) => !s.groups[g].negated,
+            }
+    })
+}
+
+/// Content words outside every anchor that neither the structure nor a parent's hop reads.
+fn free_words(
+    b: &Build<'_>,
+    anchors: &[(Anchor, usize, usize)],
+    parents: &[Option<usize>],
+) -> Vec<usize> {
+    let owned: HashSet<usize> = (0..anchors.len())
+        .filter_map(|k| parents[k].map(|p| owned_words(b, anchors, k, p)))
+        .flatten()
+        .collect();
+    (0..b.words.len())
+        .filter(|i| {
+            !b.consumed.contains(i)
+                && !owned.contains(i)
+                && !crate::vocab::is_stopword(&b.words[*i].norm)
+                && !anchors.iter().any(|(_, a, e)| i >= a && i < e)
+        })
+        .collect()
+}
+
 /// Each anchor's parent: the nearest group before it that is a set (not a mention's type),
 /// else the nearest after it; the focus has none.
 fn parents(anchors: &[(Anchor, usize, usize)], s: &Structure) -> Vec<Option<usize>> {
@@ -1069,6 +1206,7 @@ impl<'g> Planner<'g> {
             })
             .map(|(_, w)| w.norm.clone())
             .collect();
+        unused.extend(built.unread.iter().map(|i| b.words[*i].norm.clone()));
         // A mention the reading does not start from anywhere is not used ("the *high point* of
         // wyoming" read as the city High Point).
         let starts = built.chain.starts();

@@ -61,11 +61,7 @@ impl Level {
     fn of_chain(chain: &Chain, goal: &str) -> Option<Level> {
         let mut level = match &chain.source {
             Source::Nodes { label, keys, .. } if !keys.is_empty() => Level {
-                from: keys
-                    .iter()
-                    .map(|k| format!("{} {}", ident(label), str_lit(k)))
-                    .collect::<Vec<_>>()
-                    .join(", "),
+                from: entries(label, keys),
                 ..Level::default()
             },
             Source::Nodes { .. } => return None,
@@ -163,6 +159,29 @@ impl Level {
                 self.bare_label = None;
                 self.wheres.push(format!("{} {op} {rhs}", ident(property)));
             }
+            // An intersection with named nodes (a yes/no question's object): those nodes as
+            // the entries, met by this level's path ("FROM Y MEET FROM X VIA signedTo").
+            Op::Keep(chain) if chain.ops.is_empty() => {
+                let Source::Nodes { label, keys, .. } = &chain.source else {
+                    return None;
+                };
+                let (path, _) = self.via.clone()?;
+                let simple = self.meet.is_empty()
+                    && self.except.is_empty()
+                    && self.wheres.is_empty()
+                    && self.order.is_none()
+                    && !keys.is_empty();
+                if !simple {
+                    return None;
+                }
+                let side = format!("FROM {} VIA {}", self.from, steps(&path));
+                self = Level {
+                    from: entries(label, keys),
+                    meet: vec![side],
+                    one_step_side: path.len() == 1,
+                    ..Level::default()
+                };
+            }
             Op::Keep(chain) | Op::Drop(chain) => {
                 if self.order.is_some() {
                     self = self.wrapped(goal);
@@ -250,6 +269,14 @@ fn side(chain: &Chain, goal: &str) -> Option<(String, bool)> {
         level.from
     };
     Some((format!("FROM {from} VIA {}", steps(path)), path.len() == 1))
+}
+
+/// Nodes by key as `FROM` writes them.
+fn entries(label: &str, keys: &[String]) -> String {
+    keys.iter()
+        .map(|k| format!("{} {}", ident(label), str_lit(k)))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// An ordered path as `VIA` writes it.

@@ -26,6 +26,9 @@ use std::collections::{BTreeMap, HashSet};
 pub(crate) struct PropInfo {
     pub(crate) name: String,
     pub(crate) numeric: bool,
+    /// Short text values seen on the sample, each as written and as the name index
+    /// normalises words (for conditions on a value: "*graduate* students", "in *Toulouse*").
+    pub(crate) values: Vec<(String, String)>,
 }
 
 /// Per label (by name), the properties its nodes carry (a sample of them, first by key).
@@ -87,6 +90,8 @@ pub(crate) struct RankSpec {
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) enum Against {
     Number(f64),
+    /// A text value some of the group's nodes carry, as written in the data.
+    Text(String),
     /// The same property of a mention's nodes (index into the mentions).
     Mention(usize),
 }
@@ -133,6 +138,9 @@ pub(crate) struct Structure {
     /// as one ("united states") when no node is named so.
     pub(crate) opaque: Vec<usize>,
 }
+
+/// Prepositions that introduce a value after a group's noun ("suppliers *in* Toulouse").
+const PLACES: &[&str] = &["in", "from", "of", "with"];
 
 /// English graded adjectives at the low end of their scale ("smallest" ranks ascending).
 const LOW_POLES: &[&str] = &[
@@ -237,6 +245,7 @@ pub(crate) fn structure(
     r.negations();
     r.superlatives();
     r.comparatives();
+    r.value_conditions();
     r.asked_property();
     r.focus();
     r.s
@@ -336,11 +345,21 @@ impl Reader<'_> {
             // "of" only right after an article: "the state of texas", not "the adjacent state
             // of california".
             let article = i > 0 && matches!(self.norm(i - 1), "the" | "a" | "an");
+            // "is *X* a (graduate) *course*": the copula's complement is X's type.
+            let copula = matches!(self.norm(0), "is" | "are" | "was" | "were");
+            let complement = |m: &MentionInfo| {
+                copula
+                    && self.skip_articles(1) == m.span.0
+                    && matches!(self.norm(m.span.1), "a" | "an" | "the")
+                    && i > m.span.1
+                    && i <= m.span.1 + 3
+            };
             let apposed = self.mentions.iter().position(|m| {
                 m.labels.contains(&label)
                     && (m.span.1 == i
                         || i + 1 == m.span.0
-                        || (article && i + 2 == m.span.0 && self.norm(i + 1) == "of"))
+                        || (article && i + 2 == m.span.0 && self.norm(i + 1) == "of")
+                        || complement(m))
             });
             self.s.used.insert(i);
             self.s.groups.push(Group {
@@ -916,10 +935,16 @@ impl Reader<'_> {
                 j += 1;
             }
             let group = self.preceding(i);
-            let labels: Vec<String> = group
+            let mut labels: Vec<String> = group
                 .iter()
                 .map(|g| self.s.groups[*g].label.clone())
                 .collect();
+            // No set before it: the mention it is said of ("was *X* hired before 2010").
+            if labels.is_empty() {
+                if let Some(m) = self.mentions.iter().rev().find(|m| m.span.1 <= i) {
+                    labels = m.labels.clone();
+                }
+            }
             // A property named next to it ("a population larger than", "more than 5 citations").
             let named = self
                 .phrases
@@ -934,6 +959,19 @@ impl Reader<'_> {
                     numeric_property(&p.choice, &labels, self.words, (i, i + 1), self.props)
                 }
                 (None, Some(b), Some(l)) => adjective_rank(b, l, self.props).map(|(p, _)| p),
+                // "before"/"after" a number with no property named: the time the nodes carry
+                // ("albums *released after* 2018": their year); the participle before it
+                // says what happened then, not a hop.
+                (None, None, _) if matches!(w.as_str(), "before" | "after") => {
+                    let time = labels.iter().find_map(|l| time_property(l, self.props));
+                    if time.is_some() && i > 0 && self.free(i - 1) {
+                        let v = self.norm(i - 1);
+                        if lexicon().is_some_and(|lx| lx.is_participle_only(v)) {
+                            self.s.used.insert(i - 1);
+                        }
+                    }
+                    time
+                }
                 _ => None,
             };
             let Some(prop) = prop else { continue };
@@ -977,6 +1015,77 @@ impl Reader<'_> {
                 against,
                 operand_ranks,
             });
+        }
+    }
+
+    /// Conditions on a text value: words right before a group's noun, or after it behind
+    /// "in", "from", "of" or "with", that are a value of one of its label's text properties in
+    /// the data ("*graduate* students": `level = "graduate"`; "suppliers in *Toulouse*":
+    /// `city = "Toulouse"`). The longest run of up to three free words wins; a value several
+    /// properties carry is none of them.
+    fn value_conditions(&mut self) {
+        for g in 0..self.s.groups.len() {
+            let (at, label) = (self.s.groups[g].at, self.s.groups[g].label.clone());
+            let Some(props) = self.props.get(&label) else {
+                continue;
+            };
+            let mut runs: Vec<(usize, usize)> = Vec::new();
+            for len in (1..=3).rev() {
+                if let Some(start) = at.checked_sub(len) {
+                    runs.push((start, at));
+                }
+            }
+            // "suppliers (that are) in Toulouse"
+            let mut after = at + 1;
+            while after < at + 4
+                && is_stopword(self.norm(after))
+                && !PLACES.contains(&self.norm(after))
+            {
+                after += 1;
+            }
+            if PLACES.contains(&self.norm(after)) {
+                after += 1;
+                after = self.skip_articles(after);
+                for len in (1..=3).rev() {
+                    runs.push((after, after + len));
+                }
+            }
+            for (a, b) in runs {
+                let usable = b <= self.words.len()
+                    && (a..b).all(|i| self.free(i) && !self.s.used.contains(&i))
+                    && !(a..b).all(|i| is_stopword(self.norm(i)));
+                if !usable {
+                    continue;
+                }
+                let text: Vec<&str> = (a..b).map(|i| self.norm(i)).collect();
+                let text = text.join(" ");
+                let found: Vec<(&str, &str)> = props
+                    .iter()
+                    .filter(|p| !p.numeric)
+                    .filter_map(|p| {
+                        p.values
+                            .iter()
+                            .find(|(norm, _)| *norm == text)
+                            .map(|(_, v)| (p.name.as_str(), v.as_str()))
+                    })
+                    .collect();
+                let [(property, value)] = found.as_slice() else {
+                    continue;
+                };
+                self.s.used.extend(a..b);
+                if a > at {
+                    self.s.used.extend(at + 1..a);
+                }
+                self.s.compares.push(CompareSpec {
+                    at: a,
+                    group: Some(g),
+                    property: (*property).to_owned(),
+                    cmp: Cmp::Eq,
+                    against: Against::Text((*value).to_owned()),
+                    operand_ranks: Vec::new(),
+                });
+                break;
+            }
         }
     }
 
@@ -1162,6 +1271,17 @@ pub(crate) fn adjective_rank(
     Some((prop, descending))
 }
 
+/// The one numeric property of `label` that names a time (its year, its date); `None` when
+/// it has none or several.
+fn time_property(label: &str, props: &LabelProps) -> Option<String> {
+    let mut times = props
+        .get(label)?
+        .iter()
+        .filter(|p| p.numeric && is_time_like(&p.name));
+    let one = times.next()?;
+    times.next().is_none().then(|| one.name.clone())
+}
+
 /// Whether a property's words name a time (a year, a date).
 fn is_time_like(prop: &str) -> bool {
     vocab::name_words(prop).iter().any(|w| {
@@ -1259,6 +1379,7 @@ pub(super) mod tests {
 
     pub(super) fn props() -> LabelProps {
         let p = |n: &str, numeric: bool| PropInfo {
+            values: Vec::new(),
             name: n.into(),
             numeric,
         };
