@@ -138,8 +138,18 @@ fn parse_tsv_line(line: &str) -> Result<QaQuestion, String> {
     })
 }
 
-/// How answers and gold answers are compared: lower case, `_` as a space, letters and digits only.
+/// How answers and gold answers are compared: a number as its value ("106.0" is "106"),
+/// anything else in lower case, `_` as a space, letters and digits only.
 pub fn normalize_answer(s: &str) -> String {
+    if let Ok(n) = s.trim().parse::<f64>() {
+        if n.is_finite() {
+            return if n.fract() == 0.0 && n.abs() < 1e15 {
+                format!("{}", n as i64)
+            } else {
+                format!("{n}")
+            };
+        }
+    }
     s.chars()
         .map(|c| {
             if c.is_alphanumeric() {
@@ -478,4 +488,18 @@ pub fn cut_example(
         label: m.label.clone(),
         members,
     }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::normalize_answer;
+
+    #[test]
+    fn numbers_compare_by_value_and_text_by_its_words() {
+        assert_eq!(normalize_answer("106.0"), normalize_answer("106"));
+        assert_eq!(normalize_answer(" 241.50 "), "241.5");
+        assert_ne!(normalize_answer("106.5"), normalize_answer("106"));
+        assert_eq!(normalize_answer("United_Kingdom"), "united kingdom");
+        assert_eq!(normalize_answer("St. Louis"), "st louis");
+    }
 }

@@ -512,6 +512,17 @@ impl Lexicon {
                 .any(|b| !self.wn.senses(Pos::Noun, b).is_empty())
     }
 
+    /// Whether `word` is a verb's past participle, regular or not ("founded", "born",
+    /// "built").
+    pub(crate) fn is_participle(&self, word: &str) -> bool {
+        let verb = |l: &str| !self.wn.senses(Pos::Verb, l).is_empty();
+        (word.ends_with("ed") && self.lemmas(word).iter().skip(1).any(|l| verb(l)))
+            || self
+                .irregular_bases(word)
+                .iter()
+                .any(|b| b != word && verb(b))
+    }
+
     /// Whether `word` is a verb's past or present participle and no noun ("funded",
     /// "recorded"; not "building", which is a noun as well): the form of a clause's verb,
     /// which names a relation, never a label.
@@ -524,6 +535,27 @@ impl Lexicon {
                 .iter()
                 .skip(1)
                 .any(|l| !self.wn.senses(Pos::Verb, l).is_empty())
+    }
+
+    /// The nouns an adjective pertains to ("swedish" → sweden; "italian" → italy, italia), in
+    /// lower case with spaces: the names a value is written with in data.
+    pub(crate) fn pertained_nouns(&self, adjective: &str) -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        for id in self.wn.senses(Pos::Adj, adjective) {
+            let Some((_, pointers)) = self.wn.synset(id) else {
+                continue;
+            };
+            for (sym, target) in pointers {
+                if sym != "\\" || target.0 != Pos::Noun {
+                    continue;
+                }
+                if let Some((words, _)) = self.wn.synset(target) {
+                    out.extend(words.into_iter().map(|w| w.replace('_', " ")));
+                }
+            }
+        }
+        out.dedup();
+        out
     }
 
     /// Whether WordNet knows `word` as an adjective.

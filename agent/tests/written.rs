@@ -229,8 +229,9 @@ fn a_compared_property_wins_over_a_node_of_another_label_named_so() {
     assert_eq!(keys, ["arran"], "{}", o.plan.header());
 }
 
-/// Yes/no questions check their object and their condition, and a text value next to a set's
-/// noun narrows the set: the answers are exact, both ways (a "no" is as checked as a "yes").
+/// Yes/no questions check their object and their condition, a text value (or an adjective for
+/// it) narrows a set or is checked of a mention, and "top k … by" and "90 thousand" are read:
+/// the answers are exact, both ways (a "no" is as checked as a "yes").
 #[test]
 fn yes_no_objects_conditions_and_text_values_are_checked() {
     let f = import(&dump_lines());
@@ -251,6 +252,17 @@ fn yes_no_objects_conditions_and_text_values_are_checked() {
         ("Which suppliers are in Toulouse?", &["s1", "s4"]),
         ("Is the Lumen Lamp a lighting product?", &["yes"]),
         ("Is the Tern Saw a networking product?", &["no"]),
+        ("how many tools products are there", &["3"]),
+        // an adjective for the noun a value names (French: "France"), of a set and of a mention
+        ("Which French suppliers supply the Lumen Lamp?", &["s4"]),
+        ("Is Norbridge Supply French?", &["yes"]),
+        ("Is Kestrel Parts French?", &["no"]),
+        // "top k … by", a number's magnitude word
+        ("top 2 products by price", &["p6", "p3"]),
+        (
+            "Which employees have a salary over 90 thousand?",
+            &["e2", "e4", "e6"],
+        ),
     ];
     let qs: Vec<QaQuestion> = cases
         .iter()

@@ -89,7 +89,8 @@ impl<'g> Planner<'g> {
         }
         if superlative {
             if let Some((_, t)) = nouns.first() {
-                let target_props = self.props_of(self.any_node(t, catalog)?, catalog)?;
+                // Only numbers rank ("the most populated": not by a name's text).
+                let target_props = self.numeric_props_of(self.any_node(t, catalog)?, catalog)?;
                 let by = ranking_property(free, &target_props);
                 if let Some((_, consumed)) = &by {
                     a.consumed.extend(consumed.iter().copied());
@@ -131,16 +132,20 @@ impl<'g> Planner<'g> {
         let mut out = LabelProps::new();
         for (l, name) in catalog.labels() {
             let ids = self.graph.label_nodes_first(l, LABEL_SAMPLE)?;
-            let mut seen: BTreeMap<String, (usize, usize, BTreeSet<String>)> = BTreeMap::new();
+            let mut seen: BTreeMap<String, (usize, usize, BTreeSet<String>, bool)> =
+                BTreeMap::new();
             for rec in self.graph.nodes(&ids)?.into_iter().flatten() {
                 for (k, v) in &rec.props {
                     let Some(p) = catalog.prop_name(*k) else {
                         continue;
                     };
-                    let e = seen.entry(p.to_owned()).or_default();
+                    let e = seen
+                        .entry(p.to_owned())
+                        .or_insert_with(|| (0, 0, BTreeSet::new(), true));
                     e.0 += 1;
-                    if crate::reading::numeric(v).is_some() {
+                    if let Some(n) = crate::reading::numeric(v) {
                         e.1 += 1;
+                        e.3 &= n.fract() == 0.0 && (1000.0..=2100.0).contains(&n);
                     }
                     if let cairn_storage_format::Value::Str(t) = v {
                         if t.len() <= VALUE_MAX_BYTES && e.2.len() < VALUES_PER_PROPERTY {
@@ -152,9 +157,10 @@ impl<'g> Planner<'g> {
             out.insert(
                 name.to_owned(),
                 seen.into_iter()
-                    .map(|(name, (n, numbers, values))| PropInfo {
+                    .map(|(name, (n, numbers, values, years))| PropInfo {
                         name,
                         numeric: numbers * 2 > n,
+                        years: years && numbers > 0,
                         values: values
                             .into_iter()
                             .map(|v| (super::normalize(&v), v))
@@ -182,6 +188,28 @@ impl<'g> Planner<'g> {
             .map(|r| {
                 r.props
                     .iter()
+                    .filter_map(|(k, _)| catalog.prop_name(*k).map(str::to_owned))
+                    .collect()
+            })
+            .unwrap_or_default())
+    }
+
+    /// Property names set on `node` whose values there are numbers.
+    fn numeric_props_of(
+        &self,
+        node: Option<NodeId>,
+        catalog: &Catalog,
+    ) -> Result<Vec<String>, AgentError> {
+        let Some(node) = node else {
+            return Ok(Vec::new());
+        };
+        Ok(self
+            .graph
+            .node(node)?
+            .map(|r| {
+                r.props
+                    .iter()
+                    .filter(|(_, v)| crate::reading::numeric(v).is_some())
                     .filter_map(|(k, _)| catalog.prop_name(*k).map(str::to_owned))
                     .collect()
             })

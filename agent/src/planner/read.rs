@@ -181,6 +181,18 @@ impl Planner<'_> {
             }
             _ => (Vec::new(), Vec::new()),
         };
+        // No entity: the answer is an exploration around the question's words, which no
+        // reading checks, so none of them counts as used.
+        if entity.is_none() {
+            unused.extend(
+                free.iter()
+                    .filter(|(_, w)| {
+                        !crate::vocab::is_stopword(&w.norm)
+                            && !w.norm.chars().all(|c| c.is_ascii_digit())
+                    })
+                    .map(|(_, w)| w.norm.clone()),
+            );
+        }
         // Another mention the plan does not start from ("the high point of *wyoming*" read from
         // the city High Point).
         for o in &others {

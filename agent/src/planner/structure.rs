@@ -21,6 +21,8 @@ use crate::vocab::{self, is_stopword, lexicon, schema_words, word_match, Grade, 
 use cairn_store::Catalog;
 use std::collections::{BTreeMap, HashSet};
 
+mod values;
+
 /// A property some nodes of a label carry, and whether its values are numbers.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct PropInfo {
@@ -29,6 +31,9 @@ pub(crate) struct PropInfo {
     /// Short text values seen on the sample, each as written and as the name index
     /// normalises words (for conditions on a value: "*graduate* students", "in *Toulouse*").
     pub(crate) values: Vec<(String, String)>,
+    /// Every number seen on the sample is a whole year (1000 to 2100): with an event's verb
+    /// for a name ("founded", "born") the property is a time.
+    pub(crate) years: bool,
 }
 
 /// Per label (by name), the properties its nodes carry (a sample of them, first by key).
@@ -139,9 +144,6 @@ pub(crate) struct Structure {
     pub(crate) opaque: Vec<usize>,
 }
 
-/// Prepositions that introduce a value after a group's noun ("suppliers *in* Toulouse").
-const PLACES: &[&str] = &["in", "from", "of", "with"];
-
 /// English graded adjectives at the low end of their scale ("smallest" ranks ascending).
 const LOW_POLES: &[&str] = &[
     "small", "little", "few", "low", "short", "young", "light", "thin", "narrow", "shallow",
@@ -241,11 +243,17 @@ pub(crate) fn structure(
     r.groups();
     let nouns: HashSet<usize> = r.s.groups.iter().map(|g| g.at).collect();
     r.phrases = r.property_phrases(&nouns, true);
+    // Text values first: a value's word is no property phrase ("how many *poetry* books":
+    // genre = "poetry", not the genre asked for).
+    r.value_conditions();
+    let used = r.s.used.clone();
+    r.phrases
+        .retain(|p| !(p.span.0..p.span.1).any(|i| used.contains(&i)));
     r.asked();
+    r.mention_values();
     r.negations();
     r.superlatives();
     r.comparatives();
-    r.value_conditions();
     r.asked_property();
     r.focus();
     r.s
@@ -362,6 +370,15 @@ impl Reader<'_> {
                         || complement(m))
             });
             self.s.used.insert(i);
+            // "research *projects*" for `ResearchProject`: one noun, its head the last word.
+            if let Some(last) = self.s.groups.last_mut() {
+                if last.at + 1 == i && last.label == label && last.mention.is_none() {
+                    last.at = i;
+                    last.mention = apposed;
+                    last.names_relation |= names_relation;
+                    continue;
+                }
+            }
             self.s.groups.push(Group {
                 at: i,
                 label,
@@ -524,6 +541,11 @@ impl Reader<'_> {
         let n = self.words.len();
         // An auxiliary first asks yes or no, unless it offers alternatives ("is X's husband a
         // man *or* a woman": which one).
+        // A request verb that opens the question ("*show* me …", "*find* the …") asks for
+        // the answer, and names no hop.
+        if matches!(self.norm(0), "show" | "find" | "display") && self.free(0) {
+            self.s.used.insert(0);
+        }
         let offered = self.words.iter().any(|w| w.norm == "or");
         if AUXILIARIES.contains(&self.norm(0))
             && !offered
@@ -746,6 +768,29 @@ impl Reader<'_> {
                 self.s.ranks.push(spec);
             }
         }
+        self.top_by();
+        // "the 3 research projects with the biggest budgets": a number before the ranked
+        // group's noun (and its compound's first word) is the rank's k.
+        if self.k.is_none() {
+            let mut counted = Vec::new();
+            for r in &mut self.s.ranks {
+                let Some(at) = r.group.map(|g| self.s.groups[g].at) else {
+                    continue;
+                };
+                let before = (at.saturating_sub(2)..at).rev().find(|&i| {
+                    self.words[i].norm.chars().all(|c| c.is_ascii_digit())
+                        && !self.s.used.contains(&i)
+                });
+                let Some(i) = before else { continue };
+                if let Ok(n) = self.words[i].norm.parse::<usize>() {
+                    if (2..=1000).contains(&n) && r.k == 1 {
+                        r.k = n;
+                        counted.push(i);
+                    }
+                }
+            }
+            self.s.used.extend(counted);
+        }
         // "the 3 most cited": the number is the rank's.
         for (i, w) in self.words.iter().enumerate() {
             if w.norm.chars().all(|c| c.is_ascii_digit())
@@ -754,6 +799,50 @@ impl Reader<'_> {
                 self.s.used.insert(i);
             }
         }
+    }
+
+    /// "top 3 airlines by fleet size": the group after "top k" ranked by the numeric property
+    /// the words after "by" name, largest first.
+    fn top_by(&mut self) {
+        let Some(k) = self.k else { return };
+        let Some(t) = (0..self.words.len()).find(|&i| self.norm(i) == "top" && self.free(i)) else {
+            return;
+        };
+        let Some(g) = self.following(t + 1) else {
+            return;
+        };
+        let (at, label) = (self.s.groups[g].at, self.s.groups[g].label.clone());
+        if at > t + 4 || self.s.ranks.iter().any(|r| r.group == Some(g)) {
+            return;
+        }
+        let Some(by) = (at + 1..self.words.len().min(at + 4)).find(|&i| self.norm(i) == "by")
+        else {
+            return;
+        };
+        let Some(p) = self
+            .phrases
+            .iter()
+            .find(|p| p.span.0 == by + 1 || p.span.0 == self.skip_articles(by + 1))
+            .cloned()
+        else {
+            return;
+        };
+        let labels = [label];
+        let Some(prop) = numeric_property(&p.choice, &labels, self.words, p.span, self.props)
+        else {
+            return;
+        };
+        self.s.used.extend([t, t + 1, by]);
+        self.s.used.extend(p.span.0..p.span.1);
+        self.s.ranks.push(RankSpec {
+            at: t,
+            group: Some(g),
+            key: KeySpec::Property(prop),
+            descending: true,
+            k,
+            word: "top".to_owned(),
+            words: Vec::new(),
+        });
     }
 
     fn superlative(&mut self, i: usize, w: &str, quantity: bool) -> Option<RankSpec> {
@@ -979,6 +1068,9 @@ impl Reader<'_> {
             let against =
                 if let Some(n) = self.words.get(j).and_then(|x| self.numbers.get(&x.group)) {
                     self.s.used.insert(j);
+                    if magnitude(self.norm(j + 1)).is_some() {
+                        self.s.used.insert(j + 1);
+                    }
                     Against::Number(*n)
                 } else if let Some(m) = self
                     .mentions
@@ -1015,77 +1107,6 @@ impl Reader<'_> {
                 against,
                 operand_ranks,
             });
-        }
-    }
-
-    /// Conditions on a text value: words right before a group's noun, or after it behind
-    /// "in", "from", "of" or "with", that are a value of one of its label's text properties in
-    /// the data ("*graduate* students": `level = "graduate"`; "suppliers in *Toulouse*":
-    /// `city = "Toulouse"`). The longest run of up to three free words wins; a value several
-    /// properties carry is none of them.
-    fn value_conditions(&mut self) {
-        for g in 0..self.s.groups.len() {
-            let (at, label) = (self.s.groups[g].at, self.s.groups[g].label.clone());
-            let Some(props) = self.props.get(&label) else {
-                continue;
-            };
-            let mut runs: Vec<(usize, usize)> = Vec::new();
-            for len in (1..=3).rev() {
-                if let Some(start) = at.checked_sub(len) {
-                    runs.push((start, at));
-                }
-            }
-            // "suppliers (that are) in Toulouse"
-            let mut after = at + 1;
-            while after < at + 4
-                && is_stopword(self.norm(after))
-                && !PLACES.contains(&self.norm(after))
-            {
-                after += 1;
-            }
-            if PLACES.contains(&self.norm(after)) {
-                after += 1;
-                after = self.skip_articles(after);
-                for len in (1..=3).rev() {
-                    runs.push((after, after + len));
-                }
-            }
-            for (a, b) in runs {
-                let usable = b <= self.words.len()
-                    && (a..b).all(|i| self.free(i) && !self.s.used.contains(&i))
-                    && !(a..b).all(|i| is_stopword(self.norm(i)));
-                if !usable {
-                    continue;
-                }
-                let text: Vec<&str> = (a..b).map(|i| self.norm(i)).collect();
-                let text = text.join(" ");
-                let found: Vec<(&str, &str)> = props
-                    .iter()
-                    .filter(|p| !p.numeric)
-                    .filter_map(|p| {
-                        p.values
-                            .iter()
-                            .find(|(norm, _)| *norm == text)
-                            .map(|(_, v)| (p.name.as_str(), v.as_str()))
-                    })
-                    .collect();
-                let [(property, value)] = found.as_slice() else {
-                    continue;
-                };
-                self.s.used.extend(a..b);
-                if a > at {
-                    self.s.used.extend(at + 1..a);
-                }
-                self.s.compares.push(CompareSpec {
-                    at: a,
-                    group: Some(g),
-                    property: (*property).to_owned(),
-                    cmp: Cmp::Eq,
-                    against: Against::Text((*value).to_owned()),
-                    operand_ranks: Vec::new(),
-                });
-                break;
-            }
         }
     }
 
@@ -1262,7 +1283,10 @@ pub(crate) fn adjective_rank(
 ) -> Option<(String, bool)> {
     let prop = adjective_property(adjective, label, props)?;
     let low = LOW_POLES.contains(&adjective);
-    let time = TIME_POLES.contains(&adjective) && is_time_like(&prop);
+    let info = props
+        .get(label)
+        .and_then(|ps| ps.iter().find(|p| p.name == prop));
+    let time = TIME_POLES.contains(&adjective) && info.is_some_and(is_time_like);
     let descending = if time {
         !EARLIER.contains(&adjective)
     } else {
@@ -1277,17 +1301,22 @@ fn time_property(label: &str, props: &LabelProps) -> Option<String> {
     let mut times = props
         .get(label)?
         .iter()
-        .filter(|p| p.numeric && is_time_like(&p.name));
+        .filter(|p| p.numeric && is_time_like(p));
     let one = times.next()?;
     times.next().is_none().then(|| one.name.clone())
 }
 
-/// Whether a property's words name a time (a year, a date).
-fn is_time_like(prop: &str) -> bool {
-    vocab::name_words(prop).iter().any(|w| {
+/// Whether a property is a time: its words name one (a year, a date), or its values are years
+/// and its name an event's participle ("founded", "born", "first_flight" is not one).
+fn is_time_like(prop: &PropInfo) -> bool {
+    let words = vocab::name_words(&prop.name);
+    words.iter().any(|w| {
         ["year", "date", "time"].contains(&w.as_str())
             || lexicon().is_some_and(|lx| lx.is_a(w, "time_period") || lx.is_a(w, "date"))
-    })
+    }) || (prop.years
+        && words
+            .iter()
+            .any(|w| lexicon().is_some_and(|lx| lx.is_participle(w))))
 }
 
 /// The numeric property of `label` an adjective means: one its WordNet attribute nouns or
@@ -1337,8 +1366,10 @@ pub(crate) fn adjective_property(
                         .fold(0.0, f64::max)
                 })
                 .fold(0.0, f64::max);
-            let score = if time_scale && is_time_like(&p.name) {
-                score.max(0.5)
+            // A time for an adjective of time ("the *oldest* airline": founded), above a
+            // property WordNet only places near ("age" and "size" are both magnitudes).
+            let score = if time_scale && is_time_like(p) {
+                score.max(0.9)
             } else {
                 score
             };
@@ -1356,21 +1387,36 @@ pub(crate) fn adjective_property(
 /// Numbers written in the question, by token: "5,000,000", "1.5", "2015".
 fn numbers(question: &str, words: &[Word]) -> BTreeMap<usize, f64> {
     let groups: HashSet<usize> = words.iter().map(|w| w.group).collect();
-    question
-        .split_whitespace()
+    let raw: Vec<&str> = question.split_whitespace().collect();
+    raw.iter()
         .enumerate()
         .filter(|(g, _)| groups.contains(g))
-        .filter_map(|(g, raw)| {
-            let t: String = raw
+        .filter_map(|(g, raw_word)| {
+            let t: String = raw_word
                 .trim_matches(|c: char| !c.is_ascii_digit())
                 .chars()
                 .filter(|c| *c != ',')
                 .collect();
-            (!t.is_empty() && t.chars().next().is_some_and(|c| c.is_ascii_digit()))
-                .then(|| t.parse::<f64>().ok().map(|n| (g, n)))
-                .flatten()
+            let n = (!t.is_empty() && t.chars().next().is_some_and(|c| c.is_ascii_digit()))
+                .then(|| t.parse::<f64>().ok())
+                .flatten()?;
+            // "1.5 million"
+            let next = raw
+                .get(g + 1)
+                .map(|w| w.trim_matches(|c: char| !c.is_alphabetic()).to_lowercase());
+            Some((g, n * next.as_deref().and_then(magnitude).unwrap_or(1.0)))
         })
         .collect()
+}
+
+/// The factor a number word after a numeral stands for ("2 *million*").
+fn magnitude(word: &str) -> Option<f64> {
+    match word {
+        "thousand" => Some(1e3),
+        "million" => Some(1e6),
+        "billion" => Some(1e9),
+        _ => None,
+    }
 }
 
 #[cfg(test)]
@@ -1380,6 +1426,7 @@ pub(super) mod tests {
     pub(super) fn props() -> LabelProps {
         let p = |n: &str, numeric: bool| PropInfo {
             values: Vec::new(),
+            years: false,
             name: n.into(),
             numeric,
         };
@@ -1459,5 +1506,9 @@ pub(super) mod tests {
         let words = super::super::words::question_words(q);
         let n = numbers(q, &words);
         assert_eq!(n.values().copied().collect::<Vec<_>>(), [150000.0, 2015.0]);
+        let q = "projects with a budget over 1.5 million and cities above 20 thousand";
+        let words = super::super::words::question_words(q);
+        let n = numbers(q, &words);
+        assert_eq!(n.values().copied().collect::<Vec<_>>(), [1.5e6, 2e4]);
     }
 }
