@@ -702,15 +702,24 @@ impl Reader<'_> {
         out
     }
 
+    /// Whether word `i` negates ("not", "no", "never", "without", "don't", "isnt"), and
+    /// whether it is the "t" of a contraction (the word before is then its auxiliary).
+    fn negation_at(&self, i: usize) -> Option<bool> {
+        let w = self.norm(i);
+        let contracted = w == "t" && i > 0 && self.norm(i - 1).ends_with('n');
+        let negation = NEGATIONS.contains(&w)
+            || contracted
+            || AUXILIARIES.iter().any(|a| w == format!("{a}nt"));
+        negation.then_some(contracted)
+    }
+
     /// Negation words scope over the next mention or group.
     fn negations(&mut self) {
         for i in 0..self.words.len() {
-            let w = self.norm(i);
-            let contracted = w == "t" && i > 0 && self.norm(i - 1).ends_with('n');
-            let negation = NEGATIONS.contains(&w)
-                || contracted
-                || AUXILIARIES.iter().any(|a| w == format!("{a}nt"));
-            if !negation || !self.free(i) {
+            let Some(contracted) = self.negation_at(i) else {
+                continue;
+            };
+            if !self.free(i) || self.s.used.contains(&i) {
                 continue;
             }
             self.s.used.insert(i);

@@ -64,11 +64,22 @@ impl Reader<'_> {
                 if a > at && a <= after {
                     self.s.used.extend(at + 1..a);
                 }
+                // "stadiums that *don't* have a *grass* pitch": the value must not hold.
+                let mut cmp = Cmp::Eq;
+                for i in (at + 1).min(a)..a {
+                    if let Some(contracted) = self.negation_at(i) {
+                        cmp = Cmp::Ne;
+                        self.s.used.insert(i);
+                        if contracted {
+                            self.s.used.insert(i - 1);
+                        }
+                    }
+                }
                 self.s.compares.push(CompareSpec {
                     at: a,
                     group: Some(g),
                     property,
-                    cmp: Cmp::Eq,
+                    cmp,
                     against: Against::Text(value),
                     operand_ranks: Vec::new(),
                 });
@@ -147,10 +158,16 @@ impl Reader<'_> {
             && !self.named.iter().any(|p| i >= p.span.0 && i < p.span.1)
     }
 
-    /// A word as a value may be written: itself, and the nouns it pertains to as an adjective
-    /// ("swedish" → sweden).
+    /// A word as a value may be written: itself, its singular, and the nouns it pertains to as
+    /// an adjective ("swedish" → sweden).
     fn value_forms(&self, word: &str) -> Vec<String> {
         let mut forms = vec![word.to_owned()];
+        // a plural of a value ("midfield*ers*", "class*es*", "categor*ies*")
+        for (suffix, add) in [("ies", "y"), ("es", ""), ("s", "")] {
+            if let Some(stem) = word.strip_suffix(suffix).filter(|s| s.len() >= 2) {
+                forms.push(format!("{stem}{add}"));
+            }
+        }
         forms.extend(
             lexicon()
                 .map(|lx| lx.pertained_nouns(word))
