@@ -250,11 +250,11 @@ fn yes_no_objects_conditions_and_text_values_are_checked() {
             &["p1", "p6"],
         ),
         ("Which suppliers are in Toulouse?", &["s1", "s4"]),
+        ("Is the Lumen Lamp a lighting product?", &["yes"]),
+        ("Is the Tern Saw a networking product?", &["no"]),
         // negated, and a plural of the value
         ("Which suppliers are not in Toulouse?", &["s2", "s3", "s5"]),
         ("Which employees are engineers?", &["e2", "e6"]),
-        ("Is the Lumen Lamp a lighting product?", &["yes"]),
-        ("Is the Tern Saw a networking product?", &["no"]),
         ("how many tools products are there", &["3"]),
         // an adjective for the noun a value names (French: "France"), of a set and of a mention
         ("Which French suppliers supply the Lumen Lamp?", &["s4"]),

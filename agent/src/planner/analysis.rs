@@ -179,19 +179,7 @@ impl<'g> Planner<'g> {
         node: Option<NodeId>,
         catalog: &Catalog,
     ) -> Result<Vec<String>, AgentError> {
-        let Some(node) = node else {
-            return Ok(Vec::new());
-        };
-        Ok(self
-            .graph
-            .node(node)?
-            .map(|r| {
-                r.props
-                    .iter()
-                    .filter_map(|(k, _)| catalog.prop_name(*k).map(str::to_owned))
-                    .collect()
-            })
-            .unwrap_or_default())
+        self.props_where(node, catalog, |_| true)
     }
 
     /// Property names set on `node` whose values there are numbers.
@@ -199,6 +187,15 @@ impl<'g> Planner<'g> {
         &self,
         node: Option<NodeId>,
         catalog: &Catalog,
+    ) -> Result<Vec<String>, AgentError> {
+        self.props_where(node, catalog, |v| crate::reading::numeric(v).is_some())
+    }
+
+    fn props_where(
+        &self,
+        node: Option<NodeId>,
+        catalog: &Catalog,
+        keep: impl Fn(&cairn_storage_format::Value) -> bool,
     ) -> Result<Vec<String>, AgentError> {
         let Some(node) = node else {
             return Ok(Vec::new());
@@ -209,7 +206,7 @@ impl<'g> Planner<'g> {
             .map(|r| {
                 r.props
                     .iter()
-                    .filter(|(_, v)| crate::reading::numeric(v).is_some())
+                    .filter(|(_, v)| keep(v))
                     .filter_map(|(k, _)| catalog.prop_name(*k).map(str::to_owned))
                     .collect()
             })
