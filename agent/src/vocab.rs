@@ -515,12 +515,19 @@ impl Lexicon {
     /// Whether `word` is a verb's past participle, regular or not ("founded", "born",
     /// "built").
     pub(crate) fn is_participle(&self, word: &str) -> bool {
-        let verb = |l: &str| !self.wn.senses(Pos::Verb, l).is_empty();
-        (word.ends_with("ed") && self.lemmas(word).iter().skip(1).any(|l| verb(l)))
+        (word.ends_with("ed") && self.verb_base(word))
             || self
                 .irregular_bases(word)
                 .iter()
-                .any(|b| b != word && verb(b))
+                .any(|b| b != word && !self.wn.senses(Pos::Verb, b).is_empty())
+    }
+
+    /// Whether a dictionary form of `word` other than itself is a verb.
+    fn verb_base(&self, word: &str) -> bool {
+        self.lemmas(word)
+            .iter()
+            .skip(1)
+            .any(|l| !self.wn.senses(Pos::Verb, l).is_empty())
     }
 
     /// Whether `word` is a verb's past or present participle and no noun ("funded",
@@ -528,13 +535,7 @@ impl Lexicon {
     /// which names a relation, never a label.
     pub(crate) fn is_participle_only(&self, word: &str) -> bool {
         let inflected = word.ends_with("ed") || word.ends_with("ing");
-        inflected
-            && !self.is_noun_form(word)
-            && self
-                .lemmas(word)
-                .iter()
-                .skip(1)
-                .any(|l| !self.wn.senses(Pos::Verb, l).is_empty())
+        inflected && !self.is_noun_form(word) && self.verb_base(word)
     }
 
     /// The nouns an adjective pertains to ("swedish" → sweden; "italian" → italy, italia), in

@@ -12,7 +12,7 @@ use crate::vocab::{self, is_stopword, lexicon, schema_words, SchemaWord};
 use crate::AgentError;
 use cairn_storage_format::NodeId;
 use cairn_store::{Catalog, Element, GraphRead};
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 
 /// Nodes of each label read for its properties (the first by key).
 const LABEL_SAMPLE: usize = 64;
@@ -20,7 +20,6 @@ const LABEL_SAMPLE: usize = 64;
 const VALUE_MAX_BYTES: usize = 64;
 /// Distinct text values kept per property of the sample.
 const VALUES_PER_PROPERTY: usize = 256;
-use std::collections::{BTreeMap, HashSet};
 
 impl<'g> Planner<'g> {
     pub(super) fn analyse(

@@ -1316,7 +1316,7 @@ fn time_property(label: &str, props: &LabelProps) -> Option<String> {
 }
 
 /// Whether a property is a time: its words name one (a year, a date), or its values are years
-/// and its name an event's participle ("founded", "born", "first_flight" is not one).
+/// and its name has an event's participle ("founded", "born").
 fn is_time_like(prop: &PropInfo) -> bool {
     let words = vocab::name_words(&prop.name);
     words.iter().any(|w| {
