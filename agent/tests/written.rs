@@ -287,3 +287,64 @@ fn yes_no_objects_conditions_and_text_values_are_checked() {
         );
     }
 }
+
+/// On a second schema (tests/fixtures/league.jsonl: players, clubs, coaches, stadiums), three
+/// readings of questions people write: when no word tells relations between the same two
+/// labels apart, the general link (`plays_for`, not `captain_of`) is read; "what year was X
+/// founded" asks for the time property the verb names, not another label's `*_years`; a
+/// negated clause subject ("did X not scout") excludes what X did. A negation with nothing to
+/// scope over is never a certain answer.
+#[test]
+fn general_links_event_times_and_negated_subjects_are_read() {
+    let lines: Vec<String> = std::fs::read_to_string(fixtures().join("league.jsonl"))
+        .unwrap()
+        .lines()
+        .map(str::to_owned)
+        .collect();
+    let f = import(&lines);
+    let asker = Asker::new(&f.graph, &f.embedder, &f.table);
+    let cases: &[(&str, &[&str])] = &[
+        ("How many players does Red Harbour have?", &["4"]),
+        ("What year was Red Harbour founded?", &["1899"]),
+        ("When did Harbour Park open?", &["1954"]),
+        (
+            "Which players of Red Harbour did Lena Voss not scout?",
+            &["p2", "p4"],
+        ),
+        (
+            "Which players of Red Harbour has Lena Voss never scouted?",
+            &["p2", "p4"],
+        ),
+    ];
+    let mut qs: Vec<QaQuestion> = cases
+        .iter()
+        .map(|(q, a)| QaQuestion {
+            text: (*q).to_owned(),
+            answers: a.iter().map(|s| (*s).to_owned()).collect(),
+            qtype: "all".to_owned(),
+        })
+        .collect();
+    // the negation scopes over no mention, group or subject: whatever is answered is unsure
+    qs.push(QaQuestion {
+        text: "Which Red Harbour players did not score?".to_owned(),
+        answers: vec!["none".to_owned()],
+        qtype: "dangling".to_owned(),
+    });
+    let report = evaluate_questions(&asker, &qs, &CancelToken::default(), &mut |_, _, _| {});
+    for r in &report.records {
+        let shown = r.reading.as_deref().unwrap_or(&r.plan);
+        if r.qtype == "dangling" {
+            assert!(
+                r.uncertain,
+                "{:?} answered as certain ({shown})",
+                r.question
+            );
+        } else {
+            assert!(
+                r.exact,
+                "{:?}: gold {:?}, got {:?} ({shown})",
+                r.question, r.gold, r.answers
+            );
+        }
+    }
+}

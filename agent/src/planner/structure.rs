@@ -21,6 +21,7 @@ use crate::vocab::{self, is_stopword, lexicon, schema_words, word_match, Grade, 
 use cairn_store::Catalog;
 use std::collections::{BTreeMap, HashSet};
 
+mod negation;
 mod values;
 
 /// A property some nodes of a label carry, and whether its values are numbers.
@@ -142,6 +143,9 @@ pub(crate) struct Structure {
     /// Words no hop may read that nothing else reads either: the parts of a noun WordNet knows
     /// as one ("united states") when no node is named so.
     pub(crate) opaque: Vec<usize>,
+    /// Negations with nothing to scope over: the answer ignores them, so it is no answer
+    /// to be sure of ("which films did X *not* act in" read as the films X acted in).
+    pub(crate) unapplied: Vec<usize>,
 }
 
 /// English graded adjectives at the low end of their scale ("smallest" ranks ascending).
@@ -159,16 +163,6 @@ const EARLIER: &[&str] = &["old", "early", "first"];
 /// Auxiliaries that open a yes/no question.
 const AUXILIARIES: &[&str] = &[
     "is", "are", "was", "were", "does", "do", "did", "has", "have", "had", "can", "could", "will",
-];
-/// Words that negate what follows.
-const NEGATIONS: &[&str] = &[
-    "not",
-    "no",
-    "never",
-    "without",
-    "excluding",
-    "except",
-    "none",
 ];
 /// Quantity words that rank without an adjective ("the *most* states").
 const QUANTITY: &[&str] = &["most", "least", "fewest", "maximum", "minimum"];
@@ -235,6 +229,7 @@ pub(crate) fn structure(
             negated_mentions: HashSet::new(),
             used: HashSet::new(),
             opaque: Vec::new(),
+            unapplied: Vec::new(),
         },
     };
     // Multi-word property phrases first ("highest point" is no superlative of "point"), then
@@ -701,49 +696,6 @@ impl Reader<'_> {
         }
         out
     }
-
-    /// Whether word `i` negates ("not", "no", "never", "without", "don't", "isnt"), and
-    /// whether it is the "t" of a contraction (the word before is then its auxiliary).
-    fn negation_at(&self, i: usize) -> Option<bool> {
-        let w = self.norm(i);
-        let contracted = w == "t" && i > 0 && self.norm(i - 1).ends_with('n');
-        let negation = NEGATIONS.contains(&w)
-            || contracted
-            || AUXILIARIES.iter().any(|a| w == format!("{a}nt"));
-        negation.then_some(contracted)
-    }
-
-    /// Negation words scope over the next mention or group.
-    fn negations(&mut self) {
-        for i in 0..self.words.len() {
-            let Some(contracted) = self.negation_at(i) else {
-                continue;
-            };
-            if !self.free(i) || self.s.used.contains(&i) {
-                continue;
-            }
-            self.s.used.insert(i);
-            if contracted {
-                self.s.used.insert(i - 1);
-            }
-            let next_mention = self.mentions.iter().position(|m| m.span.0 > i);
-            let next_group = self
-                .s
-                .groups
-                .iter()
-                .position(|g| g.at > i && g.mention.is_none());
-            let mention_at = next_mention.map(|m| self.mentions[m].span.0);
-            let group_at = next_group.map(|g| self.s.groups[g].at);
-            match (next_mention, mention_at, next_group, group_at) {
-                (Some(m), Some(ma), _, ga) if ga.is_none_or(|g| ma < g) => {
-                    self.s.negated_mentions.insert(m);
-                }
-                (_, _, Some(g), Some(_)) => self.s.groups[g].negated = true,
-                _ => {}
-            }
-        }
-    }
-
     /// Superlatives: what they rank (a group), by what (a property, how many of something,
     /// how many paths), which way, how many.
     fn superlatives(&mut self) {
@@ -1129,15 +1081,32 @@ impl Reader<'_> {
         let first_anchor = self.first_anchor();
         let how_often =
             (1..self.words.len()).any(|i| self.norm(i - 1) == "how" && self.norm(i) == "often");
+        let unused = |p: &&Phrase| !(p.span.0..p.span.1).any(|i| self.s.used.contains(&i));
         let asked = self
             .phrases
             .iter()
-            .find(|p| {
-                !(p.span.0..p.span.1).any(|i| self.s.used.contains(&i))
-                    && (p.span.0 < first_anchor || how_often)
-            })
+            .find(|p| unused(p) && (p.span.0 < first_anchor || how_often))
             .cloned();
-        let Some(p) = asked else { return };
+        // "what year was X *founded*", "when did X *open*": a time asked for, and the event's
+        // verb after the mention names the label's time property.
+        let asks_time = match &asked {
+            Some(p) => p.span.1 - p.span.0 == 1 && is_time_word(self.norm(p.span.0)),
+            None => self.norm(0) == "when",
+        };
+        let event = asks_time
+            .then(|| {
+                self.phrases.iter().find(|p| {
+                    unused(p)
+                        && p.span.0 > first_anchor
+                        && p.choice.first().is_some_and(|(c, _)| self.time_like(c))
+                })
+            })
+            .flatten()
+            .cloned();
+        if let (Some(p), Some(_)) = (&asked, &event) {
+            self.s.used.extend(p.span.0..p.span.1);
+        }
+        let Some(p) = event.or(asked) else { return };
         self.s.used.extend(p.span.0..p.span.1);
         let w = self.norm(p.span.0).to_owned();
         // "the highest point in …" asks for one (the top); "the highest points of …" for each.
@@ -1161,6 +1130,14 @@ impl Reader<'_> {
         }
         self.s.want = Want::Property(p.choice);
         self.s.want_words = (p.span.0..p.span.1).collect();
+    }
+
+    /// Whether some label's property of this name is a time ([`is_time_like`]).
+    fn time_like(&self, name: &str) -> bool {
+        self.props
+            .values()
+            .flatten()
+            .any(|p| p.name == name && p.numeric && is_time_like(p))
     }
 
     /// The focus: the counted group, else the first group that is not a mention's type, a
@@ -1315,12 +1292,17 @@ fn time_property(label: &str, props: &LabelProps) -> Option<String> {
     times.next().is_none().then(|| one.name.clone())
 }
 
+/// "year", "date", "time": words that ask for a time.
+fn is_time_word(w: &str) -> bool {
+    ["year", "date", "time"].contains(&w)
+}
+
 /// Whether a property is a time: its words name one (a year, a date), or its values are years
 /// and its name has an event's participle ("founded", "born").
 fn is_time_like(prop: &PropInfo) -> bool {
     let words = vocab::name_words(&prop.name);
     words.iter().any(|w| {
-        ["year", "date", "time"].contains(&w.as_str())
+        is_time_word(w)
             || lexicon().is_some_and(|lx| lx.is_a(w, "time_period") || lx.is_a(w, "date"))
     }) || (prop.years
         && words
