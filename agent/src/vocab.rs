@@ -692,6 +692,15 @@ impl Lexicon {
             .min()
     }
 
+    /// Whether two nouns name one thing by their main senses: the first noun sense of one is
+    /// the first of the other ("movies" and `Film`). Not through a lesser sense: "country"'s
+    /// first sense holds "state", whose own first is a condition.
+    pub(crate) fn same_main_noun(&self, a: &str, b: &str) -> bool {
+        let first = |w: &str| self.senses(w, &[Pos::Noun], 1);
+        let b = first(b);
+        first(a).iter().any(|s| b.contains(s))
+    }
+
     /// Whether WordNet has `words` as one multi-word noun ("line of business").
     pub(crate) fn is_collocation(&self, words: &[&str]) -> bool {
         words.len() > 1 && !self.wn.senses(Pos::Noun, &words.join("_")).is_empty()

@@ -348,3 +348,74 @@ fn general_links_event_times_and_negated_subjects_are_read() {
         }
     }
 }
+
+/// A label by its synonym ("movies" for `Film`), a node by the plural of its name ("both
+/// *comedies* and crime films": the genre Comedy), and a superlative whose adjective WordNet
+/// only places about as near one property as another ("the longest movie" where the runtime
+/// is a word it lacks, by `rating` or `release_year`): that guess is never certain.
+#[test]
+fn synonyms_plural_names_and_guessed_adjectives() {
+    let mut lines = Vec::new();
+    let node = |label: &str, key: &str, props: &str| {
+        format!(r#"{{"type":"node","label":"{label}","key":"{key}","props":{{{props}}}}}"#)
+    };
+    for (key, name) in [("g1", "Comedy"), ("g2", "Crime"), ("g3", "Drama")] {
+        lines.push(node("Genre", key, &format!(r#""name":"{name}""#)));
+    }
+    let films = [
+        ("f1", "Sugar Run", 131, 7.1, 2001, &["g1", "g2"][..]),
+        ("f2", "Cold Pier", 98, 8.4, 2011, &["g2"][..]),
+        ("f3", "Paper Kings", 142, 6.2, 1995, &["g1", "g3"][..]),
+        ("f4", "Night Ledger", 117, 7.7, 2019, &["g2", "g3"][..]),
+    ];
+    for (key, name, runtime, rating, year, genres) in films {
+        lines.push(node(
+            "Film",
+            key,
+            &format!(
+                r#""name":"{name}","runtime":{runtime},"rating":{rating},"release_year":{year}"#
+            ),
+        ));
+        for g in genres {
+            lines.push(format!(
+                r#"{{"type":"edge","rel":"HAS_GENRE","from":{{"label":"Film","key":"{key}"}},"to":{{"label":"Genre","key":"{g}"}}}}"#
+            ));
+        }
+    }
+    let f = import(&lines);
+    let asker = Asker::new(&f.graph, &f.embedder, &f.table);
+    let qs = vec![
+        QaQuestion {
+            text: "How many movies are there?".to_owned(),
+            answers: vec!["4".to_owned()],
+            qtype: "exact".to_owned(),
+        },
+        QaQuestion {
+            text: "Which movies are both comedies and crime films?".to_owned(),
+            answers: vec!["f1".to_owned()],
+            qtype: "exact".to_owned(),
+        },
+        QaQuestion {
+            text: "what is the longest movie".to_owned(),
+            answers: vec!["f3".to_owned()],
+            qtype: "guess".to_owned(),
+        },
+    ];
+    let report = evaluate_questions(&asker, &qs, &CancelToken::default(), &mut |_, _, _| {});
+    for r in &report.records {
+        let shown = r.reading.as_deref().unwrap_or(&r.plan);
+        if r.qtype == "guess" {
+            assert!(
+                r.uncertain,
+                "{:?} answered as certain ({shown})",
+                r.question
+            );
+        } else {
+            assert!(
+                r.exact,
+                "{:?}: gold {:?}, got {:?} ({shown})",
+                r.question, r.gold, r.answers
+            );
+        }
+    }
+}

@@ -359,6 +359,18 @@ pub(super) fn label_of(
     if let Some((_, n)) = best {
         return Some(n.to_owned());
     }
+    // A one-word label by its synonym ("movies" for `Film`).
+    if let Some(lx) = vocab::lexicon() {
+        let synonym = labels.iter().find(|(id, _)| {
+            match vocab::element_words(catalog, Element::Label(*id)).as_slice() {
+                [one] => one.word != w.norm && lx.same_main_noun(&w.norm, &one.word),
+                _ => false,
+            }
+        });
+        if let Some((_, n)) = synonym {
+            return Some((*n).to_owned());
+        }
+    }
     if let Some(m) = meaning.filter(|m| m.applies(false, false)) {
         let by_meaning = labels
             .iter()

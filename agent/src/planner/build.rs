@@ -1207,7 +1207,7 @@ impl<'g> Planner<'g> {
             .map(|(_, w)| w.norm.clone())
             .collect();
         unused.extend(built.unread.iter().map(|i| b.words[*i].norm.clone()));
-        unused.extend(s.unapplied.iter().map(|i| b.words[*i].norm.clone()));
+        unused.extend(s.unsure.iter().map(|i| b.words[*i].norm.clone()));
         // A mention the reading does not start from anywhere is not used ("the *high point* of
         // wyoming" read as the city High Point).
         let starts = built.chain.starts();

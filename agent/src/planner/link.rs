@@ -43,7 +43,13 @@ impl<'g> Planner<'g> {
                     key.push(' ');
                 }
                 key.push_str(&words[start + len - 1].norm);
-                let hits = self.graph.nodes_named(&key)?;
+                let mut hits = self.graph.nodes_named(&key)?;
+                // a plural of a one-word name ("*dramas* and crime films": the genre Drama)
+                if hits.nodes.is_empty() && len == 1 {
+                    if let Some(one) = singular(&key) {
+                        hits.nodes = self.graph.nodes_named(&one)?.nodes;
+                    }
+                }
                 if !hits.nodes.is_empty() {
                     out.insert((start, len), hits.nodes);
                 }
@@ -260,6 +266,26 @@ pub(super) const VECTOR_LINK_MIN: f32 = 0.55;
 
 /// The words of every label, relation and property name: words that name the schema are not
 /// node mentions unless marked.
+/// The singular of an English plural noun by its regular endings ("comedies", "dramas",
+/// "matches"); `None` for a word that is no such plural.
+fn singular(word: &str) -> Option<String> {
+    if word.len() < 4 || word.ends_with("ss") || !word.chars().all(|c| c.is_alphabetic()) {
+        return None;
+    }
+    if let Some(base) = word.strip_suffix("ies") {
+        return Some(format!("{base}y"));
+    }
+    if let Some(base) = word.strip_suffix("es") {
+        if ["s", "x", "z", "ch", "sh"]
+            .iter()
+            .any(|e| base.ends_with(e))
+        {
+            return Some(base.to_owned());
+        }
+    }
+    word.strip_suffix('s').map(str::to_owned)
+}
+
 pub(super) fn schema_stems(catalog: &Catalog) -> Vec<SchemaWord> {
     let mut out: Vec<SchemaWord> = catalog
         .labels()

@@ -143,9 +143,10 @@ pub(crate) struct Structure {
     /// Words no hop may read that nothing else reads either: the parts of a noun WordNet knows
     /// as one ("united states") when no node is named so.
     pub(crate) opaque: Vec<usize>,
-    /// Negations with nothing to scope over: the answer ignores them, so it is no answer
-    /// to be sure of ("which films did X *not* act in" read as the films X acted in).
-    pub(crate) unapplied: Vec<usize>,
+    /// Words the reading ignores or only guesses at, so that its answer is no answer to be
+    /// sure of: a negation with nothing to scope over ("which films did X *not* act in" read
+    /// as the films X acted in), an adjective matched to a property only by WordNet's nearness.
+    pub(crate) unsure: Vec<usize>,
 }
 
 /// English graded adjectives at the low end of their scale ("smallest" ranks ascending).
@@ -229,7 +230,7 @@ pub(crate) fn structure(
             negated_mentions: HashSet::new(),
             used: HashSet::new(),
             opaque: Vec::new(),
-            unapplied: Vec::new(),
+            unsure: Vec::new(),
         },
     };
     // Multi-word property phrases first ("highest point" is no superlative of "point"), then
@@ -251,6 +252,7 @@ pub(crate) fn structure(
     r.comparatives();
     r.asked_property();
     r.focus();
+    r.guessed_adjectives();
     r.s
 }
 
@@ -1132,6 +1134,47 @@ impl Reader<'_> {
         self.s.want_words = (p.span.0..p.span.1).collect();
     }
 
+    /// Superlatives and comparatives whose property WordNet only places near the adjective
+    /// ("the *longest* movie" by `rating`, where the runtime is a word WordNet lacks): the
+    /// reading is a guess, so its answer is not certain.
+    fn guessed_adjectives(&mut self) {
+        let lx = lexicon();
+        let base = |w: &str| {
+            lx.and_then(|lx| lx.graded(w))
+                .map_or_else(|| w.to_owned(), |(b, _)| b)
+        };
+        // a property the question names is no guess ("the *biggest capacity*")
+        let named = |p: &str| {
+            self.phrases
+                .iter()
+                .any(|ph| ph.choice.iter().any(|(c, _)| c == p))
+        };
+        let mut guessed = Vec::new();
+        for r in &self.s.ranks {
+            let (KeySpec::Property(p), Some(g)) = (&r.key, r.group) else {
+                continue;
+            };
+            let label = &self.s.groups[g].label;
+            if !named(p)
+                && adjective_match(&base(&r.word), label, self.props)
+                    .is_some_and(|(q, sure)| q == *p && !sure)
+            {
+                guessed.push(r.at);
+            }
+        }
+        for c in &self.s.compares {
+            let Some(g) = c.group else { continue };
+            let label = &self.s.groups[g].label;
+            if !named(&c.property)
+                && adjective_match(&base(self.norm(c.at)), label, self.props)
+                    .is_some_and(|(q, sure)| q == c.property && !sure)
+            {
+                guessed.push(c.at);
+            }
+        }
+        self.s.unsure.extend(guessed);
+    }
+
     /// Whether some label's property of this name is a time ([`is_time_like`]).
     fn time_like(&self, name: &str) -> bool {
         self.props
@@ -1318,6 +1361,13 @@ pub(crate) fn adjective_property(
     label: &str,
     props: &LabelProps,
 ) -> Option<String> {
+    adjective_match(adjective, label, props).map(|(p, _)| p)
+}
+
+/// [`adjective_property`] with whether the match is sure: a word of the property is the
+/// adjective or one of its attribute nouns, or WordNet places the property near and no other
+/// ([`ADJECTIVE_MARGIN`]).
+fn adjective_match(adjective: &str, label: &str, props: &LabelProps) -> Option<(String, bool)> {
     let numeric: Vec<&PropInfo> = props.get(label)?.iter().filter(|p| p.numeric).collect();
     if numeric.is_empty() {
         return None;
@@ -1332,7 +1382,7 @@ pub(crate) fn adjective_property(
         nouns.push((n, [1.0, 0.5, 0.4][sense.min(2)]));
     }
     let time_scale = TIME_POLES.contains(&adjective);
-    let best = numeric
+    let scored: Vec<(f64, &String)> = numeric
         .iter()
         .map(|p| {
             // A property's graded words ("*highest*_elevation") say which end, not what.
@@ -1366,14 +1416,33 @@ pub(crate) fn adjective_property(
             };
             (score, &p.name)
         })
+        .collect();
+    let best = scored
+        .iter()
         .filter(|(s, _)| *s >= 0.4)
         .max_by(|a, b| a.0.total_cmp(&b.0).then(b.1.cmp(a.1)));
     match best {
-        Some((_, p)) => Some(p.clone()),
-        None if numeric.len() == 1 => Some(numeric[0].name.clone()),
+        Some((score, p)) => {
+            // WordNet's nearness alone is sure only far ahead of every other property's
+            let runner_up = scored
+                .iter()
+                .filter(|(_, q)| q != p)
+                .map(|(s, _)| *s)
+                .fold(0.0, f64::max);
+            let sure = *score >= ADJECTIVE_SURE || runner_up < score - ADJECTIVE_MARGIN;
+            Some(((*p).clone(), sure))
+        }
+        None if numeric.len() == 1 => Some((numeric[0].name.clone(), true)),
         None => None,
     }
 }
+
+/// A match of an adjective with a property this good names it; below, WordNet only places
+/// them near, which is a guess when another property is about as near.
+const ADJECTIVE_SURE: f64 = 0.6;
+/// How far ahead of every other property a near match must be to be sure ("large" → `area`,
+/// 0.45 against nothing, is; "long" → `rating`, 0.5 against `release_year`'s 0.5, is not).
+const ADJECTIVE_MARGIN: f64 = 0.15;
 
 /// Numbers written in the question, by token: "5,000,000", "1.5", "2015".
 fn numbers(question: &str, words: &[Word]) -> BTreeMap<usize, f64> {

@@ -64,7 +64,7 @@ impl Reader<'_> {
                     self.s.negated_mentions.insert(m);
                 }
                 (_, _, Some(g), Some(_)) => self.s.groups[g].negated = true,
-                _ => self.s.unapplied.push(i),
+                _ => self.s.unsure.push(i),
             }
         }
     }
