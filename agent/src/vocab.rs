@@ -692,6 +692,39 @@ impl Lexicon {
             .min()
     }
 
+    /// The verbs a person noun is the agent of, by WordNet's derivations of its first two
+    /// senses ("director" → direct, "actor" → act, "contributor" → contribute); none for a
+    /// noun that names no person.
+    pub(crate) fn agent_verbs(&self, noun: &str) -> Vec<String> {
+        if !self.is_a(noun, "person") {
+            return Vec::new();
+        }
+        let mut out = Vec::new();
+        for l in self.lemmas(noun) {
+            for id in self.wn.senses(Pos::Noun, &l).into_iter().take(2) {
+                let Some((words, pointers)) = self.wn.synset_sourced(id) else {
+                    continue;
+                };
+                // the derivations of the noun itself, not of its synonyms
+                let own = words
+                    .iter()
+                    .position(|w| w.eq_ignore_ascii_case(&l))
+                    .map(|p| p + 1);
+                for (sym, target, source) in pointers {
+                    if sym != "+" || target.0 != Pos::Verb || Some(source) != own {
+                        continue;
+                    }
+                    if let Some((verbs, _)) = self.wn.synset(target) {
+                        out.extend(verbs.into_iter().filter(|v| !v.contains('_')));
+                    }
+                }
+            }
+        }
+        out.sort();
+        out.dedup();
+        out
+    }
+
     /// Whether two nouns name one thing by their main senses: the first noun sense of one is
     /// the first of the other ("movies" and `Film`). Not through a lesser sense: "country"'s
     /// first sense holds "state", whose own first is a condition.

@@ -350,11 +350,13 @@ fn general_links_event_times_and_negated_subjects_are_read() {
 }
 
 /// A label by its synonym ("movies" for `Film`), a node by the plural of its name ("both
-/// *comedies* and crime films": the genre Comedy), and a superlative whose adjective WordNet
-/// only places about as near one property as another ("the longest movie" where the runtime
-/// is a word it lacks, by `rating` or `release_year`): that guess is never certain.
+/// *comedies* and crime films": the genre Comedy), a person noun by the relation it is the
+/// agent of ("the oldest *director*": of those who `DIRECTED`, not the oldest person), and a
+/// superlative whose adjective WordNet only places about as near one property as another ("the
+/// longest movie" where the runtime is a word it lacks, by `rating` or `release_year`): that
+/// guess is never certain.
 #[test]
-fn synonyms_plural_names_and_guessed_adjectives() {
+fn synonyms_plural_names_agent_nouns_and_guessed_adjectives() {
     let mut lines = Vec::new();
     let node = |label: &str, key: &str, props: &str| {
         format!(r#"{{"type":"node","label":"{label}","key":"{key}","props":{{{props}}}}}"#)
@@ -382,9 +384,35 @@ fn synonyms_plural_names_and_guessed_adjectives() {
             ));
         }
     }
+    // directors and actors: a person noun is the agent of its verb's relation
+    for (key, name, born, directed, acted) in [
+        ("p1", "Ada Wren", 1950, &["f1", "f3"][..], &[][..]),
+        ("p2", "Bo Lind", 1970, &["f2"][..], &["f1", "f2"][..]),
+        ("p3", "Cy Moss", 1940, &[][..], &["f3", "f4"][..]),
+    ] {
+        lines.push(node(
+            "Person",
+            key,
+            &format!(r#""name":"{name}","born":{born}"#),
+        ));
+        for (rel, films) in [("DIRECTED", directed), ("ACTED_IN", acted)] {
+            for film in films {
+                lines.push(format!(
+                    r#"{{"type":"edge","rel":"{rel}","from":{{"label":"Person","key":"{key}"}},"to":{{"label":"Film","key":"{film}"}}}}"#
+                ));
+            }
+        }
+    }
     let f = import(&lines);
     let asker = Asker::new(&f.graph, &f.embedder, &f.table);
+    let exact = |q: &str, a: &[&str]| QaQuestion {
+        text: q.to_owned(),
+        answers: a.iter().map(|s| (*s).to_owned()).collect(),
+        qtype: "exact".to_owned(),
+    };
     let qs = vec![
+        exact("Who is the oldest director?", &["p1"]),
+        exact("Which actors were born before 1960?", &["p3"]),
         QaQuestion {
             text: "How many movies are there?".to_owned(),
             answers: vec!["4".to_owned()],

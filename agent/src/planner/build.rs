@@ -555,8 +555,8 @@ impl<'g> Planner<'g> {
         // Into a relational noun's group ("which *nationality* is X's spouse"): to its
         // subjects, then its relation.
         let via = match anchors[parent].0 {
-            Anchor::Group(g) => b.structure.groups[g].via.clone(),
-            Anchor::Mention(_) => None,
+            Anchor::Group(g) if !b.structure.groups[g].agent => b.structure.groups[g].via.clone(),
+            _ => None,
         };
         let label = match &via {
             Some((src, _)) => src.as_str(),

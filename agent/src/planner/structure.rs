@@ -61,6 +61,9 @@ pub(crate) struct Group {
     pub(crate) names_relation: bool,
     /// A relational noun's relation, from its subjects' label (`State`, `CAPITAL`).
     pub(crate) via: Option<(String, Step)>,
+    /// `via` reaches the agents of a relation ("*directors*": back along `DIRECTED`): what
+    /// else the question says of them holds of these nodes, not of the relation's objects.
+    pub(crate) agent: bool,
 }
 
 /// What a rank orders by.
@@ -327,24 +330,26 @@ impl Reader<'_> {
                 self.s.opaque.extend([i - 1, i]);
                 continue;
             }
-            let Some(label) = super::analysis::label_of(w, i, self.catalog, self.meaning)
-                .or_else(|| self.relational_noun(i).map(|(_, _, l)| l))
-            else {
-                continue;
+            let relational = match super::analysis::label_of(w, i, self.catalog, self.meaning) {
+                Some(label) => Err(label),
+                None => Ok(self.relational_noun(i)),
             };
-            let via = match super::analysis::label_of(w, i, self.catalog, self.meaning) {
-                Some(_) => None,
-                None => self.relational_noun(i).map(|(src, step, _)| (src, step)),
+            let (label, via, agent) = match relational {
+                Err(label) => (label, None, false),
+                Ok(Some((src, step, label, agent))) => (label, Some((src, step)), agent),
+                Ok(None) => continue,
             };
             // Not a relation named after the label itself (`STATE_NAME` for State): such a
-            // relation's word is the answer type, not a hop.
-            let names_relation = via.is_none()
-                && self.catalog.relations().any(|(_, rel)| {
-                    element_match(w, &schema_words(&rel.name)) >= 0.8
-                        && !schema_words(&rel.name).iter().all(|x| {
-                            schema_words(&label).iter().any(|l| l.stem == x.stem) || x.word == "id"
-                        })
-                });
+            // relation's word is the answer type, not a hop. An agent noun names its relation.
+            let names_relation = agent
+                || via.is_none()
+                    && self.catalog.relations().any(|(_, rel)| {
+                        element_match(w, &schema_words(&rel.name)) >= 0.8
+                            && !schema_words(&rel.name).iter().all(|x| {
+                                schema_words(&label).iter().any(|l| l.stem == x.stem)
+                                    || x.word == "id"
+                            })
+                    });
             // A noun next to a mention of that label is the mention's type ("the mississippi
             // *river*", "the *state* of texas", "*city* of boston").
             // "of" only right after an article: "the state of texas", not "the adjacent state
@@ -383,6 +388,7 @@ impl Reader<'_> {
                 negated: false,
                 names_relation,
                 via,
+                agent,
             });
         }
     }
@@ -390,7 +396,7 @@ impl Reader<'_> {
     /// A word naming a relation (not a label) where a noun of the answer stands: after a
     /// superlative ("the largest *capital*") or as the wh-phrase's noun ("what *capital* …"):
     /// (subjects' label, the step, objects' label). Only a relation with one pair of labels.
-    fn relational_noun(&self, i: usize) -> Option<(String, Step, String)> {
+    fn relational_noun(&self, i: usize) -> Option<(String, Step, String, bool)> {
         let before = self.skip_back_articles(i)?;
         let b = self.norm(before);
         let after_rank = QUANTITY.contains(&b) || graded(b) == Some(Grade::Superlative);
@@ -413,7 +419,7 @@ impl Reader<'_> {
             .filter(|(_, r)| element_match(w, &schema_words(&r.name)) >= 1.0)
             .collect();
         let [(_, rel)] = named.as_slice() else {
-            return None;
+            return self.agent_noun(w);
         };
         let [(src, dst)] = rel.endpoints.as_slice() else {
             return None;
@@ -425,6 +431,45 @@ impl Reader<'_> {
                 reversed: false,
             },
             self.catalog.label_name(*dst)?.to_owned(),
+            false,
+        ))
+    }
+
+    /// A person noun that is the agent of one relation's verb ("which *directors*": those
+    /// who `DIRECTED` something; "the oldest *actor*": `ACTED_IN`): the relation's subjects,
+    /// reached back from its objects. Only when one relation of one label pair has the verb.
+    fn agent_noun(&self, w: &Word) -> Option<(String, Step, String, bool)> {
+        let verbs: Vec<String> = lexicon()?
+            .agent_verbs(&w.norm)
+            .iter()
+            .map(|v| vocab::stem(v))
+            .collect();
+        if verbs.is_empty() {
+            return None;
+        }
+        let named: Vec<_> = self
+            .catalog
+            .relations()
+            .filter(|(_, r)| {
+                schema_words(&r.name)
+                    .iter()
+                    .any(|s| verbs.contains(&s.stem))
+            })
+            .collect();
+        let [(_, rel)] = named.as_slice() else {
+            return None;
+        };
+        let [(src, dst)] = rel.endpoints.as_slice() else {
+            return None;
+        };
+        Some((
+            self.catalog.label_name(*dst)?.to_owned(),
+            Step {
+                relation: rel.name.clone(),
+                reversed: true,
+            },
+            self.catalog.label_name(*src)?.to_owned(),
+            true,
         ))
     }
 
