@@ -164,7 +164,9 @@ pub fn normalize_answer(s: &str) -> String {
         .join(" ")
 }
 
-/// The comparable forms of each answer item, best first (count, value, key, name).
+/// The comparable forms of each answer item: the count, else the value, else an item's
+/// value when it reports one (a property's value is the answer, not the node it was read
+/// from: "200", a drug's dosage, is no right answer to "which drug …"), else its key and name.
 fn answer_forms(a: &Answer) -> Vec<HashSet<String>> {
     if let Some(c) = a.count {
         return vec![HashSet::from([c.to_string()])];
@@ -175,16 +177,15 @@ fn answer_forms(a: &Answer) -> Vec<HashSet<String>> {
     a.items
         .iter()
         .map(|i| {
-            [
-                i.value.as_deref(),
-                Some(i.key.as_str()),
-                Some(i.name.as_str()),
-            ]
-            .into_iter()
-            .flatten()
-            .map(normalize_answer)
-            .filter(|s| !s.is_empty())
-            .collect()
+            let forms = match i.value.as_deref() {
+                Some(v) => vec![v],
+                None => vec![i.key.as_str(), i.name.as_str()],
+            };
+            forms
+                .into_iter()
+                .map(normalize_answer)
+                .filter(|s| !s.is_empty())
+                .collect()
         })
         .collect()
 }
@@ -492,7 +493,49 @@ pub fn cut_example(
 
 #[cfg(test)]
 mod tests {
-    use super::normalize_answer;
+    use super::{answer_forms, normalize_answer, score_forms};
+    use crate::answer::{Answer, AnswerItem};
+    use crate::planner::QuestionType;
+
+    fn item(key: &str, name: &str, value: Option<&str>) -> AnswerItem {
+        AnswerItem {
+            node: None,
+            label: "Drug".into(),
+            key: key.into(),
+            name: name.into(),
+            value: value.map(str::to_owned),
+            support: None,
+            evidence: Vec::new(),
+        }
+    }
+
+    fn answer(items: Vec<AnswerItem>) -> Answer {
+        Answer {
+            qtype: QuestionType::Relation,
+            items,
+            count: None,
+            value: None,
+            text: String::new(),
+            partial: false,
+            uncertain: false,
+            notes: Vec::new(),
+            by_llm: false,
+        }
+    }
+
+    #[test]
+    fn a_value_read_from_a_node_is_not_that_node() {
+        let gold = ["Breathaire".to_owned()];
+        // the dosage of the right drug answers "which drug" wrongly
+        let dosage = answer(vec![item("d1", "Breathaire", Some("200"))]);
+        assert!(!score_forms(&answer_forms(&dosage), &gold).0);
+        // the node itself, by name or by key
+        let node = answer(vec![item("d1", "Breathaire", None)]);
+        assert!(score_forms(&answer_forms(&node), &gold).0);
+        assert!(score_forms(&answer_forms(&node), &["d1".to_owned()]).0);
+        // and the value when the value is asked
+        assert!(score_forms(&answer_forms(&dosage), &["200".to_owned()]).0);
+    }
 
     #[test]
     fn numbers_compare_by_value_and_text_by_its_words() {
