@@ -288,12 +288,13 @@ fn yes_no_objects_conditions_and_text_values_are_checked() {
     }
 }
 
-/// On a second schema (tests/fixtures/league.jsonl: players, clubs, coaches, stadiums), three
-/// readings of questions people write: when no word tells relations between the same two
-/// labels apart, the general link (`plays_for`, not `captain_of`) is read; "what year was X
-/// founded" asks for the time property the verb names, not another label's `*_years`; a
-/// negated clause subject ("did X not scout") excludes what X did. A negation with nothing to
-/// scope over is never a certain answer.
+/// On a second schema (tests/fixtures/league.jsonl: players, clubs, coaches, stadiums), readings
+/// of questions people write: when no word tells relations between the same two labels apart,
+/// the general link (`plays_for`, not `captain_of`) is read; "what year was X founded" asks
+/// for the time property the verb names, not another label's `*_years`; a negated clause
+/// subject ("did X not scout") excludes what X did; "100 million" against budgets written in
+/// millions compares with 100. A negation with nothing to scope over, a count property read
+/// for its members, and a number read on the data's scale are never certain answers.
 #[test]
 fn general_links_event_times_and_negated_subjects_are_read() {
     let lines: Vec<String> = std::fs::read_to_string(fixtures().join("league.jsonl"))
@@ -307,6 +308,10 @@ fn general_links_event_times_and_negated_subjects_are_read() {
         ("How many players does Red Harbour have?", &["4"]),
         ("What year was Red Harbour founded?", &["1899"]),
         ("When did Harbour Park open?", &["1954"]),
+        // the verb after "did" and its subject names the event, not a label
+        ("What year did Harbour Park open?", &["1954"]),
+        // budgets written in millions: "100 million" compares with 100
+        ("Which clubs have a budget over 100 million?", &["c1"]),
         (
             "Which players of Red Harbour did Lena Voss not scout?",
             &["p2", "p4"],
@@ -324,12 +329,19 @@ fn general_links_event_times_and_negated_subjects_are_read() {
             qtype: "all".to_owned(),
         })
         .collect();
-    // the negation scopes over no mention, group or subject: whatever is answered is unsure
-    qs.push(QaQuestion {
-        text: "Which Red Harbour players did not score?".to_owned(),
-        answers: vec!["none".to_owned()],
-        qtype: "dangling".to_owned(),
-    });
+    // whatever is answered is unsure: the negation scopes over no mention, group or subject;
+    // the squad is its members, not `squad_size`; "100 million" is read on the data's scale
+    for text in [
+        "Which Red Harbour players did not score?",
+        "list the squad of Red Harbour",
+        "Which clubs have a budget over 100 million?",
+    ] {
+        qs.push(QaQuestion {
+            text: text.to_owned(),
+            answers: vec!["none".to_owned()],
+            qtype: "dangling".to_owned(),
+        });
+    }
     let report = evaluate_questions(&asker, &qs, &CancelToken::default(), &mut |_, _, _| {});
     for r in &report.records {
         let shown = r.reading.as_deref().unwrap_or(&r.plan);

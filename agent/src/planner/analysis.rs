@@ -131,7 +131,7 @@ impl<'g> Planner<'g> {
         let mut out = LabelProps::new();
         for (l, name) in catalog.labels() {
             let ids = self.graph.label_nodes_first(l, LABEL_SAMPLE)?;
-            let mut seen: BTreeMap<String, (usize, usize, BTreeSet<String>, bool)> =
+            let mut seen: BTreeMap<String, (usize, usize, BTreeSet<String>, bool, f64)> =
                 BTreeMap::new();
             for rec in self.graph.nodes(&ids)?.into_iter().flatten() {
                 for (k, v) in &rec.props {
@@ -140,11 +140,12 @@ impl<'g> Planner<'g> {
                     };
                     let e = seen
                         .entry(p.to_owned())
-                        .or_insert_with(|| (0, 0, BTreeSet::new(), true));
+                        .or_insert_with(|| (0, 0, BTreeSet::new(), true, 0.0));
                     e.0 += 1;
                     if let Some(n) = crate::reading::numeric(v) {
                         e.1 += 1;
                         e.3 &= n.fract() == 0.0 && (1000.0..=2100.0).contains(&n);
+                        e.4 = f64::max(e.4, n.abs());
                     }
                     if let cairn_storage_format::Value::Str(t) = v {
                         if t.len() <= VALUE_MAX_BYTES && e.2.len() < VALUES_PER_PROPERTY {
@@ -156,10 +157,11 @@ impl<'g> Planner<'g> {
             out.insert(
                 name.to_owned(),
                 seen.into_iter()
-                    .map(|(name, (n, numbers, values, years))| PropInfo {
+                    .map(|(name, (n, numbers, values, years, largest))| PropInfo {
                         name,
                         numeric: numbers * 2 > n,
                         years: years && numbers > 0,
+                        largest,
                         values: values
                             .into_iter()
                             .map(|v| (super::normalize(&v), v))

@@ -21,8 +21,15 @@ use crate::vocab::{self, is_stopword, lexicon, schema_words, word_match, Grade, 
 use cairn_store::Catalog;
 use std::collections::{BTreeMap, HashSet};
 
+mod adjectives;
 mod negation;
+mod numbers;
+mod relational;
 mod values;
+
+pub(crate) use adjectives::{adjective_property, adjective_rank};
+use adjectives::{is_time_word, time_property};
+use numbers::{magnified, magnitude, numbers};
 
 /// A property some nodes of a label carry, and whether its values are numbers.
 #[derive(Clone, Debug, PartialEq)]
@@ -35,6 +42,9 @@ pub(crate) struct PropInfo {
     /// Every number seen on the sample is a whole year (1000 to 2100): with an event's verb
     /// for a name ("founded", "born") the property is a time.
     pub(crate) years: bool,
+    /// The largest absolute number seen on the sample (0 when none): the scale the data
+    /// writes the property in.
+    pub(crate) largest: f64,
 }
 
 /// Per label (by name), the properties its nodes carry (a sample of them, first by key).
@@ -214,6 +224,7 @@ pub(crate) fn structure(
         catalog,
         meaning,
         numbers: numbers(question, words),
+        magnified: magnified(question, words),
         phrases: Vec::new(),
         named: named
             .iter()
@@ -256,6 +267,7 @@ pub(crate) fn structure(
     r.asked_property();
     r.focus();
     r.guessed_adjectives();
+    r.data_scale();
     r.s
 }
 
@@ -266,6 +278,8 @@ struct Reader<'a> {
     catalog: &'a Catalog,
     meaning: Option<&'a Meaning>,
     numbers: BTreeMap<usize, f64>,
+    /// Numbers a magnitude word multiplied: (the product, the numeral).
+    magnified: Vec<(f64, f64)>,
     phrases: Vec<Phrase>,
     /// Runs of words known to name a property before the structure is read (a mention's words
     /// that name the compared property, see `planner::property_not_node`).
@@ -330,6 +344,18 @@ impl Reader<'_> {
                 self.s.opaque.extend([i - 1, i]);
                 continue;
             }
+            // "what year did Zenith 2 *launch*": after "did" and its subject, the clause's
+            // verb, not a noun (`LaunchSite`), when it names an event's time property
+            // (`launch_year`, read by `asked_property`).
+            let verb = self.mentions.iter().any(|m| {
+                m.span.1 == i
+                    && m.span.0 > 0
+                    && matches!(self.norm(m.span.0 - 1), "did" | "does" | "do")
+            });
+            let event = self.phrase_at(i).is_some_and(|p| self.names_event_time(p));
+            if verb && event {
+                continue;
+            }
             let relational = match super::analysis::label_of(w, i, self.catalog, self.meaning) {
                 Some(label) => Err(label),
                 None => Ok(self.relational_noun(i)),
@@ -391,86 +417,6 @@ impl Reader<'_> {
                 agent,
             });
         }
-    }
-
-    /// A word naming a relation (not a label) where a noun of the answer stands: after a
-    /// superlative ("the largest *capital*") or as the wh-phrase's noun ("what *capital* …"):
-    /// (subjects' label, the step, objects' label). Only a relation with one pair of labels.
-    fn relational_noun(&self, i: usize) -> Option<(String, Step, String, bool)> {
-        let before = self.skip_back_articles(i)?;
-        let b = self.norm(before);
-        let after_rank = QUANTITY.contains(&b) || graded(b) == Some(Grade::Superlative);
-        // The question's own wh-word ("*what* capital …"), not a relative pronoun ("states
-        // *which* border …").
-        let asking = matches!(b, "which" | "what")
-            && (before == 0 || (before == 1 && is_stopword(self.norm(0))));
-        if !after_rank && !asking {
-            return None;
-        }
-        let w = &self.words[i];
-        if !lexicon().is_some_and(|lx| lx.is_noun_form(&w.norm)) {
-            return None;
-        }
-        // One relation only: a noun several relations are named by ("which *country*":
-        // `plays_for_country`, `is_in_country`) leaves the path to the words around it.
-        let named: Vec<_> = self
-            .catalog
-            .relations()
-            .filter(|(_, r)| element_match(w, &schema_words(&r.name)) >= 1.0)
-            .collect();
-        let [(_, rel)] = named.as_slice() else {
-            return self.agent_noun(w);
-        };
-        let [(src, dst)] = rel.endpoints.as_slice() else {
-            return None;
-        };
-        Some((
-            self.catalog.label_name(*src)?.to_owned(),
-            Step {
-                relation: rel.name.clone(),
-                reversed: false,
-            },
-            self.catalog.label_name(*dst)?.to_owned(),
-            false,
-        ))
-    }
-
-    /// A person noun that is the agent of one relation's verb ("which *directors*": those
-    /// who `DIRECTED` something; "the oldest *actor*": `ACTED_IN`): the relation's subjects,
-    /// reached back from its objects. Only when one relation of one label pair has the verb.
-    fn agent_noun(&self, w: &Word) -> Option<(String, Step, String, bool)> {
-        let verbs: Vec<String> = lexicon()?
-            .agent_verbs(&w.norm)
-            .iter()
-            .map(|v| vocab::stem(v))
-            .collect();
-        if verbs.is_empty() {
-            return None;
-        }
-        let named: Vec<_> = self
-            .catalog
-            .relations()
-            .filter(|(_, r)| {
-                schema_words(&r.name)
-                    .iter()
-                    .any(|s| verbs.contains(&s.stem))
-            })
-            .collect();
-        let [(_, rel)] = named.as_slice() else {
-            return None;
-        };
-        let [(src, dst)] = rel.endpoints.as_slice() else {
-            return None;
-        };
-        Some((
-            self.catalog.label_name(*dst)?.to_owned(),
-            Step {
-                relation: rel.name.clone(),
-                reversed: true,
-            },
-            self.catalog.label_name(*src)?.to_owned(),
-            true,
-        ))
     }
 
     fn skip_back_articles(&self, i: usize) -> Option<usize> {
@@ -1142,11 +1088,9 @@ impl Reader<'_> {
         };
         let event = asks_time
             .then(|| {
-                self.phrases.iter().find(|p| {
-                    unused(p)
-                        && p.span.0 > first_anchor
-                        && p.choice.first().is_some_and(|(c, _)| self.time_like(c))
-                })
+                self.phrases
+                    .iter()
+                    .find(|p| unused(p) && p.span.0 > first_anchor && self.names_event_time(p))
             })
             .flatten()
             .cloned();
@@ -1175,57 +1119,23 @@ impl Reader<'_> {
                 });
             }
         }
+        // "the *crew* of Zenith 3" read as `crew_size`: the question names the members, the
+        // property counts them; unless it asks a number, the reading is a guess.
+        let counts = p.choice.first().is_some_and(|(c, _)| {
+            schema_words(c).iter().any(|w| {
+                COUNT_NOUNS.contains(&w.word.as_str())
+                    && !self.words.iter().any(|q| q.stem == w.stem)
+            })
+        });
+        let asks_number = self
+            .words
+            .iter()
+            .any(|w| matches!(w.norm.as_str(), "many" | "much"));
+        if counts && !asks_number {
+            self.s.unsure.push(p.span.0);
+        }
         self.s.want = Want::Property(p.choice);
         self.s.want_words = (p.span.0..p.span.1).collect();
-    }
-
-    /// Superlatives and comparatives whose property WordNet only places near the adjective
-    /// ("the *longest* movie" by `rating`, where the runtime is a word WordNet lacks): the
-    /// reading is a guess, so its answer is not certain.
-    fn guessed_adjectives(&mut self) {
-        let lx = lexicon();
-        let base = |w: &str| {
-            lx.and_then(|lx| lx.graded(w))
-                .map_or_else(|| w.to_owned(), |(b, _)| b)
-        };
-        // a property the question names is no guess ("the *biggest capacity*")
-        let named = |p: &str| {
-            self.phrases
-                .iter()
-                .any(|ph| ph.choice.iter().any(|(c, _)| c == p))
-        };
-        let mut guessed = Vec::new();
-        for r in &self.s.ranks {
-            let (KeySpec::Property(p), Some(g)) = (&r.key, r.group) else {
-                continue;
-            };
-            let label = &self.s.groups[g].label;
-            if !named(p)
-                && adjective_match(&base(&r.word), label, self.props)
-                    .is_some_and(|(q, sure)| q == *p && !sure)
-            {
-                guessed.push(r.at);
-            }
-        }
-        for c in &self.s.compares {
-            let Some(g) = c.group else { continue };
-            let label = &self.s.groups[g].label;
-            if !named(&c.property)
-                && adjective_match(&base(self.norm(c.at)), label, self.props)
-                    .is_some_and(|(q, sure)| q == c.property && !sure)
-            {
-                guessed.push(c.at);
-            }
-        }
-        self.s.unsure.extend(guessed);
-    }
-
-    /// Whether some label's property of this name is a time ([`is_time_like`]).
-    fn time_like(&self, name: &str) -> bool {
-        self.props
-            .values()
-            .flatten()
-            .any(|p| p.name == name && p.numeric && is_time_like(p))
     }
 
     /// The focus: the counted group, else the first group that is not a mention's type, a
@@ -1348,181 +1258,9 @@ fn numeric_property(
         .map(|(_, n)| n.clone())
 }
 
-/// The property an adjective means on a label, and whether it ranks descending ("largest" →
-/// population, descending; "smallest" → ascending; "oldest" on a year → ascending).
-pub(crate) fn adjective_rank(
-    adjective: &str,
-    label: &str,
-    props: &LabelProps,
-) -> Option<(String, bool)> {
-    let prop = adjective_property(adjective, label, props)?;
-    let low = LOW_POLES.contains(&adjective);
-    let info = props
-        .get(label)
-        .and_then(|ps| ps.iter().find(|p| p.name == prop));
-    let time = TIME_POLES.contains(&adjective) && info.is_some_and(is_time_like);
-    let descending = if time {
-        !EARLIER.contains(&adjective)
-    } else {
-        !low
-    };
-    Some((prop, descending))
-}
-
-/// The one numeric property of `label` that names a time (its year, its date); `None` when
-/// it has none or several.
-fn time_property(label: &str, props: &LabelProps) -> Option<String> {
-    let mut times = props
-        .get(label)?
-        .iter()
-        .filter(|p| p.numeric && is_time_like(p));
-    let one = times.next()?;
-    times.next().is_none().then(|| one.name.clone())
-}
-
-/// "year", "date", "time": words that ask for a time.
-fn is_time_word(w: &str) -> bool {
-    ["year", "date", "time"].contains(&w)
-}
-
-/// Whether a property is a time: its words name one (a year, a date), or its values are years
-/// and its name has an event's participle ("founded", "born").
-fn is_time_like(prop: &PropInfo) -> bool {
-    let words = vocab::name_words(&prop.name);
-    words.iter().any(|w| {
-        is_time_word(w)
-            || lexicon().is_some_and(|lx| lx.is_a(w, "time_period") || lx.is_a(w, "date"))
-    }) || (prop.years
-        && words
-            .iter()
-            .any(|w| lexicon().is_some_and(|lx| lx.is_participle(w))))
-}
-
-/// The numeric property of `label` an adjective means: one its WordNet attribute nouns or
-/// derivations name ("large" → size ≈ area, "long" → length, "dense" → density), or that
-/// shares its stem ("populous" / population); else the label's only numeric property.
-pub(crate) fn adjective_property(
-    adjective: &str,
-    label: &str,
-    props: &LabelProps,
-) -> Option<String> {
-    adjective_match(adjective, label, props).map(|(p, _)| p)
-}
-
-/// [`adjective_property`] with whether the match is sure: a word of the property is the
-/// adjective or one of its attribute nouns, or WordNet places the property near and no other
-/// ([`ADJECTIVE_MARGIN`]).
-fn adjective_match(adjective: &str, label: &str, props: &LabelProps) -> Option<(String, bool)> {
-    let numeric: Vec<&PropInfo> = props.get(label)?.iter().filter(|p| p.numeric).collect();
-    if numeric.is_empty() {
-        return None;
-    }
-    // The adjective itself ("populous" / population), then its attribute nouns, weighted by
-    // the rank of the sense they come from.
-    let mut nouns: Vec<(String, f64)> = vec![(adjective.to_owned(), 1.0)];
-    for (n, sense) in lexicon()
-        .map(|lx| lx.attribute_nouns(adjective))
-        .unwrap_or_default()
-    {
-        nouns.push((n, [1.0, 0.5, 0.4][sense.min(2)]));
-    }
-    let time_scale = TIME_POLES.contains(&adjective);
-    let scored: Vec<(f64, &String)> = numeric
-        .iter()
-        .map(|p| {
-            // A property's graded words ("*highest*_elevation") say which end, not what.
-            let sw: Vec<SchemaWord> = schema_words(&p.name)
-                .into_iter()
-                .filter(|s| graded(&s.word).is_none())
-                .collect();
-            let score = nouns
-                .iter()
-                .map(|(n, weight)| {
-                    let st = vocab::stem(n);
-                    sw.iter()
-                        .map(|s| {
-                            let m = word_match(n, &st, s);
-                            // Nouns near in WordNet's tree ("size" and "area" are magnitudes).
-                            let near = lexicon()
-                                .filter(|_| m == 0.0)
-                                .and_then(|lx| lx.hypernym_distance(n, &s.word, 4))
-                                .map_or(0.0, |d| 0.6 - 0.05 * d as f64);
-                            m.max(near) * s.weight * weight
-                        })
-                        .fold(0.0, f64::max)
-                })
-                .fold(0.0, f64::max);
-            // A time for an adjective of time ("the *oldest* airline": founded), above a
-            // property WordNet only places near ("age" and "size" are both magnitudes).
-            let score = if time_scale && is_time_like(p) {
-                score.max(0.9)
-            } else {
-                score
-            };
-            (score, &p.name)
-        })
-        .collect();
-    let best = scored
-        .iter()
-        .filter(|(s, _)| *s >= 0.4)
-        .max_by(|a, b| a.0.total_cmp(&b.0).then(b.1.cmp(a.1)));
-    match best {
-        Some((score, p)) => {
-            // WordNet's nearness alone is sure only far ahead of every other property's
-            let runner_up = scored
-                .iter()
-                .filter(|(_, q)| q != p)
-                .map(|(s, _)| *s)
-                .fold(0.0, f64::max);
-            let sure = *score >= ADJECTIVE_SURE || runner_up < score - ADJECTIVE_MARGIN;
-            Some(((*p).clone(), sure))
-        }
-        None if numeric.len() == 1 => Some((numeric[0].name.clone(), true)),
-        None => None,
-    }
-}
-
-/// A match of an adjective with a property this good names it; below, WordNet only places
-/// them near, which is a guess when another property is about as near.
-const ADJECTIVE_SURE: f64 = 0.6;
-/// How far ahead of every other property a near match must be to be sure ("large" → `area`,
-/// 0.45 against nothing, is; "long" → `rating`, 0.5 against `release_year`'s 0.5, is not).
-const ADJECTIVE_MARGIN: f64 = 0.15;
-
-/// Numbers written in the question, by token: "5,000,000", "1.5", "2015".
-fn numbers(question: &str, words: &[Word]) -> BTreeMap<usize, f64> {
-    let groups: HashSet<usize> = words.iter().map(|w| w.group).collect();
-    let raw: Vec<&str> = question.split_whitespace().collect();
-    raw.iter()
-        .enumerate()
-        .filter(|(g, _)| groups.contains(g))
-        .filter_map(|(g, raw_word)| {
-            let t: String = raw_word
-                .trim_matches(|c: char| !c.is_ascii_digit())
-                .chars()
-                .filter(|c| *c != ',')
-                .collect();
-            let n = (!t.is_empty() && t.chars().next().is_some_and(|c| c.is_ascii_digit()))
-                .then(|| t.parse::<f64>().ok())
-                .flatten()?;
-            // "1.5 million"
-            let next = raw
-                .get(g + 1)
-                .map(|w| w.trim_matches(|c: char| !c.is_alphabetic()).to_lowercase());
-            Some((g, n * next.as_deref().and_then(magnitude).unwrap_or(1.0)))
-        })
-        .collect()
-}
-
-/// The factor a number word after a numeral stands for ("2 *million*").
-fn magnitude(word: &str) -> Option<f64> {
-    match word {
-        "thousand" => Some(1e3),
-        "million" => Some(1e6),
-        "billion" => Some(1e9),
-        _ => None,
-    }
-}
+/// Words of a property's name that make it a count of what its other words name
+/// (`crew_size`, `member_count`).
+const COUNT_NOUNS: &[&str] = &["size", "count", "number", "total", "num"];
 
 #[cfg(test)]
 pub(super) mod tests {
@@ -1532,6 +1270,7 @@ pub(super) mod tests {
         let p = |n: &str, numeric: bool| PropInfo {
             values: Vec::new(),
             years: false,
+            largest: 0.0,
             name: n.into(),
             numeric,
         };
