@@ -5,6 +5,7 @@ use super::{graded, Reader, QUANTITY};
 use crate::planner::words::element_match;
 use crate::planner::{Step, Word};
 use crate::vocab::{self, is_stopword, lexicon, schema_words, Grade};
+use cairn_storage_format::RelationDef;
 
 impl Reader<'_> {
     /// A word naming a relation (not a label) where a noun of the answer stands: after a
@@ -32,21 +33,10 @@ impl Reader<'_> {
             .relations()
             .filter(|(_, r)| element_match(w, &schema_words(&r.name)) >= 1.0)
             .collect();
-        let [(_, rel)] = named.as_slice() else {
-            return self.agent_noun(w);
-        };
-        let [(src, dst)] = rel.endpoints.as_slice() else {
-            return None;
-        };
-        Some((
-            self.catalog.label_name(*src)?.to_owned(),
-            Step {
-                relation: rel.name.clone(),
-                reversed: false,
-            },
-            self.catalog.label_name(*dst)?.to_owned(),
-            false,
-        ))
+        match named.as_slice() {
+            [(_, rel)] => self.relation_end(rel, false),
+            _ => self.agent_noun(w),
+        }
     }
 
     /// A person noun that is the agent of one relation's verb ("which *directors*": those
@@ -73,17 +63,25 @@ impl Reader<'_> {
         let [(_, rel)] = named.as_slice() else {
             return None;
         };
+        self.relation_end(rel, true)
+    }
+
+    /// The group a relation of one label pair makes of a noun: its objects, reached from its
+    /// subjects' label (a relational noun), or its subjects, reached back from its objects'
+    /// (an agent noun): (the label reached from, the step, the group's label, agent).
+    fn relation_end(&self, rel: &RelationDef, agent: bool) -> Option<(String, Step, String, bool)> {
         let [(src, dst)] = rel.endpoints.as_slice() else {
             return None;
         };
+        let (from, to) = if agent { (dst, src) } else { (src, dst) };
         Some((
-            self.catalog.label_name(*dst)?.to_owned(),
+            self.catalog.label_name(*from)?.to_owned(),
             Step {
                 relation: rel.name.clone(),
-                reversed: true,
+                reversed: agent,
             },
-            self.catalog.label_name(*src)?.to_owned(),
-            true,
+            self.catalog.label_name(*to)?.to_owned(),
+            agent,
         ))
     }
 }
