@@ -158,7 +158,8 @@ pub(crate) struct Structure {
     pub(crate) opaque: Vec<usize>,
     /// Words the reading ignores or only guesses at, so that its answer is no answer to be
     /// sure of: a negation with nothing to scope over ("which films did X *not* act in" read
-    /// as the films X acted in), an adjective matched to a property only by WordNet's nearness.
+    /// as the films X acted in), an adjective's property by WordNet's nearness with another
+    /// about as near, a number read on the data's scale, a count property read for its members.
     pub(crate) unsure: Vec<usize>,
 }
 
@@ -356,15 +357,14 @@ impl Reader<'_> {
             if verb && event {
                 continue;
             }
-            let relational = match super::analysis::label_of(w, i, self.catalog, self.meaning) {
-                Some(label) => Err(label),
-                None => Ok(self.relational_noun(i)),
-            };
-            let (label, via, agent) = match relational {
-                Err(label) => (label, None, false),
-                Ok(Some((src, step, label, agent))) => (label, Some((src, step)), agent),
-                Ok(None) => continue,
-            };
+            let (label, via, agent) =
+                match super::analysis::label_of(w, i, self.catalog, self.meaning) {
+                    Some(label) => (label, None, false),
+                    None => match self.relational_noun(i) {
+                        Some((src, step, label, agent)) => (label, Some((src, step)), agent),
+                        None => continue,
+                    },
+                };
             // Not a relation named after the label itself (`STATE_NAME` for State): such a
             // relation's word is the answer type, not a hop. An agent noun names its relation.
             let names_relation = agent

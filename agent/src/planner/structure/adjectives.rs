@@ -154,9 +154,10 @@ pub(super) fn adjective_match(
 }
 
 impl Reader<'_> {
-    /// Superlatives and comparatives whose property WordNet only places near the adjective
-    /// ("the *longest* movie" by `rating`, where the runtime is a word WordNet lacks): the
-    /// reading is a guess, so its answer is not certain.
+    /// Superlatives and comparatives whose property WordNet only places near the adjective,
+    /// with another property about as near ("the *longest* movie" by `rating`, as near as
+    /// `release_year`, where the runtime is a word WordNet lacks): the reading is a guess, so
+    /// its answer is not certain.
     pub(super) fn guessed_adjectives(&mut self) {
         let lx = lexicon();
         let base = |w: &str| {
