@@ -292,4 +292,7 @@ fn a_master_killed_while_a_writer_commits_loses_no_acknowledged_commit() {
     for n in last + 1..=tried {
         assert_eq!(g.node_id("C", &format!("c{n}")).unwrap(), None, "c{n}");
     }
+    drop(g);
+    let name = url.rsplit('/').next().unwrap_or_default();
+    let _ = std::fs::remove_dir_all(std::env::temp_dir().join(format!("cairn-cluster-{name}")));
 }

@@ -13,6 +13,19 @@ pub struct TestDb {
     _dir: Option<tempfile::TempDir>,
 }
 
+/// A cluster database keeps its derived files (vector index, spills) in `cairn-cluster-NAME`
+/// in the temporary directory; the test's database goes, so does that directory.
+impl Drop for TestDb {
+    fn drop(&mut self) {
+        if self._dir.is_none() {
+            if let Some(name) = self.location.rsplit('/').next() {
+                let local = std::env::temp_dir().join(format!("cairn-cluster-{name}"));
+                let _ = std::fs::remove_dir_all(local);
+            }
+        }
+    }
+}
+
 impl TestDb {
     /// The writable handle (reopened: the state survives).
     pub fn open(&self) -> Graph {
