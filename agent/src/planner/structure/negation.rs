@@ -70,10 +70,10 @@ impl Reader<'_> {
     }
 
     /// The mention a negation denies as the subject of its clause: right after an auxiliary
-    /// ("did *X* not act in", "has *X* never won"), or right before a "do" or "have" ("*X*
-    /// did not", "*X* hasn't"): what it did is the relation the answers must lack. Not after a
-    /// preposition, nor before a copula: in "projects sponsored *by X are not* written in
-    /// Rust" the negation is the projects'.
+    /// ("did *X* not act in", "has *X* never won"), or right before an auxiliary that is no
+    /// copula ("*X* did not", "*X* hasn't"): what it did is the relation the answers must lack.
+    /// Not after a preposition, nor before a copula: in "projects sponsored *by X are not*
+    /// written in Rust" the negation is the projects'.
     fn negated_subject(&self, i: usize, contracted: bool) -> Option<usize> {
         // where the negation starts: "didn't" splits into "didn", "t"
         let start = if contracted { i - 1 } else { i };
